@@ -1,0 +1,212 @@
+//! The one way to make a tool at run time (MCP imports, tools from config):
+//! the same fail-closed defaults as `#[tool]`, the same rules checked when
+//! [`build`](ToolBuilder::build) runs instead of at compile time.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::definition::{Declaration, Origin};
+use crate::error::DefinitionError;
+use crate::handle::ToolHandle;
+use crate::output::ToolOutput;
+use crate::posture::{Loading, Posture, ResultCap};
+use crate::tool::Tool;
+
+/// The error a runtime tool's handler returns.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+type Handler = Arc<
+    dyn Fn(Value, ToolContext) -> Pin<Box<dyn Future<Output = Result<ToolOutput, BoxError>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// Builds a tool at run time. Anything not set keeps the strict default of
+/// [`Declaration::new`].
+///
+/// ```
+/// use registry_core::{PostureKind, ToolBuilder, ToolOutput};
+///
+/// let echo = ToolBuilder::new("echo", "Repeat the `text` argument.")
+///     .input_schema(serde_json::json!({
+///         "type": "object",
+///         "properties": { "text": { "type": "string" } },
+///         "required": ["text"]
+///     }))
+///     .read_only(true)
+///     .build(|args, _cx| async move {
+///         Ok(ToolOutput::text(args["text"].as_str().unwrap_or_default()))
+///     })
+///     .unwrap();
+/// // Unsaid: not concurrency-safe, and the spec knows it was not declared.
+/// assert_eq!(echo.spec().concurrency_safe().value(), &PostureKind::Fixed(false));
+/// assert!(!echo.spec().concurrency_safe().is_declared());
+/// assert!(echo.spec().read_only().is_declared());
+/// ```
+pub struct ToolBuilder {
+    declaration: Declaration<Value>,
+    schema: Value,
+}
+
+impl fmt::Debug for ToolBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolBuilder")
+            .field("spec", self.declaration.spec())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolBuilder {
+    /// Starts a tool with the strict defaults and an input schema that
+    /// accepts any object.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        ToolBuilder {
+            declaration: Declaration::new(name, description),
+            schema: serde_json::json!({ "type": "object" }),
+        }
+    }
+
+    /// The JSON Schema of the arguments, as the model will see it.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.schema = schema;
+        self
+    }
+
+    /// Old names that keep resolving.
+    pub fn aliases<S: Into<String>>(mut self, aliases: impl IntoIterator<Item = S>) -> Self {
+        self.declaration = self.declaration.aliases(aliases);
+        self
+    }
+
+    /// Declares a fixed concurrency posture.
+    pub fn concurrency_safe(self, safe: bool) -> Self {
+        self.concurrency_safe_when_posture(Posture::Fixed(safe))
+    }
+
+    /// Declares concurrency per call, on the raw arguments.
+    pub fn concurrency_safe_when(self, f: impl Fn(&Value) -> bool + Send + Sync + 'static) -> Self {
+        self.concurrency_safe_when_posture(per_input(f))
+    }
+
+    fn concurrency_safe_when_posture(mut self, posture: Posture<Value>) -> Self {
+        self.declaration = self.declaration.concurrency_safe(posture);
+        self
+    }
+
+    /// Declares a fixed read-only posture.
+    pub fn read_only(mut self, read_only: bool) -> Self {
+        self.declaration = self.declaration.read_only(Posture::Fixed(read_only));
+        self
+    }
+
+    /// Declares read-only per call, on the raw arguments.
+    pub fn read_only_when(mut self, f: impl Fn(&Value) -> bool + Send + Sync + 'static) -> Self {
+        self.declaration = self.declaration.read_only(per_input(f));
+        self
+    }
+
+    /// Declares a fixed destructive posture.
+    pub fn destructive(mut self, destructive: bool) -> Self {
+        self.declaration = self.declaration.destructive(Posture::Fixed(destructive));
+        self
+    }
+
+    /// Declares destructive per call, on the raw arguments.
+    pub fn destructive_when(mut self, f: impl Fn(&Value) -> bool + Send + Sync + 'static) -> Self {
+        self.declaration = self.declaration.destructive(per_input(f));
+        self
+    }
+
+    /// The text a safety classifier sees for a call.
+    pub fn classifier_input(
+        mut self,
+        f: impl Fn(&Value) -> String + Send + Sync + 'static,
+    ) -> Self {
+        self.declaration = self.declaration.classifier_input(f);
+        self
+    }
+
+    /// The result cap.
+    pub fn max_result_chars(mut self, cap: ResultCap) -> Self {
+        self.declaration = self.declaration.max_result_chars(cap);
+        self
+    }
+
+    /// Eager, deferred or always loaded.
+    pub fn loading(mut self, loading: Loading) -> Self {
+        self.declaration = self.declaration.loading(loading);
+        self
+    }
+
+    /// Words that help tool search find the tool.
+    pub fn search_hint(mut self, hint: impl Into<String>) -> Self {
+        self.declaration = self.declaration.search_hint(hint);
+        self
+    }
+
+    /// A name for people.
+    pub fn user_facing_name(mut self, name: impl Into<String>) -> Self {
+        self.declaration = self.declaration.user_facing_name(name);
+        self
+    }
+
+    /// A runtime self-check.
+    pub fn enabled(mut self, check: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        self.declaration = self.declaration.enabled(check);
+        self
+    }
+
+    /// Where the tool came from (defaults to [`Origin::RUNTIME`]).
+    pub fn origin(mut self, origin: Origin) -> Self {
+        self.declaration = self.declaration.origin(origin);
+        self
+    }
+
+    /// Checks the naming rules and finishes the tool with its handler.
+    pub fn build<F, Fut>(self, handler: F) -> Result<ToolHandle, DefinitionError>
+    where
+        F: Fn(Value, ToolContext) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, BoxError>> + Send + 'static,
+    {
+        self.declaration.validate()?;
+        let handler: Handler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
+        Ok(ToolHandle::from_parts(
+            RuntimeTool { handler },
+            self.declaration,
+            Some(self.schema),
+        ))
+    }
+}
+
+fn per_input(f: impl Fn(&Value) -> bool + Send + Sync + 'static) -> Posture<Value> {
+    Posture::PerInput {
+        eval: Arc::new(f),
+        expr: "<runtime closure>".to_owned(),
+    }
+}
+
+struct RuntimeTool {
+    handler: Handler,
+}
+
+/// The failure of a runtime tool's handler.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct RuntimeToolError(BoxError);
+
+impl Tool for RuntimeTool {
+    type Input = Value;
+    type Output = ToolOutput;
+    type Error = RuntimeToolError;
+
+    async fn call(&self, input: Value, cx: &ToolContext) -> Result<ToolOutput, RuntimeToolError> {
+        (self.handler)(input, cx.clone())
+            .await
+            .map_err(RuntimeToolError)
+    }
+}

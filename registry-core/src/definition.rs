@@ -1,0 +1,308 @@
+//! A tool's definition: its model-facing identity, its safety posture and
+//! where it was declared.
+//!
+//! [`Declaration::new`] is the single place where the fail-closed defaults are
+//! written down. `#[tool]` starts from it and applies only the keys the author
+//! wrote; the runtime [`ToolBuilder`](crate::ToolBuilder) starts from it too.
+//! Nothing else may construct a definition.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::error::DefinitionError;
+use crate::naming::validate_name;
+use crate::posture::{Loading, Posture, PostureKind, ResultCap, Setting};
+
+/// Where a tool was declared: enough to find it in a large workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Origin {
+    /// The declaring crate, as `CARGO_CRATE_NAME` spells it.
+    pub crate_name: &'static str,
+    /// The module path of the declaration.
+    pub module_path: &'static str,
+    /// The source file.
+    pub file: &'static str,
+    /// The line of the tool's struct.
+    pub line: u32,
+}
+
+impl Origin {
+    /// The origin of a tool made at run time (no source location).
+    pub const RUNTIME: Origin = Origin {
+        crate_name: "<runtime>",
+        module_path: "<runtime>",
+        file: "<runtime>",
+        line: 0,
+    };
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "crate `{}`, module `{}`, {}:{}",
+            self.crate_name, self.module_path, self.file, self.line
+        )
+    }
+}
+
+/// The model-independent, input-independent facts about a tool: what list
+/// builders, renderers and tables read.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    name: String,
+    aliases: Vec<String>,
+    description: String,
+    user_facing_name: Option<String>,
+    search_hint: Option<String>,
+    concurrency_safe: Setting<PostureKind>,
+    read_only: Setting<PostureKind>,
+    destructive: Setting<PostureKind>,
+    classifier_input: Setting<bool>,
+    max_result_chars: Setting<ResultCap>,
+    loading: Setting<Loading>,
+    flag: Option<String>,
+    has_enabled_check: bool,
+    origin: Origin,
+}
+
+impl ToolSpec {
+    /// The model-facing name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// Old names that still resolve to this tool.
+    pub fn aliases(&self) -> &[String] {
+        &self.aliases
+    }
+    /// What the model reads to choose the tool.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+    /// A name for people (UIs, logs); falls back to the model-facing name.
+    pub fn user_facing_name(&self) -> &str {
+        self.user_facing_name.as_deref().unwrap_or(&self.name)
+    }
+    /// Words that help tool search find a deferred tool.
+    pub fn search_hint(&self) -> Option<&str> {
+        self.search_hint.as_deref()
+    }
+    /// May calls run alongside other concurrency-safe calls?
+    pub fn concurrency_safe(&self) -> &Setting<PostureKind> {
+        &self.concurrency_safe
+    }
+    /// Does a call only read?
+    pub fn read_only(&self) -> &Setting<PostureKind> {
+        &self.read_only
+    }
+    /// Can a call destroy data or state?
+    pub fn destructive(&self) -> &Setting<PostureKind> {
+        &self.destructive
+    }
+    /// Whether the tool hands a safety classifier any text (`false`: the
+    /// classifier is skipped, which is the default).
+    pub fn has_classifier_input(&self) -> &Setting<bool> {
+        &self.classifier_input
+    }
+    /// The most characters a result may hand the model.
+    pub fn max_result_chars(&self) -> &Setting<ResultCap> {
+        &self.max_result_chars
+    }
+    /// Eager, deferred or always loaded.
+    pub fn loading(&self) -> &Setting<Loading> {
+        &self.loading
+    }
+    /// The runtime flag gating the tool, if any.
+    pub fn flag(&self) -> Option<&str> {
+        self.flag.as_deref()
+    }
+    /// Whether the tool has an `enabled` self-check.
+    pub fn has_enabled_check(&self) -> bool {
+        self.has_enabled_check
+    }
+    /// Where the tool was declared.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
+    }
+}
+
+/// A typed definition under construction: the spec plus the evaluators that
+/// need the tool's input type.
+///
+/// `#[tool]` emits a chain of these setters; the runtime builder calls them
+/// too. Every value not set keeps the fail-closed default from [`new`](Self::new).
+pub struct Declaration<I> {
+    pub(crate) spec: ToolSpec,
+    pub(crate) concurrency_safe: Posture<I>,
+    pub(crate) read_only: Posture<I>,
+    pub(crate) destructive: Posture<I>,
+    pub(crate) classifier_input: Option<Arc<dyn Fn(&I) -> String + Send + Sync>>,
+    pub(crate) enabled: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
+}
+
+impl<I> fmt::Debug for Declaration<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Declaration")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<I> Declaration<I> {
+    /// Starts a definition with every safety value at its strictest:
+    ///
+    /// | setting | default |
+    /// |---|---|
+    /// | `concurrency_safe` | `false`: runs alone |
+    /// | `read_only` | `false`: assumed to write |
+    /// | `destructive` | `false` (independent of `read_only`) |
+    /// | permission check | delegated to the general permission policy |
+    /// | classifier input | empty (the safety classifier is skipped) |
+    /// | `max_result_chars` | 50,000 characters |
+    /// | loading | eager |
+    ///
+    /// This is the only place these defaults are written.
+    pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Declaration {
+            spec: ToolSpec {
+                name: name.into(),
+                aliases: Vec::new(),
+                description: description.into(),
+                user_facing_name: None,
+                search_hint: None,
+                concurrency_safe: Setting::default_value(PostureKind::Fixed(false)),
+                read_only: Setting::default_value(PostureKind::Fixed(false)),
+                destructive: Setting::default_value(PostureKind::Fixed(false)),
+                classifier_input: Setting::default_value(false),
+                max_result_chars: Setting::default_value(ResultCap::DEFAULT),
+                loading: Setting::default_value(Loading::Eager),
+                flag: None,
+                has_enabled_check: false,
+                origin: Origin::RUNTIME,
+            },
+            concurrency_safe: Posture::Fixed(false),
+            read_only: Posture::Fixed(false),
+            destructive: Posture::Fixed(false),
+            classifier_input: None,
+            enabled: None,
+        }
+    }
+
+    /// The spec as built so far.
+    pub fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    /// Adds old names that keep resolving to this tool.
+    pub fn aliases<S: Into<String>>(mut self, aliases: impl IntoIterator<Item = S>) -> Self {
+        self.spec
+            .aliases
+            .extend(aliases.into_iter().map(Into::into));
+        self
+    }
+
+    /// Declares whether calls may share a concurrent batch.
+    pub fn concurrency_safe(mut self, posture: Posture<I>) -> Self {
+        self.spec.concurrency_safe = Setting::declared(posture.kind());
+        self.concurrency_safe = posture;
+        self
+    }
+
+    /// Declares whether calls only read.
+    pub fn read_only(mut self, posture: Posture<I>) -> Self {
+        self.spec.read_only = Setting::declared(posture.kind());
+        self.read_only = posture;
+        self
+    }
+
+    /// Declares whether calls can destroy data or state.
+    pub fn destructive(mut self, posture: Posture<I>) -> Self {
+        self.spec.destructive = Setting::declared(posture.kind());
+        self.destructive = posture;
+        self
+    }
+
+    /// Declares the text a safety classifier sees for a call.
+    pub fn classifier_input(mut self, f: impl Fn(&I) -> String + Send + Sync + 'static) -> Self {
+        self.spec.classifier_input = Setting::declared(true);
+        self.classifier_input = Some(Arc::new(f));
+        self
+    }
+
+    /// Declares the result cap.
+    pub fn max_result_chars(mut self, cap: ResultCap) -> Self {
+        self.spec.max_result_chars = Setting::declared(cap);
+        self
+    }
+
+    /// Declares how the tool is loaded.
+    pub fn loading(mut self, loading: Loading) -> Self {
+        self.spec.loading = Setting::declared(loading);
+        self
+    }
+
+    /// Sets the search hint used to find a deferred tool.
+    pub fn search_hint(mut self, hint: impl Into<String>) -> Self {
+        self.spec.search_hint = Some(hint.into());
+        self
+    }
+
+    /// Sets a name for people.
+    pub fn user_facing_name(mut self, name: impl Into<String>) -> Self {
+        self.spec.user_facing_name = Some(name.into());
+        self
+    }
+
+    /// Gates the tool on a runtime flag, evaluated when the list is built.
+    pub fn flag(mut self, flag: impl Into<String>) -> Self {
+        self.spec.flag = Some(flag.into());
+        self
+    }
+
+    /// Adds a runtime self-check; a tool that answers `false` is left out by
+    /// the narrowing chain.
+    pub fn enabled(mut self, check: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        self.spec.has_enabled_check = true;
+        self.enabled = Some(Arc::new(check));
+        self
+    }
+
+    /// Records where the tool was declared.
+    pub fn origin(mut self, origin: Origin) -> Self {
+        self.spec.origin = origin;
+        self
+    }
+
+    /// Checks the rules `#[tool]` enforces at compile time, for definitions
+    /// made at run time.
+    pub(crate) fn validate(&self) -> Result<(), DefinitionError> {
+        let spec = &self.spec;
+        let tool = || spec.name.clone();
+        validate_name(&spec.name).map_err(|source| DefinitionError::Name {
+            tool: tool(),
+            source,
+        })?;
+        for (i, alias) in spec.aliases.iter().enumerate() {
+            validate_name(alias).map_err(|source| DefinitionError::Name {
+                tool: tool(),
+                source,
+            })?;
+            if *alias == spec.name {
+                return Err(DefinitionError::AliasIsName {
+                    tool: tool(),
+                    alias: alias.clone(),
+                });
+            }
+            if spec.aliases[..i].contains(alias) {
+                return Err(DefinitionError::RepeatedAlias {
+                    tool: tool(),
+                    alias: alias.clone(),
+                });
+            }
+        }
+        if spec.description.trim().is_empty() {
+            return Err(DefinitionError::EmptyDescription { tool: tool() });
+        }
+        Ok(())
+    }
+}

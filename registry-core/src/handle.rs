@@ -1,0 +1,388 @@
+//! The type-erased tool every list, pool and executor holds, and the
+//! prepared call that carries one parsed input from classification to
+//! execution.
+//!
+//! Everything that evaluates author code (classifiers, self-checks,
+//! permission hooks, the call itself) catches panics here and answers with
+//! the strict value, so one faulty tool never takes the runtime down.
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::definition::{Declaration, ToolSpec};
+use crate::error::ToolError;
+use crate::output::{IntoToolOutput, ToolOutput};
+use crate::permission::PermissionDecision;
+use crate::tool::Tool;
+
+type AnyInput = Box<dyn Any + Send + Sync>;
+type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Which boolean posture to evaluate.
+#[derive(Debug, Clone, Copy)]
+enum Question {
+    ConcurrencySafe,
+    ReadOnly,
+    Destructive,
+}
+
+impl Question {
+    /// The answer that assumes the worst, used when an evaluator panics.
+    fn strict_answer(self) -> bool {
+        matches!(self, Question::Destructive)
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Question::ConcurrencySafe => "concurrency_safe",
+            Question::ReadOnly => "read_only",
+            Question::Destructive => "destructive",
+        }
+    }
+}
+
+/// The object-safe face of a typed tool.
+trait ErasedTool: Send + Sync + 'static {
+    fn spec(&self) -> &ToolSpec;
+    fn schema(&self) -> Value;
+    fn enabled(&self) -> bool;
+    fn parse(&self, args: Value) -> Result<AnyInput, ToolError>;
+    fn posture(&self, question: Question, input: &AnyInput) -> Option<bool>;
+    fn classifier_input(&self, input: &AnyInput) -> Option<String>;
+    fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), ToolError>;
+    fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> PermissionDecision;
+    fn call<'a>(
+        &'a self,
+        input: AnyInput,
+        cx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}
+
+struct Typed<T: Tool> {
+    tool: T,
+    declaration: Declaration<T::Input>,
+    schema_override: Option<Value>,
+}
+
+impl<T: Tool> Typed<T> {
+    fn mismatch(&self) -> ToolError {
+        ToolError::InputMismatch {
+            tool: self.declaration.spec.name().to_owned(),
+        }
+    }
+}
+
+impl<T: Tool> ErasedTool for Typed<T> {
+    fn spec(&self) -> &ToolSpec {
+        &self.declaration.spec
+    }
+
+    fn schema(&self) -> Value {
+        match &self.schema_override {
+            Some(schema) => schema.clone(),
+            None => schemars::schema_for!(T::Input).to_value(),
+        }
+    }
+
+    fn enabled(&self) -> bool {
+        self.declaration
+            .enabled
+            .as_ref()
+            .is_none_or(|check| check())
+    }
+
+    fn parse(&self, args: Value) -> Result<AnyInput, ToolError> {
+        match serde_path_to_error::deserialize::<_, T::Input>(args) {
+            Ok(input) => Ok(Box::new(input)),
+            Err(err) => Err(ToolError::InvalidInput {
+                tool: self.declaration.spec.name().to_owned(),
+                path: err.path().to_string(),
+                message: err.into_inner().to_string(),
+            }),
+        }
+    }
+
+    fn posture(&self, question: Question, input: &AnyInput) -> Option<bool> {
+        let input = input.downcast_ref::<T::Input>()?;
+        let posture = match question {
+            Question::ConcurrencySafe => &self.declaration.concurrency_safe,
+            Question::ReadOnly => &self.declaration.read_only,
+            Question::Destructive => &self.declaration.destructive,
+        };
+        Some(posture.evaluate(input))
+    }
+
+    fn classifier_input(&self, input: &AnyInput) -> Option<String> {
+        let input = input.downcast_ref::<T::Input>()?;
+        Some(
+            self.declaration
+                .classifier_input
+                .as_ref()
+                .map_or_else(String::new, |f| f(input)),
+        )
+    }
+
+    fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), ToolError> {
+        let input = input
+            .downcast_ref::<T::Input>()
+            .ok_or_else(|| self.mismatch())?;
+        self.tool
+            .validate_input(input, cx)
+            .map_err(|message| ToolError::Rejected {
+                tool: self.declaration.spec.name().to_owned(),
+                message,
+            })
+    }
+
+    fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> PermissionDecision {
+        match input.downcast_ref::<T::Input>() {
+            Some(input) => self.tool.check_permissions(input, cx),
+            None => PermissionDecision::Deny {
+                reason: self.mismatch().to_string(),
+            },
+        }
+    }
+
+    fn call<'a>(
+        &'a self,
+        input: AnyInput,
+        cx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let tool = self.declaration.spec.name();
+            let input = input.downcast::<T::Input>().map_err(|_| self.mismatch())?;
+            let output = self
+                .tool
+                .call(*input, cx)
+                .await
+                .map_err(|err| ToolError::Failed {
+                    tool: tool.to_owned(),
+                    source: Box::new(err),
+                })?;
+            output.into_tool_output().map_err(|err| ToolError::Output {
+                tool: tool.to_owned(),
+                message: err.to_string(),
+            })
+        })
+    }
+}
+
+/// A tool ready to be listed, rendered and called: cheap to clone, shared
+/// by the list, every pool and the executor.
+#[derive(Clone)]
+pub struct ToolHandle {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tool: Box<dyn ErasedTool>,
+    schema: OnceLock<Value>,
+}
+
+impl fmt::Debug for ToolHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("ToolHandle").field(&self.name()).finish()
+    }
+}
+
+impl ToolHandle {
+    /// Wraps a tool declared with `#[tool]`.
+    ///
+    /// The list built by [`all_base_tools`](crate::all_base_tools) does this
+    /// for every registered tool; call it yourself to test one tool alone.
+    pub fn new<T: crate::__private::ToolDeclaration>(tool: T) -> Self {
+        Self::from_parts(tool, T::declaration(), None)
+    }
+
+    pub(crate) fn from_parts<T: Tool>(
+        tool: T,
+        declaration: Declaration<T::Input>,
+        schema_override: Option<Value>,
+    ) -> Self {
+        ToolHandle {
+            inner: Arc::new(Inner {
+                tool: Box::new(Typed {
+                    tool,
+                    declaration,
+                    schema_override,
+                }),
+                schema: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The model-facing name.
+    pub fn name(&self) -> &str {
+        self.spec().name()
+    }
+
+    /// Everything known about the tool without an input.
+    pub fn spec(&self) -> &ToolSpec {
+        self.inner.tool.spec()
+    }
+
+    /// The JSON Schema of the tool's input, generated once and cached.
+    pub fn input_schema(&self) -> &Value {
+        self.inner.schema.get_or_init(|| self.inner.tool.schema())
+    }
+
+    /// Runs the tool's `enabled` self-check (true when it has none).
+    /// A self-check that panics counts as disabled.
+    pub fn is_enabled(&self) -> bool {
+        catch_unwind(AssertUnwindSafe(|| self.inner.tool.enabled())).unwrap_or_else(|_| {
+            tracing::warn!(
+                tool = self.name(),
+                "enabled self-check panicked; treating the tool as disabled"
+            );
+            false
+        })
+    }
+
+    /// Parses the model's arguments into the tool's input type. A bad
+    /// argument is an error naming the tool and the field path.
+    pub fn prepare(&self, args: Value) -> Result<PreparedCall, ToolError> {
+        let input = self.inner.tool.parse(args)?;
+        Ok(PreparedCall {
+            tool: self.clone(),
+            input,
+        })
+    }
+
+    /// Parses, validates and runs one call, capping the result: the short
+    /// path for tests and simple runtimes. It does not consult a permission
+    /// policy; runtimes that have one use [`prepare`](Self::prepare).
+    pub async fn call_json(&self, args: Value, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.prepare(args)?.run(cx).await
+    }
+
+    /// `true` when both handles are the same tool instance.
+    pub fn ptr_eq(&self, other: &ToolHandle) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+/// One call whose input has been parsed: ask it how it may be dispatched,
+/// then run it.
+pub struct PreparedCall {
+    tool: ToolHandle,
+    input: AnyInput,
+}
+
+impl fmt::Debug for PreparedCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PreparedCall")
+            .field("tool", &self.tool.name())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreparedCall {
+    /// The tool this call is for.
+    pub fn tool(&self) -> &ToolHandle {
+        &self.tool
+    }
+
+    fn ask(&self, question: Question) -> bool {
+        let erased = &self.tool.inner.tool;
+        match catch_unwind(AssertUnwindSafe(|| erased.posture(question, &self.input))) {
+            Ok(Some(answer)) => answer,
+            Ok(None) => question.strict_answer(),
+            Err(_) => {
+                tracing::warn!(
+                    tool = self.tool.name(),
+                    posture = question.key(),
+                    "posture classifier panicked; using the strict answer"
+                );
+                question.strict_answer()
+            }
+        }
+    }
+
+    /// May this call share a concurrent batch? A panicking classifier means no.
+    pub fn is_concurrency_safe(&self) -> bool {
+        self.ask(Question::ConcurrencySafe)
+    }
+
+    /// Does this call only read? A panicking classifier means no.
+    pub fn is_read_only(&self) -> bool {
+        self.ask(Question::ReadOnly)
+    }
+
+    /// Can this call destroy data? A panicking classifier means yes.
+    pub fn is_destructive(&self) -> bool {
+        self.ask(Question::Destructive)
+    }
+
+    /// The text a safety classifier sees; empty means "skip the classifier".
+    /// `None` when producing the text panicked: the caller must then ask a
+    /// person rather than skip.
+    pub fn classifier_input(&self) -> Option<String> {
+        let erased = &self.tool.inner.tool;
+        catch_unwind(AssertUnwindSafe(|| erased.classifier_input(&self.input)))
+            .ok()
+            .flatten()
+    }
+
+    /// The tool's own permission view. A hook that panics asks a person.
+    pub fn check_permissions(&self, cx: &ToolContext) -> PermissionDecision {
+        let erased = &self.tool.inner.tool;
+        catch_unwind(AssertUnwindSafe(|| {
+            erased.check_permissions(&self.input, cx)
+        }))
+        .unwrap_or_else(|_| PermissionDecision::Ask {
+            reason: format!("the permission check of `{}` panicked", self.tool.name()),
+        })
+    }
+
+    /// Validates, runs and caps the call. A tool that panics yields an
+    /// error, never a panic in the caller.
+    pub async fn run(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let erased = &self.tool.inner.tool;
+        let name = self.tool.name();
+        match catch_unwind(AssertUnwindSafe(|| erased.validate(&self.input, cx))) {
+            Ok(result) => result?,
+            Err(payload) => return Err(panicked(name, "validate_input", payload)),
+        }
+        let future = match catch_unwind(AssertUnwindSafe(|| erased.call(self.input, cx))) {
+            Ok(future) => future,
+            Err(payload) => return Err(panicked(name, "call", payload)),
+        };
+        let output = CatchUnwind(future)
+            .await
+            .map_err(|payload| panicked(name, "call", payload))??;
+        Ok(output.capped(*self.tool.spec().max_result_chars().value()))
+    }
+}
+
+fn panicked(tool: &str, phase: &str, payload: Box<dyn Any + Send>) -> ToolError {
+    let message = crate::panic_message(payload.as_ref());
+    tracing::error!(tool, phase, message, "tool panicked");
+    ToolError::Failed {
+        tool: tool.to_owned(),
+        source: format!("{phase} panicked: {message}").into(),
+    }
+}
+
+/// Polls a future, turning a panic inside `poll` into an `Err`.
+struct CatchUnwind<F>(F);
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Pending) => Poll::Pending,
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
+}

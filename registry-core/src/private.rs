@@ -1,0 +1,91 @@
+//! Not public API. Everything generated code needs, under one absolute
+//! path (`::registry_core::__private`), so a downstream crate depends on
+//! `registry-core` alone.
+
+#[doc(hidden)]
+pub use inventory;
+#[doc(hidden)]
+pub use schemars;
+#[doc(hidden)]
+pub use serde;
+#[doc(hidden)]
+pub use serde_json;
+
+pub use crate::base_list::{LinkedCrate, Registration};
+pub use crate::definition::{Declaration, Origin};
+pub use crate::posture::{Loading, Posture, ResultCap};
+
+use crate::tool::Tool;
+
+/// Not public API. Only `#[tool]` implements it, so every tool's metadata
+/// starts from [`Declaration::new`]'s fail-closed defaults.
+pub trait Sealed {}
+
+/// Not public API. What `#[tool]` says about a struct.
+///
+/// The generated impl holds only what the author wrote; everything unsaid
+/// comes from [`Declaration::new`].
+pub trait ToolDeclaration: Tool + Sealed + Sized {
+    /// The model-facing name.
+    const NAME: &'static str;
+    /// Old names that keep resolving.
+    const ALIASES: &'static [&'static str];
+    /// The description (doc comment or `description = "..."`).
+    const DESCRIPTION: &'static str;
+    /// The runtime flag gating the tool.
+    const FLAG: Option<&'static str>;
+    /// Where the struct is declared.
+    const ORIGIN: Origin;
+
+    /// Builds the tool when the list is built.
+    fn construct() -> Self;
+
+    /// Applies the declared keys on top of the defaults.
+    fn declare(declaration: Declaration<Self::Input>) -> Declaration<Self::Input> {
+        declaration
+    }
+
+    /// The full definition: defaults, then identity, then declared keys.
+    fn declaration() -> Declaration<Self::Input> {
+        let mut base = Declaration::new(Self::NAME, Self::DESCRIPTION)
+            .aliases(Self::ALIASES.iter().copied())
+            .origin(Self::ORIGIN);
+        if let Some(flag) = Self::FLAG {
+            base = base.flag(flag);
+        }
+        Self::declare(base)
+    }
+}
+
+/// Not public API. Type-checks a posture expression against the tool's
+/// input, so a mistake is reported on the expression itself.
+pub fn per_input<I, F>(eval: F, expr: &'static str) -> Posture<I>
+where
+    F: Fn(&I) -> bool + Send + Sync + 'static,
+{
+    Posture::PerInput {
+        eval: std::sync::Arc::new(eval),
+        expr: expr.to_owned(),
+    }
+}
+
+/// Not public API. Type-checks a `classifier_input` expression.
+pub fn classifier_text<I, F>(f: F) -> F
+where
+    F: Fn(&I) -> String + Send + Sync + 'static,
+{
+    f
+}
+
+/// Not public API. Type-checks an `enabled` self-check.
+pub fn self_check(check: fn() -> bool) -> fn() -> bool {
+    check
+}
+
+/// Not public API. A result cap the macro has already checked is non-zero.
+pub const fn cap(chars: usize) -> ResultCap {
+    match std::num::NonZeroUsize::new(chars) {
+        Some(n) => ResultCap::Chars(n),
+        None => ResultCap::DEFAULT,
+    }
+}

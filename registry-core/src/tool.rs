@@ -1,0 +1,66 @@
+//! The body of a tool: the trait its author implements next to `#[tool]`.
+
+use std::future::Future;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::context::ToolContext;
+use crate::output::IntoToolOutput;
+use crate::permission::PermissionDecision;
+
+/// The typed input of a tool: parsed from the model's JSON arguments and
+/// described to the model by its JSON Schema.
+#[diagnostic::on_unimplemented(
+    message = "tool input `{Self}` must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    label = "used as `type Input` here",
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`"
+)]
+pub trait ToolInput: DeserializeOwned + JsonSchema + Send + Sync + 'static {}
+
+impl<T: DeserializeOwned + JsonSchema + Send + Sync + 'static> ToolInput for T {}
+
+/// What a tool does. Implement it on the struct that carries `#[tool]`.
+///
+/// The attribute says what the tool *is* (name, description, posture);
+/// this trait says what it *does*. The optional hooks default to "no extra
+/// opinion": inputs that parsed are valid, and permission is delegated to the
+/// runtime's general policy.
+///
+/// `call` is declared as returning a `Send` future so runtimes can run calls
+/// on a multi-threaded executor; write it as an `async fn`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is declared with `#[tool]` but does not implement `registry_core::Tool`",
+    label = "missing `impl registry_core::Tool for {Self}`",
+    note = "implement `Tool` with `type Input`, `type Output`, `type Error` and `async fn call`"
+)]
+pub trait Tool: Send + Sync + 'static {
+    /// The parsed arguments.
+    type Input: ToolInput;
+    /// The typed result, rendered as text for the model.
+    type Output: IntoToolOutput;
+    /// The typed failure, shown to the model as an error result.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Runs one call.
+    fn call(
+        &self,
+        input: Self::Input,
+        cx: &ToolContext,
+    ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
+
+    /// Checks what the schema cannot express (ranges, exclusive fields).
+    /// An `Err` is shown to the model; the call does not run.
+    fn validate_input(&self, input: &Self::Input, cx: &ToolContext) -> Result<(), String> {
+        let _ = (input, cx);
+        Ok(())
+    }
+
+    /// The tool's own view on whether this call may run. The default
+    /// delegates to the general permission policy; override it only for
+    /// logic the policy cannot know (paths, quotas).
+    fn check_permissions(&self, input: &Self::Input, cx: &ToolContext) -> PermissionDecision {
+        let _ = (input, cx);
+        PermissionDecision::Delegate
+    }
+}

@@ -1,0 +1,166 @@
+//! Every fail-closed default on a tool that declares nothing, and every
+//! declared value (literal and per input) honoured.
+
+use registry_core::{
+    Loading, PermissionDecision, PostureKind, ResultCap, Source, Tool, ToolContext, ToolHandle,
+    tool,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+#[derive(Deserialize, JsonSchema)]
+struct Text {
+    text: String,
+}
+
+/// Repeat the text back.
+#[tool(name = "bare")]
+struct Bare;
+
+impl Tool for Bare {
+    type Input = Text;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: Text, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(input.text)
+    }
+}
+
+fn is_short(input: &Text) -> bool {
+    input.text.len() < 5
+}
+
+fn always_on() -> bool {
+    true
+}
+
+/// Everything said.
+#[tool(
+    name = "full",
+    aliases = ["old_full", "Full"],
+    concurrency_safe = |input: &Text| input.text.starts_with("ls"),
+    read_only = is_short,
+    destructive = true,
+    search_hint = "every key",
+    max_result_chars = 8,
+    defer,
+    flag = "full",
+    enabled = always_on,
+    classifier_input = |input: &Text| format!("full {}", input.text),
+    user_facing_name = "Full tool",
+)]
+struct Full;
+
+impl Tool for Full {
+    type Input = Text;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: Text, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(input.text.repeat(3))
+    }
+}
+
+#[test]
+fn a_tool_that_declares_nothing_gets_the_strictest_posture() {
+    let bare = ToolHandle::new(Bare);
+    let spec = bare.spec();
+    assert_eq!(spec.name(), "bare");
+    assert_eq!(spec.description(), "Repeat the text back.");
+    assert!(spec.aliases().is_empty());
+    for setting in [
+        spec.concurrency_safe(),
+        spec.read_only(),
+        spec.destructive(),
+    ] {
+        assert_eq!(setting.value(), &PostureKind::Fixed(false));
+        assert_eq!(setting.source(), Source::Default);
+    }
+    assert_eq!(spec.max_result_chars().value(), &ResultCap::DEFAULT);
+    assert_eq!(ResultCap::DEFAULT.limit(), Some(50_000));
+    assert!(!spec.max_result_chars().is_declared());
+    assert_eq!(spec.loading().value(), &Loading::Eager);
+    assert!(!spec.has_classifier_input().value());
+    assert_eq!(spec.flag(), None);
+    assert!(!spec.has_enabled_check());
+    assert!(bare.is_enabled());
+    assert_eq!(spec.user_facing_name(), "bare");
+
+    let call = bare.prepare(json!({"text": "ls"})).unwrap();
+    assert!(!call.is_concurrency_safe());
+    assert!(!call.is_read_only());
+    assert!(!call.is_destructive());
+    assert_eq!(call.classifier_input().as_deref(), Some(""));
+    assert_eq!(
+        call.check_permissions(&ToolContext::new()),
+        PermissionDecision::Delegate
+    );
+}
+
+#[test]
+fn declared_literals_and_expressions_are_honoured() {
+    let full = ToolHandle::new(Full);
+    let spec = full.spec();
+    assert_eq!(spec.aliases(), ["old_full", "Full"]);
+    assert_eq!(spec.description(), "Everything said.");
+    assert!(
+        matches!(spec.concurrency_safe().value(), PostureKind::PerInput(text) if text.contains("starts_with"))
+    );
+    assert_eq!(
+        spec.read_only().value(),
+        &PostureKind::PerInput("is_short".into())
+    );
+    assert_eq!(spec.destructive().value(), &PostureKind::Fixed(true));
+    assert!(spec.destructive().is_declared());
+    assert_eq!(spec.max_result_chars().value().limit(), Some(8));
+    assert_eq!(spec.loading().value(), &Loading::Deferred);
+    assert_eq!(spec.search_hint(), Some("every key"));
+    assert_eq!(spec.flag(), Some("full"));
+    assert!(spec.has_enabled_check());
+    assert_eq!(spec.user_facing_name(), "Full tool");
+    assert_eq!(spec.origin().crate_name, "posture");
+    assert_eq!(spec.origin().module_path, "posture");
+    assert!(spec.origin().file.ends_with("posture.rs"));
+
+    let ls = full.prepare(json!({"text": "ls"})).unwrap();
+    assert!(ls.is_concurrency_safe());
+    assert!(ls.is_read_only());
+    assert!(ls.is_destructive());
+    assert_eq!(ls.classifier_input().as_deref(), Some("full ls"));
+
+    let rm = full.prepare(json!({"text": "rm -rf"})).unwrap();
+    assert!(!rm.is_concurrency_safe());
+    assert!(!rm.is_read_only());
+}
+
+#[tokio::test]
+async fn calls_parse_run_and_cap() {
+    let full = ToolHandle::new(Full);
+    let out = full
+        .call_json(json!({"text": "abcd"}), &ToolContext::new())
+        .await
+        .unwrap();
+    assert!(
+        out.as_str()
+            .starts_with("abcdabcd\n\n[output truncated: showing 8 of 12")
+    );
+
+    let err = full
+        .call_json(json!({"txt": 1}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid input for tool `full` at `.`: missing field `text`"
+    );
+    let err = full
+        .call_json(json!({"text": 1}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid input for tool `full` at `text`: invalid type: integer `1`, expected a string"
+    );
+}

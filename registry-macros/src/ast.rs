@@ -1,0 +1,265 @@
+//! The validated model of one `#[tool]`: the struct it is on and what the
+//! attribute said, in the shape code generation wants.
+
+use darling::ast::NestedMeta;
+use darling::{Error, FromMeta};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Attribute, Expr, Ident, ItemStruct, LitStr};
+
+use crate::attr::{KEYS, PostureArg, ResultCapArg, ToolArgs};
+use crate::check;
+
+/// Everything code generation needs, already checked.
+pub struct ToolModel {
+    /// The struct, exactly as written (re-emitted unchanged).
+    pub item: ItemStruct,
+    pub krate: syn::Path,
+    pub name: LitStr,
+    pub aliases: Vec<LitStr>,
+    pub description: Description,
+    pub concurrency_safe: Option<PostureArg>,
+    pub read_only: Option<PostureArg>,
+    pub destructive: Option<PostureArg>,
+    pub search_hint: Option<LitStr>,
+    pub max_result_chars: Option<ResultCapArg>,
+    pub loading: Option<Loading>,
+    pub flag: Option<LitStr>,
+    pub enabled: Option<Expr>,
+    pub classifier_input: Option<Expr>,
+    pub user_facing_name: Option<LitStr>,
+    /// `#[cfg]`s on the struct, repeated on the generated items.
+    pub cfgs: Vec<TokenStream>,
+}
+
+/// Where the description comes from.
+pub enum Description {
+    Attr(LitStr),
+    Doc(String),
+}
+
+impl Description {
+    pub fn text(&self) -> String {
+        match self {
+            Description::Attr(lit) => lit.value(),
+            Description::Doc(text) => text.clone(),
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+pub enum Loading {
+    Deferred,
+    AlwaysLoad,
+}
+
+impl ToolModel {
+    pub fn ident(&self) -> &Ident {
+        &self.item.ident
+    }
+}
+
+/// The default path of the runtime crate.
+pub fn default_krate() -> syn::Path {
+    syn::parse_quote!(::registry_core)
+}
+
+/// What is left when parsing fails: every error found, and what the
+/// fallback needs to keep the user's crate type-checking.
+pub struct Failure {
+    pub errors: Error,
+    /// The user's item, re-emitted unchanged.
+    pub item: TokenStream,
+    /// Set when the item is a struct: it gets stub impls.
+    pub tool: Option<ItemStruct>,
+    pub krate: syn::Path,
+}
+
+/// Parses and checks the attribute and its item, collecting every error.
+pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Failure> {
+    let original = item.clone();
+    let mut errors = Error::accumulator();
+
+    let metas = match NestedMeta::parse_meta_list(args) {
+        Ok(metas) => metas,
+        Err(err) => {
+            errors.push(err.into());
+            Vec::new()
+        }
+    };
+    let metas = errors.handle(screen_keys(&metas)).unwrap_or_default();
+    let parsed = errors
+        .handle(ToolArgs::from_list(&metas))
+        .unwrap_or_default();
+    let krate = parsed
+        .krate
+        .as_ref()
+        .map_or_else(default_krate, |k| k.0.clone());
+
+    let item = match syn::parse2::<syn::Item>(item) {
+        Ok(syn::Item::Struct(item)) => Some(item),
+        Ok(other) => {
+            errors.push(check::unsupported_item(&other));
+            None
+        }
+        Err(err) => {
+            errors.push(err.into());
+            None
+        }
+    };
+
+    let Some(item) = item else {
+        return Err(Failure {
+            errors: Error::multiple(errors.into_inner()),
+            item: original,
+            tool: None,
+            krate,
+        });
+    };
+
+    errors.handle(check::item_shape(&item));
+    let name = errors.handle(check::name(parsed.name.as_ref().map(|s| &s.0)));
+    let aliases = errors.handle(check::aliases(&parsed.aliases.0, name.as_ref()));
+    let description = errors.handle(check::description(
+        parsed.description.as_ref().map(|s| &s.0),
+        &item,
+    ));
+    let loading = errors.handle(check::loading(parsed.defer, parsed.always_load));
+    if let Some(flag) = &parsed.flag {
+        errors.handle(check::flag(&flag.0));
+    }
+
+    let errors = errors.into_inner();
+    let (true, Some(name), Some(aliases), Some(description), Some(loading)) =
+        (errors.is_empty(), name, aliases, description, loading)
+    else {
+        return Err(Failure {
+            errors: Error::multiple(errors),
+            item: original,
+            tool: Some(item),
+            krate,
+        });
+    };
+
+    Ok(ToolModel {
+        cfgs: cfgs(&item.attrs),
+        item,
+        krate,
+        name,
+        aliases,
+        description,
+        concurrency_safe: parsed.concurrency_safe,
+        read_only: parsed.read_only,
+        destructive: parsed.destructive,
+        search_hint: parsed.search_hint.map(|s| s.0),
+        max_result_chars: parsed.max_result_chars,
+        loading,
+        flag: parsed.flag.map(|s| s.0),
+        enabled: parsed.enabled.map(|f| f.0),
+        classifier_input: parsed.classifier_input.map(|f| f.0),
+        user_facing_name: parsed.user_facing_name.map(|s| s.0),
+    })
+}
+
+/// Rejects unknown and repeated keys (and bare literals) with messages that
+/// list the valid keys, and passes the rest on to darling, so one typo does
+/// not hide the other mistakes.
+fn screen_keys(metas: &[NestedMeta]) -> darling::Result<Vec<NestedMeta>> {
+    let mut errors = Error::accumulator();
+    let mut seen: Vec<String> = Vec::new();
+    let mut kept = Vec::new();
+    for meta in metas {
+        let NestedMeta::Meta(inner) = meta else {
+            errors.push(
+                Error::custom(format!(
+                    "expected `key = value` or a key alone; valid keys: {}",
+                    KEYS.join(", ")
+                ))
+                .with_span(meta),
+            );
+            continue;
+        };
+        let path = inner.path();
+        let key = path
+            .get_ident()
+            .map(ToString::to_string)
+            .or_else(|| path.is_ident("crate").then(|| "crate".to_owned()))
+            .unwrap_or_else(|| quote!(#path).to_string());
+        if !KEYS.contains(&key.as_str()) {
+            errors.push(
+                Error::custom(format!(
+                    "unknown key `{key}` in #[tool(...)]; expected one of: {}",
+                    KEYS.join(", ")
+                ))
+                .with_span(path),
+            );
+            continue;
+        }
+        if seen.contains(&key) {
+            errors.push(
+                Error::custom(format!("`{key}` is given more than once in #[tool(...)]"))
+                    .with_span(path),
+            );
+            continue;
+        }
+        seen.push(key);
+        kept.push(meta.clone());
+    }
+    errors.finish_with(kept)
+}
+
+/// The `#[cfg(...)]` gates on the struct, and the `cfg`s inside any
+/// `#[cfg_attr(pred, ...)]`, re-expressed so the generated items vanish
+/// exactly when the struct does.
+fn cfgs(attrs: &[Attribute]) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    for attr in attrs {
+        if attr.path().is_ident("cfg") {
+            out.push(quote!(#attr));
+        } else if attr.path().is_ident("cfg_attr") {
+            let Ok(nested) = attr.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+            ) else {
+                continue;
+            };
+            let mut parts = nested.into_iter();
+            let Some(predicate) = parts.next() else {
+                continue;
+            };
+            for inner in parts.filter(|m| m.path().is_ident("cfg")) {
+                out.push(quote!(#[cfg_attr(#predicate, #inner)]));
+            }
+        }
+    }
+    out
+}
+
+/// Expression text for display, with the spaces token printing adds around
+/// punctuation removed where Rust code would not have them.
+pub fn expr_text(expr: &Expr) -> String {
+    let raw = quote!(#expr).to_string();
+    let mut text = raw;
+    for (from, to) in [
+        (" . ", "."),
+        (" :: ", "::"),
+        (" : ", ": "),
+        ("& ", "&"),
+        (" (", "("),
+        ("( ", "("),
+        (" )", ")"),
+        (" ,", ","),
+        ("! ", "!"),
+        (" [", "["),
+        ("[ ", "["),
+        (" ]", "]"),
+    ] {
+        text = text.replace(from, to);
+    }
+    // A closure's opening bars came out as `| i: &T |`; tighten the first pair.
+    if let Some(rest) = text.strip_prefix("| ") {
+        if let Some(end) = rest.find(" |") {
+            text = format!("|{}|{}", &rest[..end], &rest[end + 2..]);
+        }
+    }
+    text
+}

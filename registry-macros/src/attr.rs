@@ -1,0 +1,250 @@
+//! The `#[tool(...)]` arguments as written, parsed declaratively with
+//! darling. Each value type here owns the error for a value of the wrong
+//! shape; rules that relate several keys live in `check.rs`.
+
+use darling::util::SpannedValue;
+use darling::{Error, FromMeta, Result};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{Expr, Lit, LitStr, Meta};
+
+/// Every key `#[tool(...)]` accepts, in the order the docs list them.
+pub const KEYS: &[&str] = &[
+    "name",
+    "aliases",
+    "description",
+    "concurrency_safe",
+    "read_only",
+    "destructive",
+    "search_hint",
+    "max_result_chars",
+    "defer",
+    "always_load",
+    "flag",
+    "enabled",
+    "classifier_input",
+    "user_facing_name",
+    "crate",
+];
+
+/// The arguments of `#[tool(...)]`.
+#[derive(Debug, Default, FromMeta)]
+pub struct ToolArgs {
+    /// `name = "read_file"`: the model-facing name. Required.
+    pub name: Option<Str>,
+    /// `aliases = ["Read", "cat"]`: old names that keep resolving.
+    #[darling(default)]
+    pub aliases: Aliases,
+    /// `description = "..."`: overrides the doc comment.
+    pub description: Option<Str>,
+    /// `concurrency_safe = true | false | expr`.
+    pub concurrency_safe: Option<PostureArg>,
+    /// `read_only = true | false | expr`.
+    pub read_only: Option<PostureArg>,
+    /// `destructive = true | false | expr`.
+    pub destructive: Option<PostureArg>,
+    /// `search_hint = "words"`: helps tool search find a deferred tool.
+    pub search_hint: Option<Str>,
+    /// `max_result_chars = N | unbounded`.
+    pub max_result_chars: Option<ResultCapArg>,
+    /// `defer`: send without schema; found through tool search.
+    #[darling(default)]
+    pub defer: Switch,
+    /// `always_load`: never deferred.
+    #[darling(default)]
+    pub always_load: Switch,
+    /// `flag = "NAME"`: runtime flag checked when the list is built.
+    pub flag: Option<Str>,
+    /// `enabled = path`: a `fn() -> bool` self-check.
+    pub enabled: Option<FnExpr>,
+    /// `classifier_input = expr`: `Fn(&Input) -> String` for a safety classifier.
+    pub classifier_input: Option<FnExpr>,
+    /// `user_facing_name = "..."`: a name for people.
+    pub user_facing_name: Option<Str>,
+    /// `crate = "::path"`: where `registry_core` lives, if renamed.
+    #[darling(rename = "crate")]
+    pub krate: Option<SpannedValue<CratePath>>,
+}
+
+/// A string literal value, kept with its span.
+#[derive(Debug, Clone)]
+pub struct Str(pub LitStr);
+
+impl FromMeta for Str {
+    fn from_value(value: &Lit) -> Result<Self> {
+        match value {
+            Lit::Str(s) => Ok(Str(s.clone())),
+            other => Err(
+                Error::custom("expected a string literal, e.g. `name = \"read_file\"`")
+                    .with_span(other),
+            ),
+        }
+    }
+}
+
+/// `aliases = ["a", "b"]`.
+#[derive(Debug, Default)]
+pub struct Aliases(pub Vec<LitStr>);
+
+impl FromMeta for Aliases {
+    fn from_expr(expr: &Expr) -> Result<Self> {
+        let Expr::Array(array) = expr else {
+            return Err(Error::custom(
+                "expected an array of string literals, e.g. `aliases = [\"Read\", \"cat\"]`",
+            )
+            .with_span(expr));
+        };
+        let mut errors = Error::accumulator();
+        let aliases = array
+            .elems
+            .iter()
+            .filter_map(|elem| match elem {
+                Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.clone()),
+                other => {
+                    errors.push(
+                        Error::custom("each alias must be a string literal").with_span(other),
+                    );
+                    None
+                }
+            })
+            .collect();
+        errors.finish_with(Aliases(aliases))
+    }
+}
+
+/// `concurrency_safe`, `read_only`, `destructive`: a fixed answer, or an
+/// expression of type `Fn(&Input) -> bool` evaluated per call.
+#[derive(Debug, Clone)]
+pub enum PostureArg {
+    Fixed(syn::LitBool),
+    PerInput(Expr),
+}
+
+impl FromMeta for PostureArg {
+    fn from_word() -> Result<Self> {
+        Err(Error::custom(
+            "this key needs a value: `true`, `false`, or an expression of type `Fn(&Input) -> bool`",
+        ))
+    }
+
+    fn from_expr(expr: &Expr) -> Result<Self> {
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Bool(b), ..
+            }) => Ok(PostureArg::Fixed(b.clone())),
+            Expr::Lit(lit) => Err(Error::custom(format!(
+                "expected `true`, `false`, or an expression of type `Fn(&Input) -> bool`, found {}",
+                describe_lit(&lit.lit)
+            ))
+            .with_span(lit)),
+            Expr::Group(group) => Self::from_expr(&group.expr),
+            other => Ok(PostureArg::PerInput(other.clone())),
+        }
+    }
+}
+
+/// `max_result_chars = N | unbounded`.
+#[derive(Debug, Clone)]
+pub enum ResultCapArg {
+    Chars(syn::LitInt),
+    Unbounded(Span),
+}
+
+impl FromMeta for ResultCapArg {
+    fn from_expr(expr: &Expr) -> Result<Self> {
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Int(int), ..
+            }) => match int.base10_parse::<usize>() {
+                Ok(0) => Err(Error::custom(
+                    "`max_result_chars` must be at least 1; write `max_result_chars = unbounded` to remove the cap",
+                )
+                .with_span(int)),
+                Ok(_) => Ok(ResultCapArg::Chars(int.clone())),
+                Err(err) => Err(Error::custom(format!("invalid `max_result_chars`: {err}")).with_span(int)),
+            },
+            Expr::Path(path) if path.path.is_ident("unbounded") => Ok(ResultCapArg::Unbounded(path.span())),
+            Expr::Group(group) => Self::from_expr(&group.expr),
+            other => Err(Error::custom(
+                "expected a positive integer or `unbounded`, e.g. `max_result_chars = 100_000`",
+            )
+            .with_span(other)),
+        }
+    }
+}
+
+/// A key written alone: `defer`, `always_load`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Switch(pub Option<Span>);
+
+impl FromMeta for Switch {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        match item {
+            Meta::Path(path) => Ok(Switch(Some(path.span()))),
+            other => Err(Error::custom(format!(
+                "`{}` takes no value; write it alone, e.g. `#[tool(name = \"...\", {})]`",
+                key_of(other),
+                key_of(other)
+            ))
+            .with_span(other)),
+        }
+    }
+}
+
+/// `enabled = path`, `classifier_input = expr`: a function-valued expression.
+#[derive(Debug, Clone)]
+pub struct FnExpr(pub Expr);
+
+impl FromMeta for FnExpr {
+    fn from_expr(expr: &Expr) -> Result<Self> {
+        match expr {
+            Expr::Lit(lit) => Err(Error::custom(format!(
+                "expected a function (a path or a closure), found {}",
+                describe_lit(&lit.lit)
+            ))
+            .with_span(lit)),
+            Expr::Group(group) => Self::from_expr(&group.expr),
+            other => Ok(FnExpr(other.clone())),
+        }
+    }
+}
+
+/// `crate = "::path"`: must be absolute so it means the same in every module.
+#[derive(Debug, Clone)]
+pub struct CratePath(pub syn::Path);
+
+impl FromMeta for CratePath {
+    fn from_string(value: &str) -> Result<Self> {
+        let path: syn::Path = syn::parse_str(value)
+            .map_err(|err| Error::custom(format!("`crate` is not a path: {err}")))?;
+        let absolute = path.leading_colon.is_some()
+            || path.segments.first().is_some_and(|s| s.ident == "crate");
+        if !absolute {
+            return Err(Error::custom(format!(
+                "`crate` must be an absolute path: write `crate = \"::{value}\"` (or a `crate::` path to a re-export)"
+            )));
+        }
+        Ok(CratePath(path))
+    }
+}
+
+fn describe_lit(lit: &Lit) -> &'static str {
+    match lit {
+        Lit::Str(_) => "a string literal",
+        Lit::ByteStr(_) | Lit::CStr(_) => "a byte string literal",
+        Lit::Byte(_) | Lit::Char(_) => "a character literal",
+        Lit::Int(_) => "an integer literal",
+        Lit::Float(_) => "a float literal",
+        Lit::Bool(_) => "a boolean literal",
+        _ => "a literal",
+    }
+}
+
+fn key_of(meta: &Meta) -> String {
+    meta.path()
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}

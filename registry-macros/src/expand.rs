@@ -1,0 +1,146 @@
+//! Code generation: the user's struct unchanged, then one `const _` block
+//! holding the sealed metadata impl and the inventory submission.
+//!
+//! Only keys the author wrote appear in the output; every default comes from
+//! `registry_core`'s `Declaration::new`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::ast::{self, Loading, ToolModel};
+use crate::attr::{PostureArg, ResultCapArg};
+use crate::{check, fallback};
+
+/// The whole `#[tool]` expansion: the model, or the fallback on error.
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    match ast::parse(args, item) {
+        Ok(model) => expand(&model),
+        Err(failure) => fallback::expand(failure),
+    }
+}
+
+fn expand(model: &ToolModel) -> TokenStream {
+    let krate = &model.krate;
+    let item = &model.item;
+    let ident = model.ident();
+    let cfgs = &model.cfgs;
+    let name = &model.name;
+    let aliases = &model.aliases;
+    let description = model.description.text();
+    let flag = match &model.flag {
+        Some(flag) => quote!(::core::option::Option::Some(#flag)),
+        None => quote!(::core::option::Option::None),
+    };
+    // Spanned on the struct name so `line!()` and `Default` errors land there.
+    let origin = quote_spanned! {ident.span()=>
+        #krate::__private::Origin {
+            crate_name: ::core::env!("CARGO_CRATE_NAME"),
+            module_path: ::core::module_path!(),
+            file: ::core::file!(),
+            line: ::core::line!(),
+        }
+    };
+    let construct = if check::is_unit(item) {
+        quote!(#ident)
+    } else {
+        quote_spanned!(ident.span()=> <#ident as ::core::default::Default>::default())
+    };
+    let declare = declare_fn(model);
+
+    quote! {
+        #item
+
+        #(#cfgs)*
+        const _: () = {
+            #[automatically_derived]
+            impl #krate::__private::Sealed for #ident {}
+
+            #[automatically_derived]
+            impl #krate::__private::ToolDeclaration for #ident {
+                const NAME: &'static str = #name;
+                const ALIASES: &'static [&'static str] = &[#(#aliases),*];
+                const DESCRIPTION: &'static str = #description;
+                const FLAG: ::core::option::Option<&'static str> = #flag;
+                const ORIGIN: #krate::__private::Origin = #origin;
+
+                fn construct() -> Self {
+                    #construct
+                }
+                #declare
+            }
+
+            #krate::__private::inventory::submit! {
+                #krate::__private::Registration::of::<#ident>()
+            }
+        };
+    }
+}
+
+/// `fn declare`, present only when the author wrote a key beyond identity.
+fn declare_fn(model: &ToolModel) -> TokenStream {
+    let krate = &model.krate;
+    let mut calls = Vec::new();
+    for (method, posture) in [
+        (quote!(concurrency_safe), &model.concurrency_safe),
+        (quote!(read_only), &model.read_only),
+        (quote!(destructive), &model.destructive),
+    ] {
+        if let Some(posture) = posture {
+            let value = posture_tokens(krate, posture);
+            calls.push(quote!(.#method(#value)));
+        }
+    }
+    if let Some(cap) = &model.max_result_chars {
+        let value = match cap {
+            ResultCapArg::Chars(n) => quote!(#krate::__private::cap(#n)),
+            ResultCapArg::Unbounded(span) => {
+                quote_spanned!(*span=> #krate::__private::ResultCap::Unbounded)
+            }
+        };
+        calls.push(quote!(.max_result_chars(#value)));
+    }
+    if let Some(loading) = model.loading {
+        let variant = match loading {
+            Loading::Deferred => quote!(Deferred),
+            Loading::AlwaysLoad => quote!(AlwaysLoad),
+        };
+        calls.push(quote!(.loading(#krate::__private::Loading::#variant)));
+    }
+    if let Some(hint) = &model.search_hint {
+        calls.push(quote!(.search_hint(#hint)));
+    }
+    if let Some(name) = &model.user_facing_name {
+        calls.push(quote!(.user_facing_name(#name)));
+    }
+    if let Some(expr) = &model.classifier_input {
+        let checked = quote_spanned!(expr.span()=> #krate::__private::classifier_text::<<Self as #krate::Tool>::Input, _>(#expr));
+        calls.push(quote!(.classifier_input(#checked)));
+    }
+    if let Some(expr) = &model.enabled {
+        let checked = quote_spanned!(expr.span()=> #krate::__private::self_check(#expr));
+        calls.push(quote!(.enabled(#checked)));
+    }
+    if calls.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        fn declare(
+            declaration: #krate::__private::Declaration<<Self as #krate::Tool>::Input>,
+        ) -> #krate::__private::Declaration<<Self as #krate::Tool>::Input> {
+            declaration #(#calls)*
+        }
+    }
+}
+
+fn posture_tokens(krate: &syn::Path, posture: &PostureArg) -> TokenStream {
+    match posture {
+        PostureArg::Fixed(value) => quote!(#krate::__private::Posture::Fixed(#value)),
+        PostureArg::PerInput(expr) => {
+            let text = ast::expr_text(expr);
+            quote_spanned! {expr.span()=>
+                #krate::__private::per_input::<<Self as #krate::Tool>::Input, _>(#expr, #text)
+            }
+        }
+    }
+}
