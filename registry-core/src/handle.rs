@@ -21,7 +21,7 @@ use crate::definition::{Declaration, ToolSpec};
 use crate::error::ToolError;
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::permission::PermissionDecision;
-use crate::tool::Tool;
+use crate::tool::{Tool, ToolInput};
 
 type AnyInput = Box<dyn Any + Send + Sync>;
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -88,7 +88,7 @@ impl<T: Tool> ErasedTool for Typed<T> {
     fn schema(&self) -> Value {
         match &self.schema_override {
             Some(schema) => schema.clone(),
-            None => schemars::schema_for!(T::Input).to_value(),
+            None => <T::Input as ToolInput>::__schema(),
         }
     }
 
@@ -100,12 +100,12 @@ impl<T: Tool> ErasedTool for Typed<T> {
     }
 
     fn parse(&self, args: Value) -> Result<AnyInput, ToolError> {
-        match serde_path_to_error::deserialize::<_, T::Input>(args) {
+        match <T::Input as ToolInput>::__parse(args) {
             Ok(input) => Ok(Box::new(input)),
-            Err(err) => Err(ToolError::InvalidInput {
+            Err((path, message)) => Err(ToolError::InvalidInput {
                 tool: self.declaration.spec.name().to_owned(),
-                path: err.path().to_string(),
-                message: err.into_inner().to_string(),
+                path,
+                message,
             }),
         }
     }

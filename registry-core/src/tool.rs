@@ -11,14 +11,38 @@ use crate::permission::PermissionDecision;
 
 /// The typed input of a tool: parsed from the model's JSON arguments and
 /// described to the model by its JSON Schema.
+///
+/// Implemented for every `Deserialize + JsonSchema` type; derive both on
+/// your input struct. The trait has no supertraits on purpose: a missing
+/// derive is then reported as this trait's message, which names both
+/// derives, rather than as whichever bound rustc happened to check first.
 #[diagnostic::on_unimplemented(
     message = "tool input `{Self}` must implement `serde::Deserialize` and `schemars::JsonSchema`",
-    label = "used as `type Input` here",
+    label = "used as a tool's `type Input` here",
     note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`"
 )]
-pub trait ToolInput: DeserializeOwned + JsonSchema + Send + Sync + 'static {}
+pub trait ToolInput: Send + Sync + Sized + 'static {
+    /// Parses the model's arguments; on failure, the field path and
+    /// serde's message.
+    #[doc(hidden)]
+    fn __parse(args: serde_json::Value) -> Result<Self, (String, String)>;
 
-impl<T: DeserializeOwned + JsonSchema + Send + Sync + 'static> ToolInput for T {}
+    /// The input's JSON Schema.
+    #[doc(hidden)]
+    fn __schema() -> serde_json::Value;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + Sync + 'static> ToolInput for T {
+    fn __parse(args: serde_json::Value) -> Result<Self, (String, String)> {
+        serde_path_to_error::deserialize(args)
+            .map_err(|err| (err.path().to_string(), err.into_inner().to_string()))
+    }
+
+    fn __schema() -> serde_json::Value {
+        schemars::schema_for!(T).to_value()
+    }
+}
 
 /// What a tool does. Implement it on the struct that carries `#[tool]`.
 ///

@@ -164,3 +164,31 @@ async fn calls_parse_run_and_cap() {
         "invalid input for tool `full` at `text`: invalid type: integer `1`, expected a string"
     );
 }
+
+/// Unannotated closures infer the input type from the declaration.
+#[tool(
+    name = "inferred",
+    concurrency_safe = |input| input.text.is_empty(),
+    classifier_input = |input| input.text.to_uppercase(),
+)]
+struct Inferred;
+
+impl Tool for Inferred {
+    type Input = Text;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: Text, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(input.text)
+    }
+}
+
+#[test]
+fn unannotated_closures_are_typed_by_the_input() {
+    let tool = ToolHandle::new(Inferred);
+    let empty = tool.prepare(json!({"text": ""})).unwrap();
+    assert!(empty.is_concurrency_safe());
+    let call = tool.prepare(json!({"text": "ab"})).unwrap();
+    assert!(!call.is_concurrency_safe());
+    assert_eq!(call.classifier_input().as_deref(), Some("AB"));
+}

@@ -87,10 +87,8 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Failure>
             Vec::new()
         }
     };
-    let metas = errors.handle(screen_keys(&metas)).unwrap_or_default();
-    let parsed = errors
-        .handle(ToolArgs::from_list(&metas))
-        .unwrap_or_default();
+    let metas = screen_keys(&metas, &mut errors);
+    let parsed = parse_args(&metas, &mut errors);
     let krate = parsed
         .krate
         .as_ref()
@@ -164,8 +162,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Failure>
 /// Rejects unknown and repeated keys (and bare literals) with messages that
 /// list the valid keys, and passes the rest on to darling, so one typo does
 /// not hide the other mistakes.
-fn screen_keys(metas: &[NestedMeta]) -> darling::Result<Vec<NestedMeta>> {
-    let mut errors = Error::accumulator();
+fn screen_keys(metas: &[NestedMeta], errors: &mut darling::error::Accumulator) -> Vec<NestedMeta> {
     let mut seen: Vec<String> = Vec::new();
     let mut kept = Vec::new();
     for meta in metas {
@@ -205,7 +202,29 @@ fn screen_keys(metas: &[NestedMeta]) -> darling::Result<Vec<NestedMeta>> {
         seen.push(key);
         kept.push(meta.clone());
     }
-    errors.finish_with(kept)
+    kept
+}
+
+/// Runs darling over the screened keys. darling fails a whole struct when
+/// one field is wrong, so on failure each key is parsed alone: every bad
+/// value is reported and the good ones still count (a wrong
+/// `concurrency_safe` must not also produce "missing `name`").
+fn parse_args(metas: &[NestedMeta], errors: &mut darling::error::Accumulator) -> ToolArgs {
+    if let Ok(args) = ToolArgs::from_list(metas) {
+        return args;
+    }
+    let good: Vec<NestedMeta> = metas
+        .iter()
+        .filter(|meta| {
+            errors
+                .handle(ToolArgs::from_list(std::slice::from_ref(*meta)))
+                .is_some()
+        })
+        .cloned()
+        .collect();
+    errors
+        .handle(ToolArgs::from_list(&good))
+        .unwrap_or_default()
 }
 
 /// The `#[cfg(...)]` gates on the struct, and the `cfg`s inside any

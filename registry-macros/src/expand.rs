@@ -114,7 +114,7 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
         calls.push(quote!(.user_facing_name(#name)));
     }
     if let Some(expr) = &model.classifier_input {
-        let checked = quote_spanned!(expr.span()=> #krate::__private::classifier_text::<<Self as #krate::Tool>::Input, _>(#expr));
+        let checked = quote_spanned!(expr.span()=> #krate::__private::classifier_text::<Self::Input, _>(#expr));
         calls.push(quote!(.classifier_input(#checked)));
     }
     if let Some(expr) = &model.enabled {
@@ -126,8 +126,8 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
     }
     quote! {
         fn declare(
-            declaration: #krate::__private::Declaration<<Self as #krate::Tool>::Input>,
-        ) -> #krate::__private::Declaration<<Self as #krate::Tool>::Input> {
+            declaration: #krate::__private::Declaration<Self::Input>,
+        ) -> #krate::__private::Declaration<Self::Input> {
             declaration #(#calls)*
         }
     }
@@ -139,7 +139,7 @@ fn posture_tokens(krate: &syn::Path, posture: &PostureArg) -> TokenStream {
         PostureArg::PerInput(expr) => {
             let text = ast::expr_text(expr);
             quote_spanned! {expr.span()=>
-                #krate::__private::per_input::<<Self as #krate::Tool>::Input, _>(#expr, #text)
+                #krate::__private::per_input::<Self::Input, _>(#expr, #text)
             }
         }
     }

@@ -15,7 +15,8 @@ pub fn expand(failure: Failure) -> TokenStream {
         krate,
     } = failure;
     let errors = errors.write_errors();
-    let stubs = tool.map(|tool| {
+    // A generic struct cannot take the stubs; its error already says why.
+    let stubs = tool.filter(|tool| tool.generics.params.is_empty()).map(|tool| {
         let ident = &tool.ident;
         let cfgs = tool.attrs.iter().filter(|a| a.path().is_ident("cfg"));
         quote! {

@@ -1,0 +1,23 @@
+//! A tool behind a compile-time gate written after `#[tool]`: the gate is
+//! repeated on the generated items so they vanish with the struct.
+
+use registry_core::tool;
+
+/// Fetch a URL.
+#[tool(name = "web_fetch", read_only = true, concurrency_safe = true, max_result_chars = unbounded)]
+#[cfg(feature = "web")]
+#[cfg_attr(not(debug_assertions), cfg(feature = "release_web"))]
+pub struct WebFetch;
+
+#[cfg(feature = "web")]
+impl registry_core::Tool for WebFetch {
+    type Input = String;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, url: String, _cx: &registry_core::ToolContext) -> Result<String, Self::Error> {
+        Ok(url)
+    }
+}
+
+fn main() {}

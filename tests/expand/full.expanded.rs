@@ -1,0 +1,98 @@
+//! Every key `#[tool]` accepts.
+use registry_core::{Tool, ToolContext, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+#[derive(Deserialize, JsonSchema)]
+pub struct RunInput {
+    pub command: String,
+}
+fn is_read_only_command(input: &RunInput) -> bool {
+    input.command.starts_with("ls")
+}
+fn sandbox_available() -> bool {
+    true
+}
+/// Run a shell command in the sandbox.
+pub struct RunCommand {
+    pub timeout_secs: u64,
+}
+const _: () = {
+    #[automatically_derived]
+    impl ::registry_core::__private::Sealed for RunCommand {}
+    #[automatically_derived]
+    impl ::registry_core::__private::ToolDeclaration for RunCommand {
+        const NAME: &'static str = "run_command";
+        const ALIASES: &'static [&'static str] = &["Bash", "sh"];
+        const DESCRIPTION: &'static str = "Run a shell command in the sandbox and return its output.";
+        const FLAG: ::core::option::Option<&'static str> = ::core::option::Option::Some(
+            "shell",
+        );
+        const ORIGIN: ::registry_core::__private::Origin = ::registry_core::__private::Origin {
+            crate_name: ::core::env!("CARGO_CRATE_NAME"),
+            module_path: ::core::module_path!(),
+            file: ::core::file!(),
+            line: ::core::line!(),
+        };
+        fn construct() -> Self {
+            <RunCommand as ::core::default::Default>::default()
+        }
+        fn declare(
+            declaration: ::registry_core::__private::Declaration<Self::Input>,
+        ) -> ::registry_core::__private::Declaration<Self::Input> {
+            declaration
+                .concurrency_safe(
+                    ::registry_core::__private::per_input::<
+                        Self::Input,
+                        _,
+                    >(is_read_only_command, "is_read_only_command"),
+                )
+                .read_only(
+                    ::registry_core::__private::per_input::<
+                        Self::Input,
+                        _,
+                    >(is_read_only_command, "is_read_only_command"),
+                )
+                .destructive(
+                    ::registry_core::__private::per_input::<
+                        Self::Input,
+                        _,
+                    >(
+                        |input: &RunInput| input.command.contains("rm "),
+                        "|input: &RunInput| input.command.contains(\"rm \")",
+                    ),
+                )
+                .max_result_chars(::registry_core::__private::cap(30_000))
+                .loading(::registry_core::__private::Loading::Deferred)
+                .search_hint("shell exec terminal")
+                .user_facing_name("Shell")
+                .classifier_input(
+                    ::registry_core::__private::classifier_text::<
+                        Self::Input,
+                        _,
+                    >(|input: &RunInput| input.command.clone()),
+                )
+                .enabled(::registry_core::__private::self_check(sandbox_available))
+        }
+    }
+    ::registry_core::__private::inventory::submit! {
+        ::registry_core::__private::Registration::of:: < RunCommand > ()
+    }
+};
+impl Default for RunCommand {
+    fn default() -> Self {
+        RunCommand { timeout_secs: 30 }
+    }
+}
+impl Tool for RunCommand {
+    type Input = RunInput;
+    type Output = String;
+    type Error = std::io::Error;
+    async fn call(
+        &self,
+        input: RunInput,
+        _cx: &ToolContext,
+    ) -> Result<String, Self::Error> {
+        Ok(input.command)
+    }
+}
+fn main() {}

@@ -1,0 +1,16 @@
+use registry_core::{tool, Tool, ToolContext};
+
+#[tool(name = "echo")]
+struct Echo;
+
+impl Tool for Echo {
+    type Input = String;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: String, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(input)
+    }
+}
+
+fn main() {}

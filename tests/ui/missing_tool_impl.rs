@@ -1,0 +1,7 @@
+use registry_core::tool;
+
+/// Echo.
+#[tool(name = "echo")]
+struct Echo;
+
+fn main() {}
