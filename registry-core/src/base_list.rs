@@ -188,7 +188,7 @@ impl<'a> IntoIterator for &'a BaseTools {
 /// not, so a clash cannot hide until someone flips a flag. Compile-time
 /// `#[cfg]` gates have already removed their tools.
 ///
-/// ```
+/// ```standalone_crate
 /// let tools = registry_core::try_all_base_tools(&registry_core::Flags::new()).unwrap();
 /// let names: Vec<_> = tools.iter().map(|t| t.name().to_owned()).collect();
 /// let mut sorted = names.clone();

@@ -1,4 +1,121 @@
-//! CRATE_DOCS_PLACEHOLDER
+//! Declare an LLM agent's tools once, with an attribute; get fail-closed
+//! safety defaults, one authoritative tool list collected from every linked
+//! crate, and per-call classification of what may run concurrently.
+//!
+//! # A first tool
+//!
+//! A tool is a struct with `#[tool(...)]` saying what it *is*, and an
+//! [`impl Tool`](Tool) saying what it *does*. The doc comment is the
+//! description the model reads.
+//!
+//! ```standalone_crate
+//! use registry_core::{tool, Tool, ToolContext};
+//! use schemars::JsonSchema;
+//! use serde::Deserialize;
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct ReadFileInput {
+//!     /// Path relative to the workspace.
+//!     path: String,
+//! }
+//!
+//! /// Read a UTF-8 file and return its contents.
+//! #[tool(
+//!     name = "read_file",
+//!     aliases = ["Read", "cat"],      // old names that must keep resolving
+//!     concurrency_safe = true,        // reads never conflict
+//!     read_only = true,
+//!     max_result_chars = 100_000,
+//! )]
+//! struct ReadFile;
+//!
+//! impl Tool for ReadFile {
+//!     type Input = ReadFileInput;
+//!     type Output = String;
+//!     type Error = std::io::Error;
+//!
+//!     async fn call(&self, input: ReadFileInput, _cx: &ToolContext) -> Result<String, std::io::Error> {
+//!         # if input.path == "notes.txt" { return Ok("hello".into()); }
+//!         std::fs::read_to_string(&input.path)
+//!     }
+//! }
+//!
+//! /// Delete a file. Says nothing about its posture, so it gets the strictest.
+//! #[tool(name = "delete_file")]
+//! struct DeleteFile;
+//!
+//! impl Tool for DeleteFile {
+//!     type Input = ReadFileInput;
+//!     type Output = &'static str;
+//!     type Error = std::io::Error;
+//!
+//!     async fn call(&self, input: ReadFileInput, _cx: &ToolContext) -> Result<&'static str, std::io::Error> {
+//!         std::fs::remove_file(&input.path).map(|()| "deleted")
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // The one authoritative list: every #[tool] in every linked crate,
+//! // gated by runtime flags, sorted by name, names and aliases unique.
+//! let tools = registry_core::try_all_base_tools(&registry_core::Flags::new())?;
+//! let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+//! assert_eq!(names, ["delete_file", "read_file"]);
+//!
+//! // Unsaid means strict: not concurrency-safe, not read-only, capped output.
+//! let delete = tools.get("delete_file").unwrap();
+//! assert!(!delete.spec().concurrency_safe().is_declared());
+//! assert_eq!(delete.spec().max_result_chars().value().limit(), Some(50_000));
+//!
+//! // Old transcripts still call `cat`; it resolves to `read_file`.
+//! let (read, _) = tools.resolve("cat").unwrap();
+//!
+//! // A call is parsed, then classified on its input, then run.
+//! let call = read.prepare(serde_json::json!({ "path": "notes.txt" }))?;
+//! assert!(call.is_concurrency_safe() && call.is_read_only());
+//! let output = call.run(&ToolContext::new()).await?;
+//! assert_eq!(output.as_str(), "hello");
+//!
+//! // A bad argument is an error naming the tool and the field, never a panic.
+//! let err = read.prepare(serde_json::json!({ "path": 7 })).unwrap_err();
+//! assert!(err.to_string().starts_with("invalid input for tool `read_file` at `path`"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # What the attribute accepts
+//!
+//! See [`tool`] for every key. The safety-relevant ones default to the
+//! strictest value, written in exactly one place ([`Declaration::new`]):
+//!
+//! | key | unsaid means |
+//! |---|---|
+//! | `concurrency_safe` | `false`: the call runs alone |
+//! | `read_only` | `false`: assumed to write |
+//! | `destructive` | `false` (independent of `read_only`) |
+//! | `check_permissions` (trait hook) | delegated to the general permission policy |
+//! | `classifier_input` | empty: the safety classifier is skipped |
+//! | `max_result_chars` | 50,000 characters; `unbounded` only when written |
+//!
+//! The three postures also take an expression over the parsed input,
+//! evaluated per call: `concurrency_safe = |i: &RunInput| is_read_only(&i.command)`.
+//!
+//! # Gates
+//!
+//! `#[cfg(...)]` on the struct (before or after `#[tool]`) removes the tool
+//! at compile time; `flag = "NAME"` removes it when the list is built
+//! without that [`Flags`] entry. Consumers never repeat either condition.
+//!
+//! # Tools in other crates
+//!
+//! Tools from a dependency reach the list only if the binary links that
+//! crate; write [`link!`]`(that_crate)` in the binary, and guard it in a
+//! test with [`BaseTools::require_crates`].
+//!
+//! # Tools made at run time
+//!
+//! MCP imports and tools from configuration go through [`ToolBuilder`],
+//! which starts from the same defaults.
 
 #![warn(missing_docs)]
 
@@ -29,6 +146,57 @@ pub use naming::{MAX_NAME_LEN, validate_name};
 pub use output::{IntoToolOutput, Json, ToolOutput, Truncation};
 pub use permission::PermissionDecision;
 pub use posture::{Loading, Posture, PostureKind, ResultCap, Setting, Source};
+/// Declares a tool on a struct.
+///
+/// ```text
+/// #[tool(
+///     name = "read_file",                 // required, ^[a-zA-Z0-9_-]{1,64}$
+///     aliases = ["Read", "cat"],          // old names; same rule, no repeats, not the name
+///     description = "...",                // overrides the doc comment (one of the two is required)
+///     concurrency_safe = true,            // true | false | expr: Fn(&Input) -> bool
+///     read_only = true,                   // true | false | expr: Fn(&Input) -> bool
+///     destructive = false,                // true | false | expr: Fn(&Input) -> bool
+///     search_hint = "open view file",     // words for tool search
+///     max_result_chars = 100_000,         // N >= 1 | unbounded
+///     defer,                              // or always_load; not both
+///     flag = "NAME",                      // runtime flag, checked when the list is built
+///     enabled = path::to::check,          // fn() -> bool self-check
+///     classifier_input = |i: &Input| i.command.clone(), // text for a safety classifier
+///     user_facing_name = "Read file",     // a name for people
+///     crate = "::registry_core",          // if registry-core is renamed; must be absolute
+/// )]
+/// ```
+///
+/// The struct must be a non-generic struct; a unit struct is constructed
+/// as itself, any other through `Default` (when the list is built, not at
+/// program start). It must also implement [`Tool`]. Every mistake in the
+/// attribute is reported in one compile, on the token at fault.
+///
+/// ```
+/// use registry_core::{tool, Tool, ToolContext};
+///
+/// fn is_listing(command: &String) -> bool {
+///     command.starts_with("ls")
+/// }
+///
+/// /// Run a shell command.
+/// #[tool(name = "sh", concurrency_safe = is_listing, read_only = is_listing, destructive = |c: &String| c.starts_with("rm"))]
+/// struct Shell;
+///
+/// impl Tool for Shell {
+///     type Input = String;
+///     type Output = String;
+///     type Error = std::convert::Infallible;
+///     async fn call(&self, command: String, _cx: &ToolContext) -> Result<String, Self::Error> {
+///         Ok(format!("would run {command}"))
+///     }
+/// }
+///
+/// let shell = registry_core::ToolHandle::new(Shell);
+/// assert!(shell.prepare("ls -l".into()).unwrap().is_concurrency_safe());
+/// assert!(!shell.prepare("rm -rf /".into()).unwrap().is_concurrency_safe());
+/// assert!(shell.prepare("rm -rf /".into()).unwrap().is_destructive());
+/// ```
 pub use registry_macros::tool;
 pub use tool::{Tool, ToolInput};
 

@@ -8,7 +8,7 @@
 /// referred to, and then its tools silently vanish from the list. Write
 /// this once in the binary (or in the test file) that builds the list:
 ///
-/// ```ignore
+/// ```text
 /// registry_core::link!(my_fs_tools, my_web_tools);
 /// ```
 ///
