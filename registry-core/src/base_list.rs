@@ -196,7 +196,16 @@ impl<'a> IntoIterator for &'a BaseTools {
 /// assert_eq!(names, sorted);
 /// ```
 pub fn try_all_base_tools(flags: &Flags) -> Result<BaseTools, CatalogError> {
-    let mut registrations: Vec<&Registration> = inventory::iter::<Registration>().collect();
+    warn_about_empty_links();
+    build_list(inventory::iter::<Registration>().collect(), flags)
+}
+
+/// The list from an explicit set of registrations (inventory's, in
+/// production).
+fn build_list(
+    mut registrations: Vec<&Registration>,
+    flags: &Flags,
+) -> Result<BaseTools, CatalogError> {
     // Inventory's order depends on link order; nothing downstream may see it.
     registrations.sort_by(|a, b| (a.name, &a.origin).cmp(&(b.name, &b.origin)));
 
@@ -204,9 +213,11 @@ pub fn try_all_base_tools(flags: &Flags) -> Result<BaseTools, CatalogError> {
     if !collisions.is_empty() {
         return Err(CatalogError::Collisions(collisions));
     }
-    warn_about_empty_links(&registrations);
 
+    // Names are indexed from the same static data the collision check read,
+    // so what resolves is exactly what was checked.
     let mut tools = Vec::with_capacity(registrations.len());
+    let mut by_name = BTreeMap::new();
     for registration in registrations {
         if registration.flag.is_some_and(|flag| !flags.is_set(flag)) {
             continue;
@@ -218,15 +229,12 @@ pub fn try_all_base_tools(flags: &Flags) -> Result<BaseTools, CatalogError> {
                 message: crate::panic_message(payload.as_ref()),
             }
         })?;
-        tools.push(handle);
-    }
-
-    let mut by_name = BTreeMap::new();
-    for (index, tool) in tools.iter().enumerate() {
-        by_name.insert(tool.name().to_owned(), (index, NameRole::Name));
-        for alias in tool.spec().aliases() {
-            by_name.insert(alias.clone(), (index, NameRole::Alias));
+        let index = tools.len();
+        by_name.insert(registration.name.to_owned(), (index, NameRole::Name));
+        for alias in registration.aliases {
+            by_name.insert((*alias).to_owned(), (index, NameRole::Alias));
         }
+        tools.push(handle);
     }
     Ok(BaseTools { tools, by_name })
 }
@@ -290,16 +298,173 @@ fn role_rank(role: NameRole) -> u8 {
     }
 }
 
-fn warn_about_empty_links(registrations: &[&Registration]) {
+fn warn_about_empty_links() {
     for linked in inventory::iter::<LinkedCrate>() {
-        if !registrations
-            .iter()
-            .any(|r| r.origin.crate_name == linked.0)
-        {
+        if !inventory::iter::<Registration>().any(|r| r.origin.crate_name == linked.0) {
             tracing::warn!(
                 crate_name = linked.0,
                 "crate named in registry_core::link! contributes no tools (are they all behind cfg gates?)"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ToolBuilder;
+    use crate::output::ToolOutput;
+
+    const fn origin(crate_name: &'static str, line: u32) -> Origin {
+        Origin {
+            crate_name,
+            module_path: crate_name,
+            file: "src/lib.rs",
+            line,
+        }
+    }
+
+    fn runtime_tool(name: &str) -> ToolHandle {
+        ToolBuilder::new(name, "A test tool.")
+            .build(|_, _| async { Ok(ToolOutput::text("ok")) })
+            .unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    macro_rules! registration {
+        ($name:literal, [$($alias:literal),*], $flag:expr, $origin:expr) => {
+            Registration {
+                name: $name,
+                aliases: &[$($alias),*],
+                flag: $flag,
+                origin: $origin,
+                build: || runtime_tool($name),
+            }
+        };
+    }
+
+    static ZETA: Registration = registration!("zeta", ["z"], None, origin("crate_a", 10));
+    static ALPHA: Registration =
+        registration!("alpha", ["a", "first"], None, origin("crate_a", 20));
+    static FLAGGED: Registration = registration!("beta", [], Some("beta"), origin("crate_b", 5));
+    static STEALS_Z: Registration =
+        registration!("omega", ["z"], Some("off"), origin("crate_b", 7));
+    static SECOND_ALPHA: Registration = registration!("alpha", [], None, origin("crate_c", 3));
+    static PANICS: Registration = Registration {
+        name: "broken",
+        aliases: &[],
+        flag: None,
+        origin: origin("crate_d", 1),
+        build: || panic!("no config file"),
+    };
+
+    fn names(tools: &BaseTools) -> Vec<&str> {
+        tools.iter().map(ToolHandle::name).collect()
+    }
+
+    #[test]
+    fn the_list_is_sorted_whatever_the_link_order() {
+        let flags = Flags::new().with("beta");
+        let forward = build_list(vec![&ZETA, &ALPHA, &FLAGGED], &flags).unwrap();
+        let backward = build_list(vec![&FLAGGED, &ALPHA, &ZETA], &flags).unwrap();
+        assert_eq!(names(&forward), ["alpha", "beta", "zeta"]);
+        assert_eq!(names(&forward), names(&backward));
+    }
+
+    #[test]
+    fn runtime_flags_gate_at_list_build() {
+        let without = build_list(vec![&ZETA, &FLAGGED], &Flags::new()).unwrap();
+        assert_eq!(names(&without), ["zeta"]);
+        let with = build_list(vec![&ZETA, &FLAGGED], &Flags::new().with("beta")).unwrap();
+        assert_eq!(names(&with), ["beta", "zeta"]);
+    }
+
+    #[test]
+    fn names_and_aliases_resolve() {
+        let tools = build_list(vec![&ZETA, &ALPHA], &Flags::new()).unwrap();
+        assert_eq!(
+            tools.resolve("first").map(|(t, r)| (t.name(), r)),
+            Some(("alpha", NameRole::Alias))
+        );
+        assert_eq!(
+            tools.resolve("alpha").map(|(t, r)| (t.name(), r)),
+            Some(("alpha", NameRole::Name))
+        );
+        assert!(
+            tools.get("first").is_none(),
+            "get() only takes primary names"
+        );
+        assert!(tools.resolve("nothing").is_none());
+    }
+
+    #[test]
+    fn an_alias_clash_with_a_flagged_off_tool_is_still_an_error() {
+        let Err(CatalogError::Collisions(collisions)) =
+            build_list(vec![&ZETA, &STEALS_Z], &Flags::new())
+        else {
+            panic!("expected a collision");
+        };
+        assert_eq!(collisions.len(), 1);
+        assert_eq!(
+            collisions[0].to_string(),
+            "`z` is claimed twice: as an alias of tool `omega` (crate `crate_b`, module `crate_b`, src/lib.rs:7) \
+             and as an alias of tool `zeta` (crate `crate_a`, module `crate_a`, src/lib.rs:10)"
+        );
+    }
+
+    #[test]
+    fn every_collision_is_reported_in_a_stable_order() {
+        let run = |regs: Vec<&Registration>| match build_list(regs, &Flags::new()) {
+            Err(err) => err.to_string(),
+            Ok(_) => panic!("expected collisions"),
+        };
+        let one = run(vec![&SECOND_ALPHA, &ZETA, &ALPHA, &STEALS_Z]);
+        let two = run(vec![&STEALS_Z, &ALPHA, &ZETA, &SECOND_ALPHA]);
+        assert_eq!(one, two);
+        assert!(
+            one.starts_with("2 tool name collision(s) in the linked catalog:\n"),
+            "{one}"
+        );
+        assert!(
+            one.contains("`alpha` is claimed twice: as the name of tool `alpha` (crate `crate_a`"),
+            "{one}"
+        );
+        assert!(
+            one.contains(
+                "and as the name of tool `alpha` (crate `crate_c`, module `crate_c`, src/lib.rs:3)"
+            ),
+            "{one}"
+        );
+    }
+
+    #[test]
+    fn a_panicking_constructor_is_an_error_naming_the_tool() {
+        let err = build_list(vec![&ZETA, &PANICS], &Flags::new()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "constructing tool `broken` (crate `crate_d`, module `crate_d`, src/lib.rs:1) panicked: no config file"
+        );
+    }
+
+    #[test]
+    fn require_crates_names_the_missing_crate() {
+        let tools = build_list(vec![&ZETA, &ALPHA], &Flags::new()).unwrap();
+        assert!(tools.require_crates(&[]).is_ok());
+        // Runtime tools report the `<runtime>` origin, whatever the registration said.
+        let err = tools.require_crates(&["crate_z"]).unwrap_err();
+        assert!(
+            err.to_string().contains("registry_core::link!(crate_z);"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn flags_parse_from_a_comma_separated_list() {
+        let flags: Flags = "web, beta,,"
+            .split(',')
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .collect();
+        assert!(flags.is_set("web") && flags.is_set("beta"));
+        assert!(!flags.is_set(""));
     }
 }

@@ -126,6 +126,11 @@ impl ToolSpec {
     }
 }
 
+/// Produces the text a safety classifier sees for one input.
+type ClassifierText<I> = Arc<dyn Fn(&I) -> String + Send + Sync>;
+/// A runtime self-check.
+type SelfCheck = Arc<dyn Fn() -> bool + Send + Sync>;
+
 /// A typed definition under construction: the spec plus the evaluators that
 /// need the tool's input type.
 ///
@@ -136,8 +141,8 @@ pub struct Declaration<I> {
     pub(crate) concurrency_safe: Posture<I>,
     pub(crate) read_only: Posture<I>,
     pub(crate) destructive: Posture<I>,
-    pub(crate) classifier_input: Option<Arc<dyn Fn(&I) -> String + Send + Sync>>,
-    pub(crate) enabled: Option<Arc<dyn Fn() -> bool + Send + Sync>>,
+    pub(crate) classifier_input: Option<ClassifierText<I>>,
+    pub(crate) enabled: Option<SelfCheck>,
 }
 
 impl<I> fmt::Debug for Declaration<I> {

@@ -192,3 +192,16 @@ fn unannotated_closures_are_typed_by_the_input() {
     assert!(!call.is_concurrency_safe());
     assert_eq!(call.classifier_input().as_deref(), Some("AB"));
 }
+
+#[test]
+fn the_input_schema_comes_from_schemars_and_is_generated_once() {
+    let tool = ToolHandle::new(Bare);
+    let schema = tool.input_schema();
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["properties"]["text"]["type"], "string");
+    assert_eq!(schema["required"], json!(["text"]));
+    assert!(
+        std::ptr::eq(schema, tool.input_schema()),
+        "cached, not regenerated"
+    );
+}

@@ -76,7 +76,7 @@ pub struct Failure {
 }
 
 /// Parses and checks the attribute and its item, collecting every error.
-pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Failure> {
+pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Failure>> {
     let original = item.clone();
     let mut errors = Error::accumulator();
 
@@ -107,12 +107,12 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Failure>
     };
 
     let Some(item) = item else {
-        return Err(Failure {
+        return Err(Box::new(Failure {
             errors: Error::multiple(errors.into_inner()),
             item: original,
             tool: None,
             krate,
-        });
+        }));
     };
 
     errors.handle(check::item_shape(&item));
@@ -131,12 +131,12 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Failure>
     let (true, Some(name), Some(aliases), Some(description), Some(loading)) =
         (errors.is_empty(), name, aliases, description, loading)
     else {
-        return Err(Failure {
+        return Err(Box::new(Failure {
             errors: Error::multiple(errors),
             item: original,
             tool: Some(item),
             krate,
-        });
+        }));
     };
 
     Ok(ToolModel {
@@ -275,10 +275,10 @@ pub fn expr_text(expr: &Expr) -> String {
         text = text.replace(from, to);
     }
     // A closure's opening bars came out as `| i: &T |`; tighten the first pair.
-    if let Some(rest) = text.strip_prefix("| ") {
-        if let Some(end) = rest.find(" |") {
-            text = format!("|{}|{}", &rest[..end], &rest[end + 2..]);
-        }
+    if let Some(rest) = text.strip_prefix("| ")
+        && let Some(end) = rest.find(" |")
+    {
+        text = format!("|{}|{}", &rest[..end], &rest[end + 2..]);
     }
     text
 }

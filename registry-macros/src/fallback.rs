@@ -7,13 +7,13 @@ use quote::quote;
 
 use crate::ast::Failure;
 
-pub fn expand(failure: Failure) -> TokenStream {
+pub fn expand(failure: Box<Failure>) -> TokenStream {
     let Failure {
         errors,
         item,
         tool,
         krate,
-    } = failure;
+    } = *failure;
     let errors = errors.write_errors();
     // A generic struct cannot take the stubs; its error already says why.
     let stubs = tool.filter(|tool| tool.generics.params.is_empty()).map(|tool| {

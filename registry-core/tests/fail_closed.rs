@@ -1,0 +1,190 @@
+//! Author code that fails (classifiers, self-checks, hooks, the call
+//! itself) yields the strict answer or an error result, never a panic in
+//! the caller; runtime definitions obey the same rules as `#[tool]`.
+
+use registry_core::{
+    DefinitionError, NameError, PermissionDecision, PostureKind, ResultCap, Source, Tool,
+    ToolBuilder, ToolContext, ToolError, ToolHandle, ToolOutput, tool,
+};
+use serde_json::json;
+
+fn classifier_panics(_: &String) -> bool {
+    panic!("classifier bug")
+}
+
+fn check_panics() -> bool {
+    panic!("self-check bug")
+}
+
+/// A tool whose every hook is broken.
+#[tool(
+    name = "broken",
+    concurrency_safe = classifier_panics,
+    read_only = classifier_panics,
+    destructive = classifier_panics,
+    classifier_input = |_: &String| -> String { panic!("text bug") },
+    enabled = check_panics,
+)]
+struct Broken;
+
+impl Tool for Broken {
+    type Input = String;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: String, _cx: &ToolContext) -> Result<String, Self::Error> {
+        if input == "panic" {
+            panic!("call bug");
+        }
+        Ok(input)
+    }
+
+    fn validate_input(&self, input: &String, _cx: &ToolContext) -> Result<(), String> {
+        if input.is_empty() {
+            Err("say something".into())
+        } else {
+            Ok(())
+        }
+    }
+
+    fn check_permissions(&self, _input: &String, _cx: &ToolContext) -> PermissionDecision {
+        panic!("permission bug")
+    }
+}
+
+#[test]
+fn panicking_classifiers_give_the_strict_answer() {
+    let tool = ToolHandle::new(Broken);
+    let call = tool.prepare(json!("ls")).unwrap();
+    assert!(!call.is_concurrency_safe());
+    assert!(!call.is_read_only());
+    assert!(call.is_destructive());
+    assert_eq!(
+        call.classifier_input(),
+        None,
+        "a broken classifier text must not read as 'skip'"
+    );
+    assert!(matches!(
+        call.check_permissions(&ToolContext::new()),
+        PermissionDecision::Ask { .. }
+    ));
+    assert!(!tool.is_enabled());
+}
+
+#[tokio::test]
+async fn a_panicking_call_is_an_error_result() {
+    let tool = ToolHandle::new(Broken);
+    let err = tool
+        .call_json(json!("panic"), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool `broken` failed: call panicked: call bug"
+    );
+    let ok = tool
+        .call_json(json!("fine"), &ToolContext::new())
+        .await
+        .unwrap();
+    assert_eq!(ok.as_str(), "fine");
+}
+
+#[tokio::test]
+async fn validate_input_rejects_before_the_call() {
+    let tool = ToolHandle::new(Broken);
+    let err = tool
+        .call_json(json!(""), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ToolError::Rejected { tool, message } if tool == "broken" && message == "say something")
+    );
+}
+
+#[test]
+fn the_runtime_builder_starts_from_the_same_defaults() {
+    let tool = ToolBuilder::new("runtime", "Made at run time.")
+        .build(|_, _| async { Ok(ToolOutput::text("ok")) })
+        .unwrap();
+    let spec = tool.spec();
+    for setting in [
+        spec.concurrency_safe(),
+        spec.read_only(),
+        spec.destructive(),
+    ] {
+        assert_eq!(setting.value(), &PostureKind::Fixed(false));
+        assert_eq!(setting.source(), Source::Default);
+    }
+    assert_eq!(spec.max_result_chars().value(), &ResultCap::DEFAULT);
+    assert_eq!(tool.input_schema(), &json!({"type": "object"}));
+}
+
+#[tokio::test]
+async fn runtime_tools_classify_per_input_and_report_handler_errors() {
+    let tool = ToolBuilder::new("maybe", "Fails on request.")
+        .concurrency_safe_when(|args| args["safe"] == json!(true))
+        .build(|args, _| async move {
+            if args["fail"] == json!(true) {
+                Err("asked to fail".into())
+            } else {
+                Ok(ToolOutput::text("done"))
+            }
+        })
+        .unwrap();
+    assert!(
+        tool.prepare(json!({"safe": true}))
+            .unwrap()
+            .is_concurrency_safe()
+    );
+    assert!(!tool.prepare(json!({})).unwrap().is_concurrency_safe());
+    let err = tool
+        .call_json(json!({"fail": true}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "tool `maybe` failed: asked to fail");
+}
+
+#[test]
+fn the_runtime_builder_checks_the_naming_rules() {
+    let build = |builder: ToolBuilder| {
+        builder
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_err()
+    };
+    assert_eq!(
+        build(ToolBuilder::new("bad name", "d")),
+        DefinitionError::Name {
+            tool: "bad name".into(),
+            source: NameError::BadChar {
+                name: "bad name".into(),
+                ch: ' ',
+                index: 3
+            }
+        }
+    );
+    assert_eq!(
+        build(ToolBuilder::new("t", "d").aliases(["t"])),
+        DefinitionError::AliasIsName {
+            tool: "t".into(),
+            alias: "t".into()
+        }
+    );
+    assert_eq!(
+        build(ToolBuilder::new("t", "d").aliases(["u", "u"])),
+        DefinitionError::RepeatedAlias {
+            tool: "t".into(),
+            alias: "u".into()
+        }
+    );
+    assert_eq!(
+        build(ToolBuilder::new("t", "  ")),
+        DefinitionError::EmptyDescription { tool: "t".into() }
+    );
+    assert!(matches!(
+        build(ToolBuilder::new("t", "d").aliases(["x".repeat(65)])),
+        DefinitionError::Name {
+            source: NameError::TooLong { len: 65, .. },
+            ..
+        }
+    ));
+}
