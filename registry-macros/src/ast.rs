@@ -106,7 +106,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
         }
     };
 
-    let Some(item) = item else {
+    let Some(mut item) = item else {
         return Err(Box::new(Failure {
             errors: Error::multiple(errors.into_inner()),
             item: original,
@@ -116,6 +116,9 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
     };
 
     errors.handle(check::item_shape(&item));
+    // A second `#[tool]` was just reported; dropping it keeps it from
+    // expanding again into conflicting impls.
+    item.attrs.retain(|attr| !check::is_tool_attr(attr));
     let name = errors.handle(check::name(parsed.name.as_ref().map(|s| &s.0)));
     let aliases = errors.handle(check::aliases(&parsed.aliases.0, name.as_ref()));
     let description = errors.handle(check::description(
@@ -133,7 +136,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
     else {
         return Err(Box::new(Failure {
             errors: Error::multiple(errors),
-            item: original,
+            item: quote!(#item),
             tool: Some(item),
             krate,
         }));

@@ -144,8 +144,15 @@ pub fn flag(flag: &LitStr) -> Result<()> {
     Ok(())
 }
 
-/// One concrete type per tool: no generics, and a struct.
+/// One concrete type per tool, declared once: no generics, no second
+/// `#[tool]` (which would register the struct twice).
 pub fn item_shape(item: &ItemStruct) -> Result<()> {
+    if let Some(again) = item.attrs.iter().find(|attr| is_tool_attr(attr)) {
+        return Err(Error::custom(
+            "#[tool] is given twice on one struct; merge the keys into one attribute",
+        )
+        .with_span(again.path()));
+    }
     if !item.generics.params.is_empty() {
         return Err(Error::custom(
             "#[tool] does not support generic structs: the registry needs one concrete type per tool",
@@ -153,6 +160,14 @@ pub fn item_shape(item: &ItemStruct) -> Result<()> {
         .with_span(&item.generics));
     }
     Ok(())
+}
+
+/// `#[tool]` however it is imported (`tool`, `registry_core::tool`).
+pub fn is_tool_attr(attr: &syn::Attribute) -> bool {
+    attr.path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "tool")
 }
 
 /// How a tool is constructed when the list is built.
