@@ -115,6 +115,9 @@ pub struct BaseTools {
     tools: Vec<ToolHandle>,
     /// Every name and alias, to the index of its tool.
     by_name: BTreeMap<String, (usize, NameRole)>,
+    /// Crates that registered at least one tool, flagged off or not: the
+    /// proof a crate is linked, independent of runtime flags.
+    linked: BTreeSet<&'static str>,
 }
 
 impl BaseTools {
@@ -149,26 +152,25 @@ impl BaseTools {
             .map(|&(index, role)| (&self.tools[index], role))
     }
 
-    /// The crates that contributed tools, sorted.
-    pub fn crates(&self) -> BTreeSet<&'static str> {
-        self.tools
-            .iter()
-            .map(|t| t.spec().origin().crate_name)
-            .collect()
+    /// The crates linked into this binary that declare tools, whether or
+    /// not a runtime flag left their tools out of this list; sorted.
+    pub fn crates(&self) -> &BTreeSet<&'static str> {
+        &self.linked
     }
 
-    /// Fails naming the first crate in `crates` that contributed no tool:
-    /// the guard against a tool crate that is a dependency but was never
-    /// linked (see [`link!`](crate::link)). Crate names are spelled as
-    /// `CARGO_CRATE_NAME` does (`-` becomes `_`).
+    /// Fails naming the first crate in `crates` that declares no tool in
+    /// this binary: the guard against a tool crate that is a dependency but
+    /// was never linked (see [`link!`](crate::link)). Runtime flags do not
+    /// matter here: a crate whose tools are all flagged off is still linked.
+    /// Package names (`my-tools`) and crate names (`my_tools`) both work.
     pub fn require_crates(&self, crates: &[&str]) -> Result<(), CatalogError> {
-        let present = self.crates();
-        match crates.iter().find(|c| !present.contains(**c)) {
-            Some(missing) => Err(CatalogError::CrateNotLinked {
-                crate_name: (*missing).to_owned(),
-            }),
-            None => Ok(()),
+        for name in crates {
+            let crate_name = name.replace('-', "_");
+            if !self.linked.contains(crate_name.as_str()) {
+                return Err(CatalogError::CrateNotLinked { crate_name });
+            }
         }
+        Ok(())
     }
 }
 
@@ -214,6 +216,8 @@ fn build_list(
         return Err(CatalogError::Collisions(collisions));
     }
 
+    let linked = registrations.iter().map(|r| r.origin.crate_name).collect();
+
     // Names are indexed from the same static data the collision check read,
     // so what resolves is exactly what was checked.
     let mut tools = Vec::with_capacity(registrations.len());
@@ -236,7 +240,11 @@ fn build_list(
         }
         tools.push(handle);
     }
-    Ok(BaseTools { tools, by_name })
+    Ok(BaseTools {
+        tools,
+        by_name,
+        linked,
+    })
 }
 
 /// [`try_all_base_tools`] for programs that cannot run with a broken
@@ -447,10 +455,16 @@ mod tests {
 
     #[test]
     fn require_crates_names_the_missing_crate() {
-        let tools = build_list(vec![&ZETA, &ALPHA], &Flags::new()).unwrap();
+        // crate_b's only tool here is flagged off: it is linked all the same.
+        let tools = build_list(vec![&ZETA, &ALPHA, &FLAGGED], &Flags::new()).unwrap();
+        assert_eq!(names(&tools), ["alpha", "zeta"]);
         assert!(tools.require_crates(&[]).is_ok());
-        // Runtime tools report the `<runtime>` origin, whatever the registration said.
-        let err = tools.require_crates(&["crate_z"]).unwrap_err();
+        assert!(tools.require_crates(&["crate_a", "crate_b"]).is_ok());
+        assert!(
+            tools.require_crates(&["crate-a"]).is_ok(),
+            "package spelling"
+        );
+        let err = tools.require_crates(&["crate-z"]).unwrap_err();
         assert!(
             err.to_string().contains("registry_core::link!(crate_z);"),
             "{err}"

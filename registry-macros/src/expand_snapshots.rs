@@ -35,7 +35,7 @@ fn expand_file(source: &str) -> String {
                 continue;
             }
         };
-        let Some(position) = attrs.iter().position(is_tool_attr) else {
+        let Some(position) = attrs.iter().position(crate::check::is_tool_attr) else {
             items.push(item);
             continue;
         };

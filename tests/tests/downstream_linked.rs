@@ -47,7 +47,7 @@ fn linked_tools_arrive_sorted_with_their_origins() {
 fn require_crates_passes_once_linked() {
     let tools = try_all_base_tools(&Flags::new()).unwrap();
     assert_eq!(
-        tools.crates().into_iter().collect::<Vec<_>>(),
+        tools.crates().iter().copied().collect::<Vec<_>>(),
         ["tools_alpha"]
     );
     tools

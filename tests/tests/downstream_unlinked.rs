@@ -31,7 +31,7 @@ fn a_dependency_the_binary_never_names_contributes_no_tools() {
         ["alpha_write", "beta_lab", "beta_plain", "beta_search"]
     );
     assert_eq!(
-        tools.crates().into_iter().collect::<Vec<_>>(),
+        tools.crates().iter().copied().collect::<Vec<_>>(),
         ["tools_beta"]
     );
     assert!(
