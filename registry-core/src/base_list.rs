@@ -67,6 +67,7 @@ inventory::collect!(LinkedCrate);
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Flags {
     set: BTreeSet<String>,
+    all: bool,
 }
 
 impl Flags {
@@ -95,9 +96,18 @@ impl Flags {
             .unwrap_or_default()
     }
 
+    /// Every flag set: the whole compiled-in catalog, for introspection and
+    /// catalog locks. Not for serving a model.
+    pub fn all() -> Self {
+        Flags {
+            set: BTreeSet::new(),
+            all: true,
+        }
+    }
+
     /// Whether `flag` is set.
     pub fn is_set(&self, flag: &str) -> bool {
-        self.set.contains(flag)
+        self.all || self.set.contains(flag)
     }
 }
 
@@ -105,6 +115,7 @@ impl<S: Into<String>> FromIterator<S> for Flags {
     fn from_iter<I: IntoIterator<Item = S>>(iter: I) -> Self {
         Flags {
             set: iter.into_iter().map(Into::into).collect(),
+            all: false,
         }
     }
 }
@@ -480,5 +491,6 @@ mod tests {
             .collect();
         assert!(flags.is_set("web") && flags.is_set("beta"));
         assert!(!flags.is_set(""));
+        assert!(Flags::all().is_set("anything"));
     }
 }

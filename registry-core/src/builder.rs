@@ -161,6 +161,12 @@ impl ToolBuilder {
         self
     }
 
+    /// Keeps the tool out of the ordinary pool.
+    pub fn internal(mut self) -> Self {
+        self.declaration = self.declaration.internal();
+        self
+    }
+
     /// Where the tool came from (defaults to [`Origin::RUNTIME`]).
     pub fn origin(mut self, origin: Origin) -> Self {
         self.declaration = self.declaration.origin(origin);

@@ -63,6 +63,7 @@ pub struct ToolSpec {
     loading: Setting<Loading>,
     flag: Option<String>,
     has_enabled_check: bool,
+    internal: bool,
     origin: Origin,
 }
 
@@ -119,6 +120,11 @@ impl ToolSpec {
     /// Whether the tool has an `enabled` self-check.
     pub fn has_enabled_check(&self) -> bool {
         self.has_enabled_check
+    }
+    /// Whether the tool is kept out of the ordinary pool (used only by
+    /// the runtime itself, e.g. a tool another tool calls).
+    pub fn is_internal(&self) -> bool {
+        self.internal
     }
     /// Where the tool was declared.
     pub fn origin(&self) -> &Origin {
@@ -183,6 +189,7 @@ impl<I> Declaration<I> {
                 loading: Setting::default_value(Loading::Eager),
                 flag: None,
                 has_enabled_check: false,
+                internal: false,
                 origin: Origin::RUNTIME,
             },
             concurrency_safe: Posture::Fixed(false),
@@ -269,6 +276,13 @@ impl<I> Declaration<I> {
     pub fn enabled(mut self, check: impl Fn() -> bool + Send + Sync + 'static) -> Self {
         self.spec.has_enabled_check = true;
         self.enabled = Some(Arc::new(check));
+        self
+    }
+
+    /// Keeps the tool out of the ordinary pool; it stays in the
+    /// authoritative list for lookup and introspection.
+    pub fn internal(mut self) -> Self {
+        self.spec.internal = true;
         self
     }
 

@@ -212,3 +212,18 @@ pub enum ToolError {
         tool: String,
     },
 }
+
+/// A change to a [`PermissionContext`](crate::PermissionContext) that was
+/// refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContextError {
+    /// The rule string is malformed.
+    #[error(transparent)]
+    Rule(#[from] crate::permission::RuleError),
+    /// Policy rules are set by an administrator, not through the context.
+    #[error("policy rules are read-only; `{rule}` was not added")]
+    PolicyIsReadOnly {
+        /// The rule that was refused.
+        rule: String,
+    },
+}

@@ -121,6 +121,7 @@
 
 mod base_list;
 mod builder;
+mod canonical;
 mod context;
 mod definition;
 mod error;
@@ -129,6 +130,8 @@ mod link;
 mod naming;
 mod output;
 mod permission;
+mod plugins;
+mod pool;
 mod posture;
 mod tool;
 
@@ -138,13 +141,23 @@ pub mod __private;
 
 pub use base_list::{BaseTools, Flags, all_base_tools, try_all_base_tools};
 pub use builder::{BoxError, RuntimeToolError, ToolBuilder};
+pub use canonical::{to_canonical_pretty, to_canonical_string};
 pub use context::ToolContext;
 pub use definition::{Declaration, Origin, ToolSpec};
-pub use error::{CatalogError, Claim, Collision, DefinitionError, NameError, NameRole, ToolError};
+pub use error::{
+    CatalogError, Claim, Collision, ContextError, DefinitionError, NameError, NameRole, ToolError,
+};
 pub use handle::{PreparedCall, ToolHandle};
 pub use naming::{MAX_NAME_LEN, validate_name};
 pub use output::{IntoToolOutput, Json, ToolOutput, Truncation};
-pub use permission::PermissionDecision;
+pub use permission::{
+    Mode, ModeFilter, PermissionContext, PermissionDecision, PermissionRule, RuleBehavior,
+    RuleError, RuleSet, RuleSource, RuleTarget,
+};
+pub use plugins::{PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
+pub use pool::{
+    Partition, PoolEntry, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
+};
 pub use posture::{Loading, Posture, PostureKind, ResultCap, Setting, Source};
 /// Declares a tool on a struct.
 ///
@@ -163,6 +176,7 @@ pub use posture::{Loading, Posture, PostureKind, ResultCap, Setting, Source};
 ///     enabled = path::to::check,          // fn() -> bool self-check
 ///     classifier_input = |i: &Input| i.command.clone(), // text for a safety classifier
 ///     user_facing_name = "Read file",     // a name for people
+///     internal,                           // never in the ordinary pool
 ///     crate = "::registry_core",          // if registry-core is renamed; must be absolute
 /// )]
 /// ```

@@ -28,6 +28,7 @@ pub struct ToolModel {
     pub enabled: Option<Expr>,
     pub classifier_input: Option<Expr>,
     pub user_facing_name: Option<LitStr>,
+    pub internal: bool,
     /// `#[cfg]`s on the struct, repeated on the generated items.
     pub cfgs: Vec<TokenStream>,
 }
@@ -159,6 +160,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
         enabled: parsed.enabled.map(|f| f.0),
         classifier_input: parsed.classifier_input.map(|f| f.0),
         user_facing_name: parsed.user_facing_name.map(|s| s.0),
+        internal: parsed.internal.0.is_some(),
     })
 }
 

@@ -24,6 +24,7 @@ pub const KEYS: &[&str] = &[
     "enabled",
     "classifier_input",
     "user_facing_name",
+    "internal",
     "crate",
 ];
 
@@ -61,6 +62,9 @@ pub struct ToolArgs {
     pub classifier_input: Option<FnExpr>,
     /// `user_facing_name = "..."`: a name for people.
     pub user_facing_name: Option<Str>,
+    /// `internal`: never exposed in the ordinary pool.
+    #[darling(default)]
+    pub internal: Switch,
     /// `crate = "::path"`: where `registry_core` lives, if renamed.
     #[darling(rename = "crate")]
     pub krate: Option<SpannedValue<CratePath>>,

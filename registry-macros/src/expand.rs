@@ -113,6 +113,9 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
     if let Some(name) = &model.user_facing_name {
         calls.push(quote!(.user_facing_name(#name)));
     }
+    if model.internal {
+        calls.push(quote!(.internal()));
+    }
     if let Some(expr) = &model.classifier_input {
         let checked = quote_spanned!(expr.span()=> #krate::__private::classifier_text::<Self::Input, _>(#expr));
         calls.push(quote!(.classifier_input(#checked)));

@@ -65,6 +65,7 @@ const _: () = {
                 .loading(::registry_core::__private::Loading::Deferred)
                 .search_hint("shell exec terminal")
                 .user_facing_name("Shell")
+                .internal()
                 .classifier_input(
                     ::registry_core::__private::classifier_text::<
                         Self::Input,

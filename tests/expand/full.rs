@@ -32,6 +32,7 @@ fn sandbox_available() -> bool {
     enabled = sandbox_available,
     classifier_input = |input: &RunInput| input.command.clone(),
     user_facing_name = "Shell",
+    internal,
 )]
 pub struct RunCommand {
     pub timeout_secs: u64,

@@ -1,0 +1,11 @@
+//! Permissions: what a tool may say about one call ([`PermissionDecision`]),
+//! the rules a runtime holds ([`PermissionRule`]), and the context that
+//! groups them by source with the active [`Mode`].
+
+mod context;
+mod decision;
+mod rule;
+
+pub use context::{Mode, ModeFilter, PermissionContext, RuleBehavior, RuleSet, RuleSource};
+pub use decision::PermissionDecision;
+pub use rule::{PermissionRule, RuleError, RuleTarget};

@@ -1,0 +1,287 @@
+//! Runtime plugins: tools registered while the program runs (MCP servers,
+//! configuration), each with an owner, removed by dropping a guard or by
+//! owner.
+//!
+//! The catalog and the executor read the same registry, so what the model
+//! sees and what can run never diverge. Every change bumps a generation
+//! number, so callers can cache renders and know when to re-render.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock, Weak};
+
+use crate::handle::ToolHandle;
+
+/// A tool contributed by a plugin, with the plugin that owns it.
+#[derive(Debug, Clone)]
+pub struct PluginTool {
+    owner: Arc<str>,
+    tool: ToolHandle,
+}
+
+impl PluginTool {
+    /// A plugin tool owned by `owner` (an MCP server name, a plugin id).
+    pub fn new(owner: impl Into<Arc<str>>, tool: ToolHandle) -> Self {
+        PluginTool {
+            owner: owner.into(),
+            tool,
+        }
+    }
+
+    /// The plugin that contributed the tool.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    pub(crate) fn owner_arc(&self) -> Arc<str> {
+        Arc::clone(&self.owner)
+    }
+
+    /// The tool.
+    pub fn tool(&self) -> &ToolHandle {
+        &self.tool
+    }
+}
+
+/// A thread-safe registry of plugin tools.
+///
+/// ```
+/// use registry_core::{PluginRegistry, ToolBuilder, ToolOutput};
+///
+/// let registry = PluginRegistry::new();
+/// let tool = ToolBuilder::new("mcp__notes__search", "Search notes.")
+///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+///     .unwrap();
+/// let guard = registry.register("notes", tool);
+/// assert_eq!(registry.snapshot().tools().len(), 1);
+/// drop(guard); // the plugin went away: so did its tool
+/// assert!(registry.snapshot().tools().is_empty());
+/// ```
+#[derive(Clone, Default)]
+pub struct PluginRegistry {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    entries: RwLock<BTreeMap<u64, PluginTool>>,
+    next_id: AtomicU64,
+    generation: AtomicU64,
+}
+
+impl fmt::Debug for PluginRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PluginRegistry")
+            .field("tools", &self.inner.read().len())
+            .field("generation", &self.generation())
+            .finish()
+    }
+}
+
+impl Inner {
+    // A panic while holding the lock cannot leave the map half-updated
+    // (every write is one insert or retain), so poisoning is ignored.
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<u64, PluginTool>> {
+        self.entries.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, BTreeMap<u64, PluginTool>> {
+        self.entries.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    // Generations move while the write lock is held, so a snapshot's
+    // tools and generation always agree.
+    fn remove(&self, id: u64) -> bool {
+        let mut entries = self.write();
+        let removed = entries.remove(&id).is_some();
+        if removed {
+            self.generation.fetch_add(1, Ordering::AcqRel);
+        }
+        removed
+    }
+}
+
+impl PluginRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool owned by `owner`. The tool stays until the guard is
+    /// dropped or disposed, or its owner is unregistered.
+    #[must_use = "dropping the guard removes the tool at once; call `detach()` to keep it until `unregister_owner`"]
+    pub fn register(&self, owner: impl Into<Arc<str>>, tool: ToolHandle) -> PluginGuard {
+        let id = self.inner.next_id.fetch_add(1, Ordering::AcqRel);
+        let mut entries = self.inner.write();
+        entries.insert(id, PluginTool::new(owner, tool));
+        self.inner.generation.fetch_add(1, Ordering::AcqRel);
+        drop(entries);
+        PluginGuard {
+            registry: Arc::downgrade(&self.inner),
+            id,
+            armed: true,
+        }
+    }
+
+    /// Removes every tool `owner` contributed (a crashed or disconnected
+    /// plugin leaves no ghost tools). Returns how many were removed.
+    pub fn unregister_owner(&self, owner: &str) -> usize {
+        let mut entries = self.inner.write();
+        let before = entries.len();
+        entries.retain(|_, entry| entry.owner() != owner);
+        let removed = before - entries.len();
+        if removed > 0 {
+            self.inner.generation.fetch_add(1, Ordering::AcqRel);
+        }
+        removed
+    }
+
+    /// Changes every time a tool is added or removed.
+    pub fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::Acquire)
+    }
+
+    /// The tools registered now, in registration order, with the generation
+    /// they belong to.
+    pub fn snapshot(&self) -> PluginSnapshot {
+        let entries = self.inner.read();
+        let generation = self.generation();
+        PluginSnapshot {
+            generation,
+            tools: entries.values().cloned().collect(),
+        }
+    }
+}
+
+/// The plugin tools at one generation.
+#[derive(Debug, Clone, Default)]
+pub struct PluginSnapshot {
+    generation: u64,
+    tools: Vec<PluginTool>,
+}
+
+impl PluginSnapshot {
+    /// The registry generation this snapshot was taken at.
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// The tools, in registration order (assembly sorts them).
+    pub fn tools(&self) -> &[PluginTool] {
+        &self.tools
+    }
+}
+
+/// Keeps a registered plugin tool alive; dropping it removes the tool.
+#[derive(Debug)]
+pub struct PluginGuard {
+    registry: Weak<Inner>,
+    id: u64,
+    armed: bool,
+}
+
+impl PluginGuard {
+    /// Removes the tool now. Returns `false` if it was already gone (its
+    /// owner was unregistered, or the registry dropped).
+    pub fn dispose(mut self) -> bool {
+        self.armed = false;
+        self.registry
+            .upgrade()
+            .is_some_and(|inner| inner.remove(self.id))
+    }
+
+    /// Keeps the tool registered until its owner is unregistered.
+    pub fn detach(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for PluginGuard {
+    fn drop(&mut self) {
+        if self.armed
+            && let Some(inner) = self.registry.upgrade()
+        {
+            inner.remove(self.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ToolBuilder, ToolOutput};
+
+    fn tool(name: &str) -> ToolHandle {
+        ToolBuilder::new(name, "A plugin tool.")
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    fn names(registry: &PluginRegistry) -> Vec<String> {
+        registry
+            .snapshot()
+            .tools()
+            .iter()
+            .map(|t| t.tool().name().to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn guards_dispose_and_owners_unregister() {
+        let registry = PluginRegistry::new();
+        let g0 = registry.generation();
+        let a = registry.register("srv", tool("a"));
+        let b = registry.register("srv", tool("b"));
+        registry.register("other", tool("c")).detach();
+        assert_eq!(names(&registry), ["a", "b", "c"]);
+        assert!(registry.generation() > g0);
+
+        let g1 = registry.generation();
+        assert!(a.dispose());
+        assert_eq!(names(&registry), ["b", "c"]);
+        assert!(registry.generation() > g1);
+
+        assert_eq!(registry.unregister_owner("srv"), 1);
+        assert_eq!(names(&registry), ["c"]);
+        // b's guard outlived its tool: disposing it is a no-op.
+        let g2 = registry.generation();
+        assert!(!b.dispose());
+        assert_eq!(
+            registry.generation(),
+            g2,
+            "nothing changed, no new generation"
+        );
+        assert_eq!(registry.unregister_owner("nobody"), 0);
+        assert_eq!(registry.unregister_owner("other"), 1);
+        assert!(names(&registry).is_empty());
+    }
+
+    #[test]
+    fn registration_is_thread_safe() {
+        let registry = PluginRegistry::new();
+        std::thread::scope(|scope| {
+            for t in 0..4 {
+                let registry = registry.clone();
+                scope.spawn(move || {
+                    for i in 0..50 {
+                        registry
+                            .register(format!("owner{t}"), tool(&format!("t{t}_{i}")))
+                            .detach();
+                    }
+                });
+            }
+        });
+        assert_eq!(registry.snapshot().tools().len(), 200);
+        assert_eq!(registry.unregister_owner("owner2"), 50);
+        assert_eq!(registry.snapshot().tools().len(), 150);
+    }
+
+    #[test]
+    fn a_guard_outliving_its_registry_is_harmless() {
+        let registry = PluginRegistry::new();
+        let guard = registry.register("x", tool("x"));
+        drop(registry);
+        assert!(!guard.dispose());
+    }
+}

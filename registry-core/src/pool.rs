@@ -1,0 +1,279 @@
+//! From the authoritative list to what a model sees: narrowing
+//! ([`tools`]), cache-stable assembly with plugins ([`assemble_tool_pool`])
+//! and the loose view for counting ([`merged_tools`]).
+//!
+//! Assembly sorts built-ins and plugins separately and puts built-ins
+//! first, so adding, removing or renaming a plugin never changes the
+//! rendered built-in prefix, and the provider's prompt cache keeps hitting.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::base_list::BaseTools;
+use crate::handle::ToolHandle;
+use crate::permission::PermissionContext;
+use crate::plugins::{PluginRegistry, PluginSnapshot, PluginTool};
+
+/// Narrows the authoritative list for one context: removes internal-only
+/// tools, then tools a whole-tool deny rule covers (by name or alias), then
+/// tools the active mode leaves out, then tools whose `enabled` self-check
+/// says no. The order of the list (by name) is kept.
+pub fn tools(base: &BaseTools, cx: &PermissionContext) -> Vec<ToolHandle> {
+    base.iter()
+        .filter(|tool| {
+            let spec = tool.spec();
+            if spec.is_internal() {
+                return false;
+            }
+            if let Some((source, rule)) = cx.whole_tool_deny(spec.name(), spec.aliases()) {
+                tracing::debug!(tool = spec.name(), %rule, ?source, "removed by a deny rule");
+                return false;
+            }
+            if !cx.mode().keeps(spec.name()) {
+                tracing::debug!(
+                    tool = spec.name(),
+                    mode = cx.mode().name(),
+                    "removed by the mode"
+                );
+                return false;
+            }
+            tool.is_enabled()
+        })
+        .cloned()
+        .collect()
+}
+
+/// Where a pooled tool came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Partition {
+    /// A `#[tool]` from the authoritative list.
+    BuiltIn,
+    /// A runtime plugin tool, with its owner.
+    Plugin(Arc<str>),
+}
+
+/// One tool of a pool.
+#[derive(Debug, Clone)]
+pub struct PoolEntry {
+    tool: ToolHandle,
+    partition: Partition,
+}
+
+impl PoolEntry {
+    /// The tool.
+    pub fn tool(&self) -> &ToolHandle {
+        &self.tool
+    }
+
+    /// Built-in or plugin (with owner).
+    pub fn partition(&self) -> &Partition {
+        &self.partition
+    }
+}
+
+/// The execution pool: built-ins sorted by name, then plugins sorted by
+/// name, unique by name. Renders of it are cached, so rendering an unchanged
+/// pool twice does the work once.
+#[derive(Debug)]
+pub struct ToolPool {
+    entries: Vec<PoolEntry>,
+    builtin_len: usize,
+    plugin_generation: u64,
+    renders: Mutex<BTreeMap<String, Arc<str>>>,
+}
+
+impl ToolPool {
+    /// Every tool, built-ins first.
+    pub fn entries(&self) -> &[PoolEntry] {
+        &self.entries
+    }
+
+    /// Every tool, built-ins first.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &ToolHandle> {
+        self.entries.iter().map(PoolEntry::tool)
+    }
+
+    /// The built-in prefix.
+    pub fn builtins(&self) -> &[PoolEntry] {
+        &self.entries[..self.builtin_len]
+    }
+
+    /// The plugin suffix.
+    pub fn plugins(&self) -> &[PoolEntry] {
+        &self.entries[self.builtin_len..]
+    }
+
+    /// How many tools the pool holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the pool is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The tool with this primary name.
+    pub fn get(&self, name: &str) -> Option<&ToolHandle> {
+        self.iter().find(|tool| tool.name() == name)
+    }
+
+    /// The plugin-registry generation the pool was assembled at.
+    pub fn plugin_generation(&self) -> u64 {
+        self.plugin_generation
+    }
+
+    /// Returns the cached render for `key`, producing it once.
+    pub(crate) fn render_cached(
+        &self,
+        key: &str,
+        render: impl FnOnce(&ToolPool) -> String,
+    ) -> Arc<str> {
+        if let Some(hit) = self.lock_renders().get(key) {
+            return Arc::clone(hit);
+        }
+        // Rendered outside the lock; a concurrent first render of the same
+        // key produces the same bytes, and the first insert wins.
+        let rendered: Arc<str> = render(self).into();
+        Arc::clone(
+            self.lock_renders()
+                .entry(key.to_owned())
+                .or_insert(rendered),
+        )
+    }
+
+    fn lock_renders(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Arc<str>>> {
+        self.renders.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Assembles the execution pool: [`tools`] for built-ins; plugin tools
+/// filtered by the same deny rules (and never internal ones); each
+/// partition sorted by name in byte order; built-ins first; unique by name.
+///
+/// A plugin tool whose name is a built-in's name or alias loses, and so does
+/// the later of two plugins with one name; each clash is logged with
+/// `tracing::warn!` naming the plugin's owner.
+pub fn assemble_tool_pool(
+    base: &BaseTools,
+    cx: &PermissionContext,
+    plugins: &PluginSnapshot,
+) -> ToolPool {
+    let builtins = tools(base, cx);
+    // Every name a built-in answers to; `Some(owner)` once a plugin holds it.
+    let mut taken: BTreeMap<String, Option<&str>> = BTreeMap::new();
+    for tool in &builtins {
+        taken.insert(tool.name().to_owned(), None);
+        for alias in tool.spec().aliases() {
+            taken.insert(alias.clone(), None);
+        }
+    }
+
+    let mut candidates: Vec<&PluginTool> = plugins
+        .tools()
+        .iter()
+        .filter(|p| {
+            let spec = p.tool().spec();
+            !spec.is_internal() && !cx.denies_whole_tool(spec.name(), spec.aliases())
+        })
+        .collect();
+    // Byte order of the name, then owner, so equal names resolve the same
+    // way in every process.
+    candidates.sort_by(|a, b| (a.tool().name(), a.owner()).cmp(&(b.tool().name(), b.owner())));
+
+    let mut entries: Vec<PoolEntry> = builtins
+        .into_iter()
+        .map(|tool| PoolEntry {
+            tool,
+            partition: Partition::BuiltIn,
+        })
+        .collect();
+    let builtin_len = entries.len();
+    for plugin in candidates {
+        let name = plugin.tool().name();
+        if let Some(winner) = taken.get(name) {
+            match winner {
+                None => tracing::warn!(
+                    tool = name,
+                    owner = plugin.owner(),
+                    "plugin tool clashes with a built-in tool's name; the built-in wins"
+                ),
+                Some(first_owner) => tracing::warn!(
+                    tool = name,
+                    owner = plugin.owner(),
+                    kept_owner = *first_owner,
+                    "two plugins register the same tool name; the first by owner order wins"
+                ),
+            }
+            continue;
+        }
+        taken.insert(name.to_owned(), Some(plugin.owner()));
+        entries.push(PoolEntry {
+            tool: plugin.tool().clone(),
+            partition: Partition::Plugin(plugin.owner_arc()),
+        });
+    }
+
+    ToolPool {
+        entries,
+        builtin_len,
+        plugin_generation: plugins.generation(),
+        renders: Mutex::default(),
+    }
+}
+
+/// Built-ins (narrowed) plus every plugin tool, unsorted and not
+/// deduplicated: for counting and UI only. Never execute from this view;
+/// use [`assemble_tool_pool`].
+pub fn merged_tools(
+    base: &BaseTools,
+    cx: &PermissionContext,
+    plugins: &PluginSnapshot,
+) -> Vec<ToolHandle> {
+    let mut all = tools(base, cx);
+    all.extend(plugins.tools().iter().map(|p| p.tool().clone()));
+    all
+}
+
+/// The authoritative list and the plugin registry together: the one object
+/// a runtime keeps, and the only way its hot paths reach tools.
+#[derive(Debug, Clone)]
+pub struct ToolRegistry {
+    base: BaseTools,
+    plugins: PluginRegistry,
+}
+
+impl ToolRegistry {
+    /// A registry over an authoritative list, with no plugins yet.
+    pub fn new(base: BaseTools) -> Self {
+        ToolRegistry {
+            base,
+            plugins: PluginRegistry::new(),
+        }
+    }
+
+    /// The authoritative list (for alias lookup and introspection).
+    pub fn base(&self) -> &BaseTools {
+        &self.base
+    }
+
+    /// The runtime plugins.
+    pub fn plugins(&self) -> &PluginRegistry {
+        &self.plugins
+    }
+
+    /// See [`tools`].
+    pub fn tools(&self, cx: &PermissionContext) -> Vec<ToolHandle> {
+        tools(&self.base, cx)
+    }
+
+    /// See [`assemble_tool_pool`]; reads the plugins registered now.
+    pub fn assemble_tool_pool(&self, cx: &PermissionContext) -> ToolPool {
+        assemble_tool_pool(&self.base, cx, &self.plugins.snapshot())
+    }
+
+    /// See [`merged_tools`].
+    pub fn merged_tools(&self, cx: &PermissionContext) -> Vec<ToolHandle> {
+        merged_tools(&self.base, cx, &self.plugins.snapshot())
+    }
+}
