@@ -1,1 +1,244 @@
-fn main() {}
+//! The tool set at work: the authoritative list as a table, then a few
+//! calls against a scratch sandbox, each shown with its classification and
+//! permission answer before it runs.
+//!
+//! Run with `cargo run -p registry-examples --bin demo`. The output is the
+//! same on every run: the table comes from the sorted list, and no
+//! temporary path, time or hash order is printed.
+
+// The tools live in the library crate, and a crate whose items the binary
+// never names is not linked, so its `#[tool]` registrations would silently
+// be missing from the list. This binary happens to name `Sandbox`, which
+// would link the crate anyway; `link!` says so on purpose, so removing that
+// use later cannot make the tools vanish, and it records the crate for the
+// empty-link warning.
+registry_core::link!(registry_examples);
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use registry_core::{
+    BaseTools, Flags, PermissionDecision, Setting, ToolContext, try_all_base_tools,
+};
+use registry_examples::Sandbox;
+use serde_json::{Value, json};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let tools = match try_all_base_tools(&Flags::new()) {
+        Ok(tools) => tools,
+        Err(err) => {
+            eprintln!("error: the tool list could not be built: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(err) = tools.require_crates(&["registry_examples"]) {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
+
+    print_table(&tools);
+
+    // A scratch sandbox, named after the process so parallel runs do not
+    // collide. Its path is never printed: the output must not vary.
+    let scratch = ScratchDir::new(
+        std::env::temp_dir().join(format!("registry-examples-demo-{}", std::process::id())),
+    );
+    if let Err(err) = run_calls(&tools, &scratch.path).await {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
+    if let Err(err) = scratch.remove() {
+        eprintln!("error: could not remove the demo sandbox: {err}");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// The demo's sandbox directory, removed when the demo ends, even by a
+/// panic (`println!` panics when stdout is a closed pipe, e.g. `| head`).
+struct ScratchDir {
+    path: PathBuf,
+    removed: bool,
+}
+
+impl ScratchDir {
+    fn new(path: PathBuf) -> Self {
+        ScratchDir {
+            path,
+            removed: false,
+        }
+    }
+
+    /// Removes the directory now, reporting failure.
+    fn remove(mut self) -> std::io::Result<()> {
+        self.removed = true;
+        std::fs::remove_dir_all(&self.path)
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        if !self.removed {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+/// One row per tool; `*` marks a value the tool did not declare (the
+/// fail-closed default).
+fn print_table(tools: &BaseTools) {
+    let header = [
+        "tool",
+        "aliases",
+        "concurrency_safe",
+        "read_only",
+        "destructive",
+        "max_result_chars",
+        "loading",
+    ];
+    let rows: Vec<[String; 7]> = tools
+        .iter()
+        .map(|tool| {
+            let spec = tool.spec();
+            let aliases = if spec.aliases().is_empty() {
+                "-".to_owned()
+            } else {
+                spec.aliases().join(", ")
+            };
+            [
+                spec.name().to_owned(),
+                aliases,
+                marked(spec.concurrency_safe()),
+                marked(spec.read_only()),
+                marked(spec.destructive()),
+                marked(spec.max_result_chars()),
+                marked(spec.loading()),
+            ]
+        })
+        .collect();
+
+    let mut widths = header.map(str::len);
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 7]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        println!("{}", padded.join("  ").trim_end());
+    };
+
+    println!("== The authoritative tool list ({} tools) ==", tools.len());
+    println!();
+    line(header);
+    line(widths.map(|w| "-".repeat(w)).each_ref().map(String::as_str));
+    for row in &rows {
+        line(row.each_ref().map(String::as_str));
+    }
+    println!();
+    println!("* = not declared by the tool: the fail-closed default applies");
+    println!("per input = decided on each call's parsed input");
+    println!();
+}
+
+/// The value, with `*` when it is the default rather than declared. A
+/// per-input posture displays as `per input`.
+fn marked<T: std::fmt::Display>(setting: &Setting<T>) -> String {
+    if setting.is_declared() {
+        setting.value().to_string()
+    } else {
+        format!("{}*", setting.value())
+    }
+}
+
+async fn run_calls(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    // A directory left by an earlier run that died with the same process
+    // id would change the listings; start from nothing.
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    std::fs::create_dir(dir)?;
+    let cx = ToolContext::new().with(Sandbox::new(dir)?);
+
+    println!("== Calls in a scratch sandbox ==");
+    call(
+        tools,
+        &cx,
+        "write_file",
+        json!({"path": "notes.txt", "content": "alpha\nbeta\ngamma\n"}),
+    )
+    .await?;
+    call(tools, &cx, "cat", json!({"path": "notes.txt"})).await?;
+    call(tools, &cx, "grep", json!({"pattern": "^(alpha|gamma)$"})).await?;
+    call(tools, &cx, "run_command", json!({"command": "ls"})).await?;
+    // Classified destructive, and the tool asks for confirmation. The demo
+    // plays the person who confirms: it is a scratch directory.
+    call(
+        tools,
+        &cx,
+        "run_command",
+        json!({"command": "rm notes.txt"}),
+    )
+    .await?;
+    call(tools, &cx, "list_dir", json!({})).await?;
+    // Denied by the permission check; run anyway to show that `call`
+    // refuses it too, for runtimes that skip the check.
+    call(tools, &cx, "read_file", json!({"path": "../etc/passwd"})).await?;
+    Ok(())
+}
+
+/// Shows one call: how it resolved, how it is classified, what the tool's
+/// permission check says, and the result of running it.
+async fn call(
+    tools: &BaseTools,
+    cx: &ToolContext,
+    name: &str,
+    args: Value,
+) -> Result<(), Box<dyn std::error::Error>> {
+    println!();
+    println!("> {name} {args}");
+    let (tool, role) = tools
+        .resolve(name)
+        .ok_or_else(|| format!("no tool or alias named `{name}`"))?;
+    if tool.name() != name {
+        println!("  resolved: {role} of `{}`", tool.name());
+    }
+    let prepared = tool.prepare(args)?;
+    println!(
+        "  classified: concurrency_safe={} read_only={} destructive={}",
+        prepared.is_concurrency_safe(),
+        prepared.is_read_only(),
+        prepared.is_destructive()
+    );
+    let (permission, note) = match prepared.check_permissions(cx) {
+        PermissionDecision::Allow => ("allow".to_owned(), None),
+        PermissionDecision::Delegate => ("delegate (the general policy decides)".to_owned(), None),
+        PermissionDecision::Deny { reason } => (
+            format!("deny: {reason}"),
+            Some("run anyway, as a runtime that skips the check would"),
+        ),
+        PermissionDecision::Ask { reason } => (
+            format!("ask: {reason}"),
+            Some("the demo confirms: the sandbox is a scratch directory"),
+        ),
+    };
+    println!("  permission: {permission}");
+    if let Some(note) = note {
+        println!("  ({note})");
+    }
+    match prepared.run(cx).await {
+        Ok(output) => {
+            println!("  result:");
+            for line in output.as_str().lines() {
+                println!("    {line}");
+            }
+        }
+        Err(err) => println!("  error: {err}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,447 @@
+//! The directory every file tool works in, and the one place that decides
+//! whether a path given by the model stays inside it.
+//!
+//! A runtime puts a [`Sandbox`] into the [`ToolContext`] of every call; the
+//! tools take it out with [`Sandbox::from_context`]. A call without one
+//! fails with [`SandboxError::Missing`] instead of falling back to the
+//! process's working directory.
+//!
+//! # How a path is checked
+//!
+//! [`Sandbox::resolve`] turns the model's path into the absolute path the
+//! tool then opens, so what is checked is exactly what is used:
+//!
+//! 1. The path is joined to the root (an absolute path replaces it) and `.`
+//!    and `..` are resolved lexically.
+//! 2. The longest prefix that exists is canonicalized, which follows every
+//!    symlink in it; the components that do not exist yet (a file about to
+//!    be created) are appended unchanged, since they cannot be symlinks.
+//! 3. The result must lie under the canonical root. Anything else,
+//!    including a dangling symlink that cannot be followed, is refused with
+//!    an error naming the path as the model wrote it.
+//!
+//! Every tool checks its paths twice: in `check_permissions` (a
+//! [`PermissionDecision::Deny`] the runtime shows before anything runs) and
+//! again in `call`, because a runtime may skip the permission step (for
+//! example [`ToolHandle::call_json`](registry_core::ToolHandle::call_json)
+//! does).
+//!
+//! The check is a guard against mistakes and prompt injection, not a jail:
+//! a symlink swapped in between the check and the use (a race with another
+//! process) is not detected. `run_command` is not confined by it at all; see
+//! that tool's documentation.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+use registry_core::{PermissionDecision, ToolContext};
+
+/// The root directory the file tools may touch.
+///
+/// Build it once per session and put it into the context:
+///
+/// ```
+/// use registry_core::ToolContext;
+/// use registry_examples::Sandbox;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let cx = ToolContext::new().with(Sandbox::new(dir.path()).unwrap());
+/// assert!(Sandbox::from_context(&cx).is_ok());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// Canonical (symlink-free, absolute) root.
+    root: PathBuf,
+}
+
+/// Why a path, or the sandbox itself, cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The runtime did not put a [`Sandbox`] into the tool context.
+    #[error(
+        "no sandbox is configured for this call: the runtime must add a `Sandbox` to the tool context"
+    )]
+    Missing,
+    /// The path leads outside the sandbox root (`..`, an absolute path
+    /// elsewhere, or a symlink pointing out).
+    #[error(
+        "path `{path}` is outside the sandbox: use a path relative to the sandbox root, without `..` leading out of it or symlinks pointing out of it"
+    )]
+    Escapes {
+        /// The path as the model wrote it.
+        path: String,
+    },
+    /// A symlink on the path could not be followed (it is dangling or
+    /// loops), so where the path leads is unknown.
+    #[error("path `{path}` goes through a symlink that cannot be followed: {source}")]
+    Unresolvable {
+        /// The path as the model wrote it.
+        path: String,
+        /// What the operating system said.
+        #[source]
+        source: io::Error,
+    },
+    /// Checking the path failed for another reason (a component is a file,
+    /// permission denied, an invalid character).
+    #[error("path `{path}` cannot be checked: {source}")]
+    Inaccessible {
+        /// The path as the model wrote it.
+        path: String,
+        /// What the operating system said.
+        #[source]
+        source: io::Error,
+    },
+    /// The sandbox root given to [`Sandbox::new`] cannot be used.
+    #[error("sandbox root `{}` cannot be used: {source}", root.display())]
+    BadRoot {
+        /// The root as given.
+        root: PathBuf,
+        /// What the operating system said.
+        #[source]
+        source: io::Error,
+    },
+    /// The sandbox root given to [`Sandbox::new`] is not a directory.
+    #[error("sandbox root `{}` is not a directory", root.display())]
+    RootNotADirectory {
+        /// The root as given.
+        root: PathBuf,
+    },
+}
+
+impl Sandbox {
+    /// A sandbox rooted at `root`, which must be an existing directory.
+    /// The root is canonicalized once here.
+    pub fn new(root: impl AsRef<Path>) -> Result<Self, SandboxError> {
+        let given = root.as_ref();
+        let root = std::fs::canonicalize(given).map_err(|source| SandboxError::BadRoot {
+            root: given.to_path_buf(),
+            source,
+        })?;
+        if !root.is_dir() {
+            return Err(SandboxError::RootNotADirectory {
+                root: given.to_path_buf(),
+            });
+        }
+        Ok(Sandbox { root })
+    }
+
+    /// The canonical root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The sandbox the runtime put into `cx`.
+    pub fn from_context(cx: &ToolContext) -> Result<&Sandbox, SandboxError> {
+        cx.get::<Sandbox>().ok_or(SandboxError::Missing)
+    }
+
+    /// The absolute path `path` refers to, if it stays inside the sandbox.
+    /// Open exactly this path afterwards: it is the one that was checked.
+    ///
+    /// `path` is relative to the root; an absolute path is accepted only if
+    /// it lies under the root. The path does not need to exist.
+    pub fn resolve(&self, path: &str) -> Result<PathBuf, SandboxError> {
+        let normalized = normalize(&self.root.join(path));
+
+        // Split into the longest existing prefix and the missing tail.
+        let mut existing = normalized.as_path();
+        let mut tail: Vec<OsString> = Vec::new();
+        loop {
+            match std::fs::symlink_metadata(existing) {
+                Ok(_) => break,
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                    match (existing.file_name(), existing.parent()) {
+                        (Some(name), Some(parent)) => {
+                            tail.push(name.to_os_string());
+                            existing = parent;
+                        }
+                        // Only a filesystem root has no parent, and it exists.
+                        _ => {
+                            return Err(SandboxError::Inaccessible {
+                                path: path.to_owned(),
+                                source: err,
+                            });
+                        }
+                    }
+                }
+                Err(source) => {
+                    return Err(SandboxError::Inaccessible {
+                        path: path.to_owned(),
+                        source,
+                    });
+                }
+            }
+        }
+
+        let mut resolved =
+            std::fs::canonicalize(existing).map_err(|source| SandboxError::Unresolvable {
+                path: path.to_owned(),
+                source,
+            })?;
+        resolved.extend(tail.iter().rev());
+        if resolved.starts_with(&self.root) {
+            Ok(resolved)
+        } else {
+            Err(SandboxError::Escapes {
+                path: path.to_owned(),
+            })
+        }
+    }
+
+    /// `absolute` as the model should see it: relative to the root, with
+    /// `/` separators, `.` for the root itself.
+    pub fn display_path(&self, absolute: &Path) -> String {
+        match absolute.strip_prefix(&self.root) {
+            Ok(relative) => {
+                let parts: Vec<_> = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect();
+                if parts.is_empty() {
+                    ".".to_owned()
+                } else {
+                    parts.join("/")
+                }
+            }
+            Err(_) => absolute.display().to_string(),
+        }
+    }
+}
+
+/// The permission answer of a file tool: [`PermissionDecision::Deny`] when
+/// the context has no sandbox or any of `paths` leaves it, otherwise
+/// `inside`.
+///
+/// Read-only tools pass [`PermissionDecision::Allow`] (the tool vouches for
+/// reading inside the sandbox). Tools that write pass
+/// [`PermissionDecision::Delegate`]: the path is fine, but whether writing
+/// is allowed at all is the general policy's call (a mode may ask first).
+pub fn check_paths<'a>(
+    cx: &ToolContext,
+    paths: impl IntoIterator<Item = &'a str>,
+    inside: PermissionDecision,
+) -> PermissionDecision {
+    let sandbox = match Sandbox::from_context(cx) {
+        Ok(sandbox) => sandbox,
+        Err(err) => {
+            return PermissionDecision::Deny {
+                reason: err.to_string(),
+            };
+        }
+    };
+    for path in paths {
+        if let Err(err) = sandbox.resolve(path) {
+            return PermissionDecision::Deny {
+                reason: err.to_string(),
+            };
+        }
+    }
+    inside
+}
+
+/// Resolves `.` and `..` without touching the filesystem. `..` at a
+/// filesystem root stays there, as the operating system does.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// What a directory walk found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory (walked into).
+    Dir,
+    /// A symlink (listed, never followed).
+    Symlink,
+    /// Anything else (sockets, fifos, devices).
+    Other,
+}
+
+/// One entry of a directory walk.
+#[derive(Debug, Clone)]
+pub(crate) struct WalkEntry {
+    /// The absolute path.
+    pub(crate) path: PathBuf,
+    /// The path relative to where the walk started, `/`-separated.
+    pub(crate) relative: String,
+    /// What it is (symlinks are not followed).
+    pub(crate) kind: EntryKind,
+}
+
+/// Directories a walk never enters: version-control internals are noise
+/// for a model and can be huge.
+const SKIPPED_DIRS: &[&str] = &[".git"];
+
+/// Every entry under the directory `start` (not `start` itself), sorted by
+/// relative path. Symlinks are reported but never followed, so a walk
+/// cannot leave the sandbox. Subdirectories that cannot be read are
+/// skipped; `start` itself must be readable.
+pub(crate) fn walk(start: &Path) -> io::Result<Vec<WalkEntry>> {
+    let mut entries = Vec::new();
+    let mut pending: Vec<(PathBuf, String)> = vec![(start.to_path_buf(), String::new())];
+    let mut first = true;
+    while let Some((dir, prefix)) = pending.pop() {
+        let reader = match std::fs::read_dir(&dir) {
+            Ok(reader) => reader,
+            Err(err) if first => return Err(err),
+            Err(_) => continue,
+        };
+        first = false;
+        for entry in reader {
+            let Ok(entry) = entry else { continue };
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let relative = if prefix.is_empty() {
+                name.clone()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let kind = if file_type.is_symlink() {
+                EntryKind::Symlink
+            } else if file_type.is_dir() {
+                EntryKind::Dir
+            } else if file_type.is_file() {
+                EntryKind::File
+            } else {
+                EntryKind::Other
+            };
+            if kind == EntryKind::Dir {
+                if SKIPPED_DIRS.contains(&name.as_str()) {
+                    continue;
+                }
+                pending.push((entry.path(), relative.clone()));
+            }
+            entries.push(WalkEntry {
+                path: entry.path(),
+                relative,
+                kind,
+            });
+        }
+    }
+    entries.sort_by(|a, b| a.relative.cmp(&b.relative));
+    Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_resolves_dots_lexically() {
+        assert_eq!(normalize(Path::new("/a/./b/../c")), Path::new("/a/c"));
+        assert_eq!(normalize(Path::new("/a/../../..")), Path::new("/"));
+    }
+
+    #[test]
+    fn paths_inside_resolve_and_outside_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+
+        assert_eq!(sandbox.resolve(".").unwrap(), sandbox.root());
+        assert_eq!(sandbox.resolve("").unwrap(), sandbox.root());
+        assert_eq!(
+            sandbox.resolve("sub/../new.txt").unwrap(),
+            sandbox.root().join("new.txt")
+        );
+        assert_eq!(
+            sandbox.resolve("sub/deeper/new.txt").unwrap(),
+            sandbox.root().join("sub/deeper/new.txt")
+        );
+        let inside_absolute = sandbox.root().join("sub");
+        assert_eq!(
+            sandbox.resolve(&inside_absolute.to_string_lossy()).unwrap(),
+            inside_absolute
+        );
+
+        for escaping in ["..", "../etc/passwd", "sub/../../x", "/etc/passwd", "/"] {
+            let err = sandbox.resolve(escaping).unwrap_err();
+            assert!(
+                matches!(&err, SandboxError::Escapes { path } if path == escaping),
+                "{escaping}: {err}"
+            );
+            assert!(err.to_string().contains(&format!("`{escaping}`")));
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_followed_before_the_check() {
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "s").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        std::fs::write(dir.path().join("real.txt"), "r").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        std::os::unix::fs::symlink("real.txt", dir.path().join("in.txt")).unwrap();
+        std::os::unix::fs::symlink("/nonexistent/target", dir.path().join("dangling")).unwrap();
+
+        assert!(matches!(
+            sandbox.resolve("out/secret"),
+            Err(SandboxError::Escapes { .. })
+        ));
+        assert!(matches!(
+            sandbox.resolve("out/new-file"),
+            Err(SandboxError::Escapes { .. })
+        ));
+        assert_eq!(
+            sandbox.resolve("in.txt").unwrap(),
+            sandbox.root().join("real.txt")
+        );
+        assert!(matches!(
+            sandbox.resolve("dangling"),
+            Err(SandboxError::Unresolvable { .. })
+        ));
+    }
+
+    #[test]
+    fn display_path_is_relative_with_slashes() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        assert_eq!(sandbox.display_path(sandbox.root()), ".");
+        assert_eq!(
+            sandbox.display_path(&sandbox.root().join("a").join("b")),
+            "a/b"
+        );
+    }
+
+    #[test]
+    fn a_missing_root_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = Sandbox::new(dir.path().join("missing")).unwrap_err();
+        assert!(matches!(err, SandboxError::BadRoot { .. }));
+        std::fs::write(dir.path().join("file"), "").unwrap();
+        let err = Sandbox::new(dir.path().join("file")).unwrap_err();
+        assert!(matches!(err, SandboxError::RootNotADirectory { .. }));
+    }
+
+    #[test]
+    fn walk_is_sorted_and_skips_git() {
+        let dir = tempfile::tempdir().unwrap();
+        for file in ["b.txt", "a/z.rs", "a/c/d.rs", ".git/config"] {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "").unwrap();
+        }
+        let found: Vec<_> = walk(dir.path())
+            .unwrap()
+            .into_iter()
+            .map(|e| e.relative)
+            .collect();
+        assert_eq!(found, ["a", "a/c", "a/c/d.rs", "a/z.rs", "b.txt"]);
+    }
+}

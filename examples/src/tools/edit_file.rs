@@ -1,0 +1,187 @@
+//! `edit_file`: replace an exact piece of text in a file.
+//!
+//! # Posture
+//!
+//! - `read_only = false`: it rewrites the file.
+//! - `concurrency_safe = false`: it reads, changes and writes back the
+//!   whole file; two edits of one file in parallel would lose one of them,
+//!   and a read in the same batch could see either version.
+//! - `destructive = false`, declared: the change is exactly what the input
+//!   spells out (`old_string` becomes `new_string`), the call fails rather
+//!   than guess when `old_string` is missing or ambiguous, and nothing else
+//!   in the file is touched. Compare `write_file`, which can discard a whole
+//!   file the model never looked at.
+//! - Permission: as `write_file`: `Deny` outside the sandbox, otherwise
+//!   [`PermissionDecision::Delegate`] to the general policy.
+
+use std::io;
+
+use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::sandbox::{Sandbox, SandboxError, check_paths};
+
+/// Replace an exact piece of text in a workspace file.
+///
+/// Arguments:
+/// - `path`: the file, relative to the workspace root.
+/// - `old_string`: the text to replace, copied exactly, including
+///   indentation and line breaks.
+/// - `new_string`: the text to put in its place (must differ).
+/// - `replace_all` (optional, default false): replace every occurrence.
+///
+/// Without `replace_all`, `old_string` must occur exactly once: if it is
+/// missing or occurs several times the call fails and nothing changes, so
+/// include enough surrounding lines to make it unique.
+#[tool(
+    name = "edit_file",
+    concurrency_safe = false,
+    read_only = false,
+    destructive = false,
+    search_hint = "modify change replace text in file"
+)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EditFile;
+
+/// The arguments of `edit_file`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditFileInput {
+    /// Path of the file to edit, relative to the workspace root.
+    pub path: String,
+    /// The exact text to replace, including whitespace and line breaks.
+    pub old_string: String,
+    /// The text to put in place of `old_string`; must differ from it.
+    pub new_string: String,
+    /// Replace every occurrence of `old_string` instead of requiring exactly
+    /// one. Defaults to false.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+/// Why `edit_file` failed. The file is unchanged in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum EditFileError {
+    /// The path is not allowed, or there is no sandbox.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// `old_string` is empty.
+    #[error("`old_string` is empty; give the exact text to replace")]
+    EmptyOldString,
+    /// `old_string` equals `new_string`.
+    #[error("`old_string` and `new_string` are the same; the edit would change nothing")]
+    NoChange,
+    /// Nothing exists at the path.
+    #[error("file `{path}` does not exist; use write_file to create it")]
+    NotFound {
+        /// The path as given.
+        path: String,
+    },
+    /// The path is a directory.
+    #[error("`{path}` is a directory, not a file")]
+    IsADirectory {
+        /// The path as given.
+        path: String,
+    },
+    /// The file is not UTF-8 text.
+    #[error("file `{path}` is not UTF-8 text")]
+    NotUtf8 {
+        /// The path as given.
+        path: String,
+    },
+    /// `old_string` does not occur in the file.
+    #[error(
+        "`old_string` does not occur in `{path}`; read the file and copy the text exactly, including whitespace"
+    )]
+    OldStringNotFound {
+        /// The path as given.
+        path: String,
+    },
+    /// `old_string` occurs more than once and `replace_all` is false.
+    #[error(
+        "`old_string` occurs {count} times in `{path}`; include more surrounding text to make it unique, or set `replace_all` to true"
+    )]
+    Ambiguous {
+        /// The path as given.
+        path: String,
+        /// How many times it occurs.
+        count: usize,
+    },
+    /// Reading or writing failed.
+    #[error("could not edit `{path}`: {source}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// What the operating system said.
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl EditFileInput {
+    fn check(&self) -> Result<(), EditFileError> {
+        if self.old_string.is_empty() {
+            return Err(EditFileError::EmptyOldString);
+        }
+        if self.old_string == self.new_string {
+            return Err(EditFileError::NoChange);
+        }
+        Ok(())
+    }
+}
+
+impl Tool for EditFile {
+    type Input = EditFileInput;
+    type Output = String;
+    type Error = EditFileError;
+
+    async fn call(&self, input: EditFileInput, cx: &ToolContext) -> Result<String, EditFileError> {
+        input.check()?;
+        let sandbox = Sandbox::from_context(cx)?;
+        let full = sandbox.resolve(&input.path)?;
+        let path = || input.path.clone();
+        let io_error = |source: io::Error| match source.kind() {
+            io::ErrorKind::NotFound => EditFileError::NotFound { path: path() },
+            _ => EditFileError::Io {
+                path: path(),
+                source,
+            },
+        };
+
+        if tokio::fs::metadata(&full).await.map_err(io_error)?.is_dir() {
+            return Err(EditFileError::IsADirectory { path: path() });
+        }
+        let bytes = tokio::fs::read(&full).await.map_err(io_error)?;
+        let text = String::from_utf8(bytes).map_err(|_| EditFileError::NotUtf8 { path: path() })?;
+
+        let count = text.matches(input.old_string.as_str()).count();
+        let edited = match count {
+            0 => return Err(EditFileError::OldStringNotFound { path: path() }),
+            1 => text.replacen(&input.old_string, &input.new_string, 1),
+            _ if input.replace_all => text.replace(&input.old_string, &input.new_string),
+            _ => {
+                return Err(EditFileError::Ambiguous {
+                    path: path(),
+                    count,
+                });
+            }
+        };
+        tokio::fs::write(&full, edited).await.map_err(io_error)?;
+
+        let shown = sandbox.display_path(&full);
+        Ok(if count == 1 {
+            format!("edited `{shown}`: replaced 1 occurrence")
+        } else {
+            format!("edited `{shown}`: replaced {count} occurrences")
+        })
+    }
+
+    fn validate_input(&self, input: &EditFileInput, _cx: &ToolContext) -> Result<(), String> {
+        input.check().map_err(|err| err.to_string())
+    }
+
+    fn check_permissions(&self, input: &EditFileInput, cx: &ToolContext) -> PermissionDecision {
+        check_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
+    }
+}

@@ -1,0 +1,169 @@
+//! `glob`: find paths by pattern.
+//!
+//! # Posture
+//!
+//! - `read_only = true`: it walks directories and matches names; it opens
+//!   no file.
+//! - `concurrency_safe = true`: walks cannot interfere with each other, and
+//!   no write runs in a concurrent batch.
+//! - `search_hint`: the words a model uses when it wants this tool ("find
+//!   files", "wildcard") but that its name does not contain, so tool search
+//!   finds it when tools are deferred.
+//! - Permission: `Allow` when the base directory is inside the sandbox. The
+//!   pattern cannot leave it: it is matched against paths found by a walk
+//!   that starts inside and never follows symlinks.
+
+use std::io;
+
+use globset::GlobBuilder;
+use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::sandbox::{self, EntryKind, Sandbox, SandboxError, check_paths};
+
+/// Most paths returned; the result says when there were more.
+pub const MAX_RESULTS: usize = 1000;
+
+/// Find files and directories in the workspace whose path matches a glob
+/// pattern. Results are sorted, one per line, relative to the workspace
+/// root; directories end with `/`.
+///
+/// Arguments:
+/// - `pattern`: matched against each path relative to `path`. `*` and `?`
+///   stay within one path component, `**` crosses directories, `{a,b}`
+///   is either. Examples: `**/*.rs`, `src/*.{rs,toml}`, `**/test_*`.
+/// - `path` (optional): the directory to search in, relative to the
+///   workspace root; defaults to the root.
+///
+/// `.git` directories are skipped and symbolic links are not followed. At
+/// most 1000 paths are returned.
+#[tool(
+    name = "glob",
+    concurrency_safe = true,
+    read_only = true,
+    search_hint = "find files by name pattern wildcard extension"
+)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Glob;
+
+/// The arguments of `glob`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GlobInput {
+    /// The glob pattern, matched against paths relative to `path`, e.g.
+    /// `**/*.rs`.
+    pub pattern: String,
+    /// The directory to search in, relative to the workspace root. Defaults
+    /// to the root (`.`).
+    #[serde(default = "root")]
+    pub path: String,
+}
+
+fn root() -> String {
+    ".".to_owned()
+}
+
+/// Why `glob` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GlobError {
+    /// The path is not allowed, or there is no sandbox.
+    #[error(transparent)]
+    Sandbox(#[from] SandboxError),
+    /// The pattern is not a valid glob.
+    #[error("invalid glob in `{field}`: {source}")]
+    InvalidPattern {
+        /// The argument holding the pattern.
+        field: &'static str,
+        /// What is wrong with it.
+        #[source]
+        source: globset::Error,
+    },
+    /// The base path is not a directory.
+    #[error("`{path}` is not a directory")]
+    NotADirectory {
+        /// The path as given.
+        path: String,
+    },
+    /// Walking the directory failed.
+    #[error("could not search `{path}`: {source}")]
+    Io {
+        /// The path as given.
+        path: String,
+        /// What the operating system said.
+        #[source]
+        source: io::Error,
+    },
+    /// The background walk did not finish (it panicked or was cancelled).
+    #[error("the directory walk did not finish: {0}")]
+    Walk(#[from] tokio::task::JoinError),
+}
+
+impl Tool for Glob {
+    type Input = GlobInput;
+    type Output = String;
+    type Error = GlobError;
+
+    async fn call(&self, input: GlobInput, cx: &ToolContext) -> Result<String, GlobError> {
+        let matcher = GlobBuilder::new(&input.pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|source| GlobError::InvalidPattern {
+                field: "pattern",
+                source,
+            })?
+            .compile_matcher();
+        let sandbox = Sandbox::from_context(cx)?;
+        let base = sandbox.resolve(&input.path)?;
+        let io_error = |source| GlobError::Io {
+            path: input.path.clone(),
+            source,
+        };
+        if !tokio::fs::metadata(&base).await.map_err(io_error)?.is_dir() {
+            return Err(GlobError::NotADirectory {
+                path: input.path.clone(),
+            });
+        }
+
+        let walk_from = base.clone();
+        let entries = tokio::task::spawn_blocking(move || sandbox::walk(&walk_from))
+            .await?
+            .map_err(io_error)?;
+
+        let mut found: Vec<String> = entries
+            .iter()
+            .filter(|entry| matcher.is_match(&entry.relative))
+            .map(|entry| {
+                let mut shown = sandbox.display_path(&entry.path);
+                if entry.kind == EntryKind::Dir {
+                    shown.push('/');
+                }
+                shown
+            })
+            .collect();
+        found.sort();
+        let total = found.len();
+        found.truncate(MAX_RESULTS);
+
+        if found.is_empty() {
+            return Ok(format!(
+                "no paths under `{}` match `{}`",
+                sandbox.display_path(&base),
+                input.pattern
+            ));
+        }
+        let mut out = found.join("\n");
+        out.push('\n');
+        if total > MAX_RESULTS {
+            out.push_str(&format!(
+                "[{} more paths match; narrow the pattern or the path]\n",
+                total - MAX_RESULTS
+            ));
+        }
+        Ok(out)
+    }
+
+    fn check_permissions(&self, input: &GlobInput, cx: &ToolContext) -> PermissionDecision {
+        check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
+    }
+}
