@@ -171,7 +171,7 @@ async fn bad_inputs_are_rejected_before_running() {
     ] {
         let err = tool.call_json(args.clone(), &cx).await.unwrap_err();
         assert!(
-            matches!(&err, ToolError::Rejected { message: m, .. } if m.contains(message)),
+            matches!(&err, ToolError::Rejected { source, .. } if source.to_string().contains(message)),
             "{args}: {err}"
         );
     }

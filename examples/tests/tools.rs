@@ -5,8 +5,10 @@ registry_core::link!(registry_examples);
 use std::path::Path;
 
 use registry_core::{
-    BaseTools, Flags, PermissionDecision, ToolContext, ToolError, ToolHandle, try_all_base_tools,
+    BaseTools, Flags, PermissionDecision, Tool, ToolContext, ToolError, ToolHandle,
+    try_all_base_tools,
 };
+use registry_examples::tools::ReadFile;
 use registry_examples::tools::edit_file::EditFileError;
 use registry_examples::tools::glob::GlobError;
 use registry_examples::tools::grep::GrepError;
@@ -281,7 +283,7 @@ async fn edit_file_refuses_missing_and_ambiguous_text() {
             .await
             .unwrap_err();
         assert!(
-            matches!(&err, ToolError::Rejected { message: m, .. } if m.contains(message)),
+            matches!(&err, ToolError::Rejected { source, .. } if source.to_string().contains(message)),
             "{err}"
         );
     }
@@ -664,10 +666,20 @@ async fn a_missing_sandbox_is_a_typed_error() {
         prepared.check_permissions(&cx),
         PermissionDecision::Deny { reason } if reason.contains("no sandbox")
     ));
+    // The tool's own Deny stops the call before it runs...
     let err = prepared.run(&cx).await.unwrap_err();
+    assert!(
+        matches!(&err, ToolError::PermissionDenied { reason, .. } if reason.contains("no sandbox")),
+        "{err}"
+    );
+    // ...and the call refuses on its own too (defence in depth), typed.
+    let tool = read
+        .downcast_ref::<ReadFile>()
+        .expect("read_file is ReadFile");
+    let input = serde_json::from_value(json!({"path": "a.txt"})).expect("input");
     assert!(matches!(
-        source::<ReadFileError>(&err),
-        ReadFileError::Sandbox(SandboxError::Missing)
+        tool.call(input, &cx).await,
+        Err(ReadFileError::Sandbox(SandboxError::Missing))
     ));
 
     let run = tools.get("run_command").expect("run_command");

@@ -173,12 +173,13 @@ pub enum ToolError {
         message: String,
     },
     /// The tool's own `validate_input` rejected the parsed input.
-    #[error("tool `{tool}` rejected its input: {message}")]
+    #[error("tool `{tool}` rejected its input: {source}")]
     Rejected {
         /// The tool called.
         tool: String,
-        /// The tool's explanation, shown to the model.
-        message: String,
+        /// The tool's typed explanation, shown to the model.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// The permission check denied the call.
     #[error("tool `{tool}` may not run: {reason}")]

@@ -51,6 +51,7 @@ impl Question {
 
 /// The object-safe face of a typed tool.
 trait ErasedTool: Send + Sync + 'static {
+    fn tool_any(&self) -> &dyn Any;
     fn spec(&self) -> &ToolSpec;
     fn schema(&self) -> Value;
     fn enabled(&self) -> bool;
@@ -81,6 +82,10 @@ impl<T: Tool> Typed<T> {
 }
 
 impl<T: Tool> ErasedTool for Typed<T> {
+    fn tool_any(&self) -> &dyn Any {
+        &self.tool
+    }
+
     fn spec(&self) -> &ToolSpec {
         &self.declaration.spec
     }
@@ -136,9 +141,9 @@ impl<T: Tool> ErasedTool for Typed<T> {
             .ok_or_else(|| self.mismatch())?;
         self.tool
             .validate_input(input, cx)
-            .map_err(|message| ToolError::Rejected {
+            .map_err(|err| ToolError::Rejected {
                 tool: self.declaration.spec.name().to_owned(),
-                message,
+                source: Box::new(err),
             })
     }
 
@@ -257,10 +262,17 @@ impl ToolHandle {
     }
 
     /// Parses, validates and runs one call, capping the result: the short
-    /// path for tests and simple runtimes. It does not consult a permission
-    /// policy; runtimes that have one use [`prepare`](Self::prepare).
+    /// path for tests and simple runtimes. The tool's own `Deny` is
+    /// enforced; no general permission policy is consulted, so runtimes
+    /// that have one use [`prepare`](Self::prepare) and ask it first.
     pub async fn call_json(&self, args: Value, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.prepare(args)?.run(cx).await
+    }
+
+    /// The concrete tool, when it is a `T` (for state a tool keeps, such as
+    /// a todo list).
+    pub fn downcast_ref<T: Tool>(&self) -> Option<&T> {
+        self.inner.tool.tool_any().downcast_ref::<T>()
     }
 
     /// `true` when both handles are the same tool instance.
@@ -342,11 +354,19 @@ impl PreparedCall {
         })
     }
 
-    /// Validates, runs and caps the call. A tool that panics yields an
-    /// error, never a panic in the caller.
+    /// Validates, runs and caps the call. A call the tool's own
+    /// `check_permissions` denies does not run ([`ToolError::PermissionDenied`]);
+    /// `Ask` and `Delegate` are the runtime policy's to resolve before this.
+    /// A tool that panics yields an error, never a panic in the caller.
     pub async fn run(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let erased = &self.tool.inner.tool;
         let name = self.tool.name();
+        if let PermissionDecision::Deny { reason } = self.check_permissions(cx) {
+            return Err(ToolError::PermissionDenied {
+                tool: name.to_owned(),
+                reason,
+            });
+        }
+        let erased = &self.tool.inner.tool;
         match catch_unwind(AssertUnwindSafe(|| erased.validate(&self.input, cx))) {
             Ok(result) => result?,
             Err(payload) => return Err(panicked(name, "validate_input", payload)),

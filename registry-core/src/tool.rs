@@ -74,15 +74,19 @@ pub trait Tool: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Self::Output, Self::Error>> + Send;
 
     /// Checks what the schema cannot express (ranges, exclusive fields).
-    /// An `Err` is shown to the model; the call does not run.
-    fn validate_input(&self, input: &Self::Input, cx: &ToolContext) -> Result<(), String> {
+    /// An `Err` is shown to the model as [`ToolError::Rejected`](crate::ToolError::Rejected),
+    /// with the typed error as its source; the call does not run.
+    fn validate_input(&self, input: &Self::Input, cx: &ToolContext) -> Result<(), Self::Error> {
         let _ = (input, cx);
         Ok(())
     }
 
     /// The tool's own view on whether this call may run. The default
     /// delegates to the general permission policy; override it only for
-    /// logic the policy cannot know (paths, quotas).
+    /// logic the policy cannot know (paths, quotas). A `Deny` is enforced
+    /// by [`PreparedCall::run`](crate::PreparedCall::run) itself; `Ask` and
+    /// `Delegate` are for the runtime's policy to resolve before it runs
+    /// the call.
     fn check_permissions(&self, input: &Self::Input, cx: &ToolContext) -> PermissionDecision {
         let _ = (input, cx);
         PermissionDecision::Delegate

@@ -30,7 +30,7 @@ struct Broken;
 impl Tool for Broken {
     type Input = String;
     type Output = String;
-    type Error = std::convert::Infallible;
+    type Error = std::io::Error;
 
     async fn call(&self, input: String, _cx: &ToolContext) -> Result<String, Self::Error> {
         if input == "panic" {
@@ -39,16 +39,22 @@ impl Tool for Broken {
         Ok(input)
     }
 
-    fn validate_input(&self, input: &String, _cx: &ToolContext) -> Result<(), String> {
+    fn validate_input(&self, input: &String, _cx: &ToolContext) -> Result<(), std::io::Error> {
         if input.is_empty() {
-            Err("say something".into())
+            Err(std::io::Error::other("say something"))
         } else {
             Ok(())
         }
     }
 
-    fn check_permissions(&self, _input: &String, _cx: &ToolContext) -> PermissionDecision {
-        panic!("permission bug")
+    fn check_permissions(&self, input: &String, _cx: &ToolContext) -> PermissionDecision {
+        match input.as_str() {
+            "forbidden" => PermissionDecision::Deny {
+                reason: "not this one".into(),
+            },
+            "ls" => panic!("permission bug"),
+            _ => PermissionDecision::Delegate,
+        }
     }
 }
 
@@ -97,7 +103,7 @@ async fn validate_input_rejects_before_the_call() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, ToolError::Rejected { tool, message } if tool == "broken" && message == "say something")
+        matches!(&err, ToolError::Rejected { tool, source } if tool == "broken" && source.to_string() == "say something")
     );
 }
 
@@ -187,4 +193,24 @@ fn the_runtime_builder_checks_the_naming_rules() {
             ..
         }
     ));
+}
+
+#[tokio::test]
+async fn a_call_the_tool_itself_denies_never_runs() {
+    let tool = ToolHandle::new(Broken);
+    let err = tool
+        .call_json(json!("forbidden"), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "tool `broken` may not run: not this one");
+}
+
+#[test]
+fn a_handle_gives_back_its_concrete_tool() {
+    let tool = ToolHandle::new(Broken);
+    assert!(tool.downcast_ref::<Broken>().is_some());
+    let runtime = ToolBuilder::new("r", "d")
+        .build(|_, _| async { Ok(ToolOutput::text("")) })
+        .unwrap();
+    assert!(runtime.downcast_ref::<Broken>().is_none());
 }

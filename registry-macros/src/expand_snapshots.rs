@@ -16,13 +16,6 @@ fn expand_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/expand")
 }
 
-fn is_tool_attr(attr: &syn::Attribute) -> bool {
-    attr.path()
-        .segments
-        .last()
-        .is_some_and(|s| s.ident == "tool")
-}
-
 /// Expands every `#[tool]` item of a source file, as the compiler would.
 fn expand_file(source: &str) -> String {
     let file = syn::parse_file(source).expect("snapshot input parses");

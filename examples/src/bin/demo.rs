@@ -186,8 +186,7 @@ async fn run_calls(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::err
     )
     .await?;
     call(tools, &cx, "list_dir", json!({})).await?;
-    // Denied by the permission check; run anyway to show that `call`
-    // refuses it too, for runtimes that skip the check.
+    // Denied by the tool's own permission check: `run` refuses it.
     call(tools, &cx, "read_file", json!({"path": "../etc/passwd"})).await?;
     Ok(())
 }
@@ -220,7 +219,7 @@ async fn call(
         PermissionDecision::Delegate => ("delegate (the general policy decides)".to_owned(), None),
         PermissionDecision::Deny { reason } => (
             format!("deny: {reason}"),
-            Some("run anyway, as a runtime that skips the check would"),
+            Some("`run` enforces a tool's own deny: the call does not happen"),
         ),
         PermissionDecision::Ask { reason } => (
             format!("ask: {reason}"),

@@ -177,8 +177,8 @@ impl Tool for EditFile {
         })
     }
 
-    fn validate_input(&self, input: &EditFileInput, _cx: &ToolContext) -> Result<(), String> {
-        input.check().map_err(|err| err.to_string())
+    fn validate_input(&self, input: &EditFileInput, _cx: &ToolContext) -> Result<(), Self::Error> {
+        input.check()
     }
 
     fn check_permissions(&self, input: &EditFileInput, cx: &ToolContext) -> PermissionDecision {

@@ -195,8 +195,8 @@ impl Tool for ReadFile {
         Ok(out)
     }
 
-    fn validate_input(&self, input: &ReadFileInput, _cx: &ToolContext) -> Result<(), String> {
-        input.check().map_err(|err| err.to_string())
+    fn validate_input(&self, input: &ReadFileInput, _cx: &ToolContext) -> Result<(), Self::Error> {
+        input.check()
     }
 
     fn check_permissions(&self, input: &ReadFileInput, cx: &ToolContext) -> PermissionDecision {

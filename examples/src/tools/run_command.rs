@@ -160,8 +160,12 @@ impl Tool for RunCommand {
         Ok(finished.render())
     }
 
-    fn validate_input(&self, input: &RunCommandInput, _cx: &ToolContext) -> Result<(), String> {
-        input.check().map_err(|err| err.to_string())
+    fn validate_input(
+        &self,
+        input: &RunCommandInput,
+        _cx: &ToolContext,
+    ) -> Result<(), Self::Error> {
+        input.check()
     }
 
     fn check_permissions(&self, input: &RunCommandInput, cx: &ToolContext) -> PermissionDecision {

@@ -156,8 +156,8 @@ impl Tool for TodoWrite {
         Ok(rendered)
     }
 
-    fn validate_input(&self, input: &TodoWriteInput, _cx: &ToolContext) -> Result<(), String> {
-        input.check().map_err(|err| err.to_string())
+    fn validate_input(&self, input: &TodoWriteInput, _cx: &ToolContext) -> Result<(), Self::Error> {
+        input.check()
     }
 
     fn check_permissions(&self, _input: &TodoWriteInput, _cx: &ToolContext) -> PermissionDecision {
