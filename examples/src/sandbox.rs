@@ -22,9 +22,9 @@
 //!
 //! Every tool checks its paths twice: in `check_permissions` (a
 //! [`PermissionDecision::Deny`] the runtime shows before anything runs) and
-//! again in `call`, because a runtime may skip the permission step (for
-//! example [`ToolHandle::call_json`](registry_core::ToolHandle::call_json)
-//! does).
+//! again in `call`, because code holding the concrete tool can call it
+//! directly, without the permission step that
+//! [`PreparedCall::run`](registry_core::PreparedCall::run) enforces.
 //!
 //! The check is a guard against mistakes and prompt injection, not a jail:
 //! a symlink swapped in between the check and the use (a race with another
