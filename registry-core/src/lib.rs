@@ -127,12 +127,14 @@ mod definition;
 mod error;
 mod handle;
 mod link;
+mod lock;
 mod naming;
 mod output;
 mod permission;
 mod plugins;
 mod pool;
 mod posture;
+pub mod testing;
 mod tool;
 
 #[doc(hidden)]
@@ -148,6 +150,10 @@ pub use error::{
     CatalogError, Claim, Collision, ContextError, DefinitionError, NameError, NameRole, ToolError,
 };
 pub use handle::{PreparedCall, ToolHandle};
+pub use lock::{
+    CatalogLock, DefinitionChange, JsonChange, LOCK_VERSION, LockEntry, LockError, LockNote,
+    LockProblem, LockReport, LockedPosture, PostureField, PostureValue,
+};
 pub use naming::{MAX_NAME_LEN, validate_name};
 pub use output::{IntoToolOutput, Json, ToolOutput, Truncation};
 pub use permission::{
