@@ -134,6 +134,7 @@ mod permission;
 mod plugins;
 mod pool;
 mod posture;
+mod render;
 pub mod testing;
 mod tool;
 
@@ -218,6 +219,10 @@ pub use posture::{Loading, Posture, PostureKind, ResultCap, Setting, Source};
 /// assert!(shell.prepare("rm -rf /".into()).unwrap().is_destructive());
 /// ```
 pub use registry_macros::tool;
+pub use render::{
+    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
+    openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
+};
 pub use tool::{Tool, ToolInput};
 
 /// The text of a panic payload, for error messages.

@@ -1,0 +1,130 @@
+//! Anthropic Messages API `tools` array.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::{CACHE_KEY_PREFIX, provider_input_schema};
+use crate::canonical::to_canonical_string;
+use crate::handle::ToolHandle;
+use crate::pool::ToolPool;
+use crate::posture::Loading;
+
+/// How [`ToolPool::render_anthropic`] renders.
+///
+/// ```
+/// use registry_core::AnthropicOptions;
+///
+/// let options = AnthropicOptions::new().with_cache_control(true);
+/// assert!(options.cache_control);
+/// assert!(!AnthropicOptions::default().cache_control);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct AnthropicOptions {
+    /// Put `"cache_control": {"type": "ephemeral"}` on the last built-in
+    /// tool that is not deferred, so the built-in prefix is cached and
+    /// plugin churn never invalidates it. Off by default.
+    pub cache_control: bool,
+}
+
+impl AnthropicOptions {
+    /// The defaults: no cache breakpoint.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Switches the built-in prefix cache breakpoint on or off.
+    pub fn with_cache_control(mut self, on: bool) -> Self {
+        self.cache_control = on;
+        self
+    }
+
+    fn cache_key(self) -> String {
+        let AnthropicOptions { cache_control } = self;
+        format!("{CACHE_KEY_PREFIX}anthropic?cache_control={cache_control}")
+    }
+}
+
+/// One tool as an Anthropic Messages API tool definition: `name`,
+/// `description`, `input_schema` (see [`provider_input_schema`]) and
+/// `"defer_loading": true` when the tool is deferred. Never carries
+/// `cache_control`; [`ToolPool::render_anthropic`] adds it.
+///
+/// ```
+/// use registry_core::{Loading, ToolBuilder, ToolOutput, anthropic_tool};
+/// use serde_json::json;
+///
+/// let tool = ToolBuilder::new("notes_search", "Search notes.")
+///     .loading(Loading::Deferred)
+///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+///     .unwrap();
+/// assert_eq!(anthropic_tool(&tool), json!({
+///     "name": "notes_search",
+///     "description": "Search notes.",
+///     "input_schema": { "type": "object" },
+///     "defer_loading": true
+/// }));
+/// ```
+pub fn anthropic_tool(tool: &ToolHandle) -> Value {
+    let spec = tool.spec();
+    let mut out = Map::new();
+    out.insert("name".into(), Value::String(spec.name().to_owned()));
+    out.insert(
+        "description".into(),
+        Value::String(spec.description().to_owned()),
+    );
+    out.insert("input_schema".into(), provider_input_schema(tool));
+    if is_deferred(tool) {
+        out.insert("defer_loading".into(), Value::Bool(true));
+    }
+    Value::Object(out)
+}
+
+pub(super) fn is_deferred(tool: &ToolHandle) -> bool {
+    *tool.spec().loading().value() == Loading::Deferred
+}
+
+impl ToolPool {
+    /// The Anthropic Messages API `tools` array, as compact canonical JSON:
+    /// [`anthropic_tool`] for every tool in pool order (built-ins, then
+    /// plugins), and with [`AnthropicOptions::cache_control`] a
+    /// `"cache_control": {"type": "ephemeral"}` breakpoint on
+    /// [`anthropic_cache_breakpoint`](Self::anthropic_cache_breakpoint).
+    ///
+    /// Cached per options: rendering the same pool again returns the same
+    /// `Arc` without any work.
+    pub fn render_anthropic(&self, options: AnthropicOptions) -> Arc<str> {
+        self.render_cached(&options.cache_key(), |pool| {
+            let breakpoint = if options.cache_control {
+                pool.anthropic_cache_breakpoint()
+            } else {
+                None
+            };
+            let tools = pool
+                .iter()
+                .enumerate()
+                .map(|(index, tool)| {
+                    let mut value = anthropic_tool(tool);
+                    if breakpoint == Some(index)
+                        && let Value::Object(map) = &mut value
+                    {
+                        map.insert("cache_control".into(), json!({ "type": "ephemeral" }));
+                    }
+                    value
+                })
+                .collect();
+            to_canonical_string(&Value::Array(tools))
+        })
+    }
+
+    /// The index (in [`iter`](Self::iter) order) of the tool that carries
+    /// the cache breakpoint when [`AnthropicOptions::cache_control`] is on:
+    /// the last built-in that is not deferred. `None` when every built-in is
+    /// deferred or there are none.
+    pub fn anthropic_cache_breakpoint(&self) -> Option<usize> {
+        self.builtins()
+            .iter()
+            .rposition(|entry| !is_deferred(entry.tool()))
+    }
+}

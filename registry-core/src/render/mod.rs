@@ -1,0 +1,194 @@
+//! Provider renderers: what a [`ToolPool`](crate::ToolPool) looks like to Anthropic's
+//! Messages API, OpenAI's Chat Completions and Responses APIs, an MCP
+//! client (`tools/list`), and a system prompt.
+//!
+//! # Byte stability
+//!
+//! Every render is a pure function of the pool: JSON goes through the
+//! canonical writer ([`to_canonical_string`](crate::to_canonical_string)), so object keys are in byte
+//! order at every depth whatever map type `serde_json` was built with, and
+//! nothing rendered iterates a hash map. Tools come in pool order: built-ins
+//! sorted by name, then plugins sorted by name. The same pool renders to the
+//! same bytes in every run and every process, and adding, removing or
+//! renaming a plugin never changes the bytes of the built-in prefix.
+//!
+//! Each `ToolPool::render_*` method caches its result in the pool
+//! (`ToolPool::render_cached`): rendering an unchanged pool again returns
+//! the same [`Arc`](std::sync::Arc) and does no work. A new pool (after the
+//! plugin generation moved) renders afresh; input schemas themselves are
+//! generated once per tool and cached by [`ToolHandle::input_schema`].
+//!
+//! The per-tool functions ([`anthropic_tool`], [`openai_chat_tool`],
+//! [`openai_responses_tool`], [`mcp_tool`], [`prompt_catalog_entry`]) are
+//! the building blocks, for callers (a catalog lock, a tool search result)
+//! that need one definition.
+//!
+//! # Input schemas
+//!
+//! Every format starts from [`provider_input_schema`]: the tool's
+//! [`ToolHandle::input_schema`] (schemars, JSON Schema 2020-12) with two
+//! top-level keys removed:
+//!
+//! - `$schema`: every provider assumes its own dialect; the key only costs
+//!   tokens (and OpenAI's strict subset does not list it);
+//! - `title`: schemars writes the Rust type's name there (`ReadFileInput`),
+//!   which tells the model nothing and would make renaming a Rust struct
+//!   change the rendered bytes (and miss the prompt cache).
+//!
+//! Nothing else is removed: nested `title`s were written by the author,
+//! `description`s are what the model reads, `$defs`/`$ref` are understood by
+//! all three providers. Schemas that are not `{"type": "object", ...}` (a
+//! tool whose `Input` is a bare `String`) are passed through unchanged; the
+//! providers expect an object there.
+//!
+//! # Anthropic
+//!
+//! `{"name", "description", "input_schema"}` per tool, plus
+//! `"defer_loading": true` for [`Loading::Deferred`](crate::Loading) tools
+//! (their schema is still sent: the API keeps it out of the prompt until
+//! tool search finds it). With [`AnthropicOptions::with_cache_control`],
+//! `"cache_control": {"type": "ephemeral"}` goes on the last built-in that
+//! is not deferred: deferred tools are not part of the cached prompt
+//! prefix, so that is the end of the built-in prefix the model sees, and
+//! plugins (always after it) can come and go without invalidating it. A
+//! pool without such a built-in gets no breakpoint.
+//!
+//! # OpenAI
+//!
+//! Chat Completions: `{"type": "function", "function": {"name",
+//! "description", "parameters", "strict"}}`; Responses: the same fields
+//! flat, `{"type": "function", "name", "description", "parameters",
+//! "strict"}`. Deferred tools are rendered like any other.
+//!
+//! `strict` is `true` only when [`openai_strict_schema`] can transform the
+//! schema into OpenAI's strict subset; the transformed schema is then sent.
+//! Otherwise the original schema goes out with `strict: false`. A strict
+//! schema that the API would reject is never produced. The transform:
+//!
+//! - the root must be a plain `{"type": "object"}` (no union, no `$ref`);
+//! - every object gets `"additionalProperties": false` and lists all its
+//!   properties in `required` (byte order); an object that admits unlisted
+//!   keys (a map: `additionalProperties` `true` or a schema; or an object
+//!   with no `properties`) cannot be closed without changing its meaning,
+//!   so the tool is not strict;
+//! - a property that was not required is made nullable: `"type": "T"`
+//!   becomes `["T", "null"]`; anything else (an `enum`, a `$ref`, a union)
+//!   is wrapped as `{"anyOf": [schema, {"type": "null"}]}` with its
+//!   `description` hoisted. A property that already admits `null`
+//!   (`Option<T>` in schemars) is left as it is. Note that `null` then
+//!   reaches the tool for an omitted field: `Option<T>` fields take it,
+//!   a `#[serde(default)]` field of a non-`Option` type does not and the
+//!   call fails to parse with an error naming the field;
+//! - `oneOf` becomes `anyOf` (it admits a superset; the tool's parser still
+//!   decides), `const` becomes a one-value `enum`, an `enum` without `type`
+//!   gets the type of its values;
+//! - `$ref` must be `#` or `#/$defs/<name>`; recursion through them is
+//!   kept. A `$ref` with sibling keywords (schemars writes
+//!   `{"$ref", "description"}` for a documented field) is replaced by the
+//!   definition merged with the siblings, as OpenAI's own SDK does, since the
+//!   API takes no siblings next to `$ref`; a cycle of such inlining is
+//!   refused;
+//! - kept, because OpenAI documents them for strict mode: `description`,
+//!   `title`, `enum`, `minimum`, `maximum`, `exclusiveMinimum`,
+//!   `exclusiveMaximum`, `multipleOf` (numbers), `minItems`, `maxItems`
+//!   (arrays), and `format` when it is one of `date-time`, `time`, `date`,
+//!   `duration`, `email`, `hostname`, `ipv4`, `ipv6`, `uuid` on a string;
+//! - dropped (validation the subset does not document, or annotations; the
+//!   tool's own parsing and `validate_input` still apply): `$schema`,
+//!   `$comment`, `default`, `examples`, `deprecated`, `readOnly`,
+//!   `writeOnly`, `pattern` (regular expression dialects differ),
+//!   `minLength`, `maxLength`, `uniqueItems`, `minProperties`,
+//!   `maxProperties`, `contentEncoding`, `contentMediaType`, any other
+//!   `format` (schemars' `uint32`, `double`, ...), and constraints on the
+//!   wrong type;
+//! - refused (the tool is then not strict): every other keyword (`allOf`,
+//!   `not`, `if`/`then`/`else`, `prefixItems` (tuples),
+//!   `patternProperties`, `propertyNames`, `dependentSchemas`,
+//!   `unevaluatedProperties`, nested `$defs`, extension keys, ...), `true`
+//!   or an annotation-only schema (any value), more than one non-null type,
+//!   an array without `items`, a union next to `type`, and OpenAI's size
+//!   limits: 10 levels of object nesting (counted as written), 5,000
+//!   properties, 1,000 enum values, 120,000 characters of names and enum
+//!   strings.
+//!
+//! # MCP `tools/list`
+//!
+//! `{"tools": [...]}`, each `{"name", "title"?, "description",
+//! "inputSchema", "annotations"?}`. `title` (top level and in
+//! `annotations`) is the tool's `user_facing_name` when one was declared.
+//!
+//! The hints fail closed. MCP's own defaults are `readOnlyHint: false` and
+//! `destructiveHint: true`, the strictest reading. A hint is emitted only
+//! when the tool's author declared the posture as a fixed boolean
+//! ([`Source::Declared`](crate::Source) and
+//! [`PostureKind::Fixed`](crate::PostureKind)): `read_only = true` gives
+//! `"readOnlyHint": true`, `destructive = false` gives
+//! `"destructiveHint": false`. A posture decided per input, or left to this
+//! crate's default, is omitted, so the client assumes MCP's strict default
+//! rather than a value nobody decided (our default `destructive = false`
+//! must not become a declared "not destructive"). `idempotentHint` and
+//! `openWorldHint` are never emitted: nothing declares them. An empty
+//! `annotations` object is left out.
+//!
+//! # Prompt catalog
+//!
+//! One entry per tool, in pool order: `- name: description`, where the
+//! description's further lines are indented by two spaces (blank lines stay
+//! empty, trailing whitespace is trimmed) and every entry ends with a
+//! newline. A deferred tool is marked in place, `- name (deferred):
+//! description`, rather than listed in a section of its own, so the
+//! built-ins stay one contiguous byte prefix of the catalog whatever the
+//! plugins are; the runtime's system prompt says what "deferred" means
+//! (search before use). Aliases are not listed: the model should use the
+//! primary name.
+
+mod anthropic;
+mod mcp;
+mod openai;
+mod prompt;
+mod strict;
+
+pub use anthropic::{AnthropicOptions, anthropic_tool};
+pub use mcp::mcp_tool;
+pub use openai::{openai_chat_tool, openai_responses_tool};
+pub use prompt::prompt_catalog_entry;
+pub use strict::{StrictSchemaError, openai_strict_schema};
+
+use serde_json::Value;
+
+use crate::handle::ToolHandle;
+
+/// Prefix of every render cache key this module uses.
+const CACHE_KEY_PREFIX: &str = "render/";
+
+/// The tool's input schema as every provider gets it: the cached
+/// [`ToolHandle::input_schema`] without the top-level `$schema` (dialect
+/// noise) and `title` (the Rust type's name, which must not leak into the
+/// rendered bytes). Everything else is kept.
+///
+/// ```
+/// use registry_core::{ToolBuilder, ToolOutput, provider_input_schema};
+/// use serde_json::json;
+///
+/// let tool = ToolBuilder::new("echo", "Echo.")
+///     .input_schema(json!({
+///         "$schema": "https://json-schema.org/draft/2020-12/schema",
+///         "title": "EchoInput",
+///         "type": "object",
+///         "properties": { "text": { "type": "string", "title": "Text" } }
+///     }))
+///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+///     .unwrap();
+/// assert_eq!(
+///     provider_input_schema(&tool),
+///     json!({ "type": "object", "properties": { "text": { "type": "string", "title": "Text" } } })
+/// );
+/// ```
+pub fn provider_input_schema(tool: &ToolHandle) -> Value {
+    let mut schema = tool.input_schema().clone();
+    if let Value::Object(map) = &mut schema {
+        map.remove("$schema");
+        map.remove("title");
+    }
+    schema
+}
