@@ -160,54 +160,56 @@ pub fn assemble_tool_pool(
     plugins: &PluginSnapshot,
 ) -> ToolPool {
     let builtins = tools(base, cx);
-    // Every name a built-in answers to; `Some(owner)` once a plugin holds it.
-    let mut taken: BTreeMap<String, Option<&str>> = BTreeMap::new();
-    for tool in &builtins {
-        taken.insert(tool.name().to_owned(), None);
-        for alias in tool.spec().aliases() {
-            taken.insert(alias.clone(), None);
-        }
-    }
+    // Every name a built-in answers to, sorted for binary search.
+    let mut reserved: Vec<&str> = builtins
+        .iter()
+        .flat_map(|tool| {
+            std::iter::once(tool.name()).chain(tool.spec().aliases().iter().map(String::as_str))
+        })
+        .collect();
+    reserved.sort_unstable();
 
-    let mut candidates: Vec<&PluginTool> = plugins
+    // Keyed by (name, owner) in byte order, so equal names resolve the same
+    // way in every process and plugin duplicates end up adjacent. The keys
+    // are read once: comparing through each handle costs a cache miss per
+    // hop at large n.
+    let mut candidates: Vec<(&str, &str, &PluginTool)> = plugins
         .tools()
         .iter()
         .filter(|p| {
             let spec = p.tool().spec();
             !spec.is_internal() && !cx.denies_whole_tool(spec.name(), spec.aliases())
         })
+        .map(|p| (p.tool().name(), p.owner(), p))
         .collect();
-    // Byte order of the name, then owner, so equal names resolve the same
-    // way in every process.
-    candidates.sort_by(|a, b| (a.tool().name(), a.owner()).cmp(&(b.tool().name(), b.owner())));
+    candidates.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
 
-    let mut entries: Vec<PoolEntry> = builtins
-        .into_iter()
-        .map(|tool| PoolEntry {
-            tool,
-            partition: Partition::BuiltIn,
-        })
-        .collect();
+    let mut entries: Vec<PoolEntry> = Vec::with_capacity(builtins.len() + candidates.len());
+    entries.extend(builtins.iter().map(|tool| PoolEntry {
+        tool: tool.clone(),
+        partition: Partition::BuiltIn,
+    }));
     let builtin_len = entries.len();
-    for plugin in candidates {
-        let name = plugin.tool().name();
-        if let Some(winner) = taken.get(name) {
-            match winner {
-                None => tracing::warn!(
-                    tool = name,
-                    owner = plugin.owner(),
-                    "plugin tool clashes with a built-in tool's name; the built-in wins"
-                ),
-                Some(first_owner) => tracing::warn!(
-                    tool = name,
-                    owner = plugin.owner(),
-                    kept_owner = *first_owner,
-                    "two plugins register the same tool name; the first by owner order wins"
-                ),
-            }
+    let mut kept: Option<&PluginTool> = None;
+    for (name, _, plugin) in candidates {
+        if reserved.binary_search(&name).is_ok() {
+            tracing::warn!(
+                tool = name,
+                owner = plugin.owner(),
+                "plugin tool clashes with a built-in tool's name; the built-in wins"
+            );
             continue;
         }
-        taken.insert(name.to_owned(), Some(plugin.owner()));
+        if let Some(first) = kept.filter(|first| first.tool().name() == name) {
+            tracing::warn!(
+                tool = name,
+                owner = plugin.owner(),
+                kept_owner = first.owner(),
+                "two plugins register the same tool name; the first by owner order wins"
+            );
+            continue;
+        }
+        kept = Some(plugin);
         entries.push(PoolEntry {
             tool: plugin.tool().clone(),
             partition: Partition::Plugin(plugin.owner_arc()),
