@@ -205,3 +205,28 @@ fn the_input_schema_comes_from_schemars_and_is_generated_once() {
         "cached, not regenerated"
     );
 }
+
+/// First paragraph.
+///
+/// Second paragraph, after a blank line.
+///    Indented line.
+#[tool(name = "paragraphs")]
+struct Paragraphs;
+
+impl Tool for Paragraphs {
+    type Input = Text;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: Text, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(input.text)
+    }
+}
+
+#[test]
+fn doc_comment_paragraphs_survive_into_the_description() {
+    assert_eq!(
+        ToolHandle::new(Paragraphs).spec().description(),
+        "First paragraph.\n\nSecond paragraph, after a blank line.\n   Indented line."
+    );
+}

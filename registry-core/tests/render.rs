@@ -535,7 +535,7 @@ fn formats_carry_what_the_providers_need() {
         "- deploy (deferred): Deploy the site to production.\n  Runs the build first.\n\n  Asks before uploading.\n"
     ));
     assert!(catalog.contains(
-        "- read_file: Read a UTF-8 file and return its contents with line numbers.\n  Binary files are refused.\n"
+        "- read_file: Read a UTF-8 file and return its contents with line numbers.\n\n  Binary files are refused.\n"
     ));
 }
 

@@ -99,7 +99,9 @@ pub fn description(attr: Option<&LitStr>, item: &ItemStruct) -> Result<Descripti
 }
 
 /// The struct's `///` lines, with the one leading space rustdoc strips
-/// removed and surrounding blank lines trimmed.
+/// removed and surrounding blank lines trimmed. Blank `///` lines inside
+/// are kept: they separate paragraphs. (`"".lines()` yields nothing, so
+/// lines are split on `\n` instead.)
 fn doc_comment(item: &ItemStruct) -> String {
     let lines: Vec<String> = item
         .attrs
@@ -115,7 +117,7 @@ fn doc_comment(item: &ItemStruct) -> String {
             },
             _ => None,
         })
-        .flat_map(|chunk| chunk.lines().map(str::to_owned).collect::<Vec<_>>())
+        .flat_map(|chunk| chunk.split('\n').map(str::to_owned).collect::<Vec<_>>())
         .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
         .map(|line| line.trim_end().to_owned())
         .collect();
