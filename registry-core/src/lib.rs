@@ -116,6 +116,66 @@
 //!
 //! MCP imports and tools from configuration go through [`ToolBuilder`],
 //! which starts from the same defaults.
+//!
+//! # From the list to what the model sees
+//!
+//! The list is narrowed per [`PermissionContext`] ([`tools`]: internal-only
+//! tools, whole-tool deny rules, the [`Mode`], `enabled` self-checks), then
+//! assembled with runtime plugin tools into a [`ToolPool`]: built-ins sorted,
+//! plugins sorted, built-ins first and winning name clashes. Renders of a
+//! pool are byte-stable and cached.
+//!
+//! ```standalone_crate
+//! use registry_core::{
+//!     AnthropicOptions, Flags, PermissionContext, RuleBehavior, RuleSource, Tool, ToolBuilder,
+//!     ToolContext, ToolOutput, ToolRegistry, tool, try_all_base_tools,
+//! };
+//!
+//! /// List a directory.
+//! #[tool(name = "list_dir", read_only = true, concurrency_safe = true)]
+//! struct ListDir;
+//!
+//! /// Run a shell command.
+//! #[tool(name = "run_command")]
+//! struct RunCommand;
+//!
+//! # macro_rules! body { ($t:ty) => { impl Tool for $t {
+//! #     type Input = serde_json::Value; type Output = String; type Error = std::convert::Infallible;
+//! #     async fn call(&self, _: serde_json::Value, _: &ToolContext) -> Result<String, Self::Error> { Ok(String::new()) }
+//! # } } }
+//! # body!(ListDir);
+//! # body!(RunCommand);
+//! let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+//!
+//! // A plugin (say, an MCP server) adds a tool; dropping the guard removes it.
+//! let search = ToolBuilder::new("mcp__docs__search", "Search the docs.")
+//!     .read_only(true)
+//!     .build(|_, _| async { Ok(ToolOutput::text("")) })
+//!     .unwrap();
+//! let guard = registry.plugins().register("docs", search);
+//!
+//! // A project rule denies the shell outright: it leaves the pool.
+//! let mut cx = PermissionContext::new();
+//! cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "run_command").unwrap();
+//! let pool = registry.assemble_tool_pool(&cx);
+//! let names: Vec<&str> = pool.iter().map(|t| t.name()).collect();
+//! assert_eq!(names, ["list_dir", "mcp__docs__search"]);
+//!
+//! // Provider formats, byte-stable; a second render of the pool is a cache hit.
+//! let anthropic = pool.render_anthropic(AnthropicOptions::new().with_cache_control(true));
+//! assert!(anthropic.starts_with(r#"[{"cache_control":{"type":"ephemeral"},"description":"List a directory.""#));
+//! assert!(std::sync::Arc::ptr_eq(&anthropic, &pool.render_anthropic(AnthropicOptions::new().with_cache_control(true))));
+//! assert!(pool.render_prompt_catalog().starts_with("- list_dir: List a directory.\n"));
+//!
+//! drop(guard);
+//! assert_eq!(registry.assemble_tool_pool(&cx).len(), 1);
+//! ```
+//!
+//! # Guarding the catalog in CI
+//!
+//! [`testing::check_catalog_lock`] compares the catalog with a committed
+//! `tools.lock.json` and fails when a tool vanished, a definition changed
+//! (the prompt cache would miss) or a posture was loosened.
 
 #![warn(missing_docs)]
 
@@ -166,6 +226,11 @@ pub use pool::{
     Partition, PoolEntry, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
 };
 pub use posture::{Loading, Posture, PostureKind, ResultCap, Setting, Source};
+pub use render::{
+    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
+    openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
+};
+
 /// Declares a tool on a struct.
 ///
 /// ```text
@@ -219,10 +284,6 @@ pub use posture::{Loading, Posture, PostureKind, ResultCap, Setting, Source};
 /// assert!(shell.prepare("rm -rf /".into()).unwrap().is_destructive());
 /// ```
 pub use registry_macros::tool;
-pub use render::{
-    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
-    openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
-};
 pub use tool::{Tool, ToolInput};
 
 /// The text of a panic payload, for error messages.
