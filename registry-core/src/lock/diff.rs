@@ -98,36 +98,12 @@ fn diff_at(out: &mut Vec<JsonChange>, path: String, old: &Value, new: &Value) {
             keys.sort();
             keys.dedup();
             for key in keys {
-                let child = key_path(&path, key);
-                match (a.get(key), b.get(key)) {
-                    (Some(x), Some(y)) => diff_at(out, child, x, y),
-                    (Some(x), None) => out.push(JsonChange::Removed {
-                        path: child,
-                        old: x.clone(),
-                    }),
-                    (None, Some(y)) => out.push(JsonChange::Added {
-                        path: child,
-                        new: y.clone(),
-                    }),
-                    (None, None) => {}
-                }
+                diff_pair(out, key_path(&path, key), a.get(key), b.get(key));
             }
         }
         (Value::Array(a), Value::Array(b)) if !(all_scalars(a) && all_scalars(b)) => {
             for i in 0..a.len().max(b.len()) {
-                let child = format!("{path}[{i}]");
-                match (a.get(i), b.get(i)) {
-                    (Some(x), Some(y)) => diff_at(out, child, x, y),
-                    (Some(x), None) => out.push(JsonChange::Removed {
-                        path: child,
-                        old: x.clone(),
-                    }),
-                    (None, Some(y)) => out.push(JsonChange::Added {
-                        path: child,
-                        new: y.clone(),
-                    }),
-                    (None, None) => {}
-                }
+                diff_pair(out, format!("{path}[{i}]"), a.get(i), b.get(i));
             }
         }
         _ => out.push(JsonChange::Changed {
@@ -297,5 +273,22 @@ mod tests {
         );
         assert_eq!(line_diff("a", "a"), [Line::Same("a")]);
         assert_eq!(line_diff("", "b"), [Line::New("b")]);
+    }
+}
+
+/// One key or index present on either side: recurse, or record it as added
+/// or removed.
+fn diff_pair(out: &mut Vec<JsonChange>, path: String, old: Option<&Value>, new: Option<&Value>) {
+    match (old, new) {
+        (Some(x), Some(y)) => diff_at(out, path, x, y),
+        (Some(x), None) => out.push(JsonChange::Removed {
+            path,
+            old: x.clone(),
+        }),
+        (None, Some(y)) => out.push(JsonChange::Added {
+            path,
+            new: y.clone(),
+        }),
+        (None, None) => {}
     }
 }
