@@ -116,14 +116,21 @@ async fn runs_in_the_sandbox_root_and_captures_everything() {
 }
 
 #[tokio::test]
-async fn a_destructive_command_really_runs_once_allowed() {
+async fn a_destructive_command_runs_only_once_approved() {
     let tool = run_command();
     let (dir, cx) = sandbox();
-    let call = tool
-        .prepare(json!({"command": "rm notes.txt"}))
-        .expect("parses");
-    assert!(call.is_destructive());
-    call.run(&cx).await.expect("runs");
+    let prepare = || {
+        tool.prepare(json!({"command": "rm notes.txt"}))
+            .expect("parses")
+    };
+    assert!(prepare().is_destructive());
+    let err = prepare().run(&cx).await.unwrap_err();
+    assert!(
+        matches!(err, registry_core::ToolError::NeedsApproval { .. }),
+        "{err}"
+    );
+    assert!(dir.path().join("notes.txt").exists(), "nothing ran");
+    prepare().run_approved(&cx).await.expect("runs");
     assert!(!dir.path().join("notes.txt").exists());
 }
 

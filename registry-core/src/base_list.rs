@@ -86,14 +86,17 @@ impl Flags {
     /// (unset or empty means none).
     pub fn from_env(var: &str) -> Self {
         std::env::var(var)
-            .map(|value| {
-                value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|f| !f.is_empty())
-                    .collect()
-            })
+            .map(|value| Self::parse(&value))
             .unwrap_or_default()
+    }
+
+    /// Parses a comma-separated list of flags; blanks around names and
+    /// empty entries are ignored.
+    pub fn parse(list: &str) -> Self {
+        list.split(',')
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+            .collect()
     }
 
     /// Every flag set: the whole compiled-in catalog, for introspection and
@@ -484,12 +487,14 @@ mod tests {
 
     #[test]
     fn flags_parse_from_a_comma_separated_list() {
-        let flags: Flags = "web, beta,,"
-            .split(',')
-            .map(str::trim)
-            .filter(|f| !f.is_empty())
-            .collect();
+        let flags = Flags::parse(" web, beta,,");
+        assert_eq!(flags, Flags::new().with("beta").with("web"));
         assert!(flags.is_set("web") && flags.is_set("beta"));
+        assert_eq!(Flags::parse(""), Flags::new());
+        assert_eq!(
+            Flags::from_env("REGISTRY_CORE_TEST_SURELY_UNSET_VAR"),
+            Flags::new()
+        );
         assert!(!flags.is_set(""));
         assert!(Flags::all().is_set("anything"));
     }

@@ -292,6 +292,17 @@ impl<I> Declaration<I> {
         self
     }
 
+    /// Takes name, aliases, description, flag and origin from `other`.
+    pub(crate) fn with_identity_of<J>(mut self, other: Declaration<J>) -> Self {
+        let other = other.spec;
+        self.spec.name = other.name;
+        self.spec.aliases = other.aliases;
+        self.spec.description = other.description;
+        self.spec.flag = other.flag;
+        self.spec.origin = other.origin;
+        self
+    }
+
     /// Checks the rules `#[tool]` enforces at compile time, for definitions
     /// made at run time.
     pub(crate) fn validate(&self) -> Result<(), DefinitionError> {

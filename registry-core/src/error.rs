@@ -122,6 +122,7 @@ pub struct Collision {
 
 /// The authoritative list could not be built.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum CatalogError {
     /// Names or aliases collide across the linked catalog.
     #[error("{} tool name collision(s) in the linked catalog:\n{}", .0.len(), list(.0))]
@@ -161,6 +162,7 @@ fn list(collisions: &[Collision]) -> String {
 
 /// A call could not be made or did not succeed. Every variant names the tool.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The arguments do not fit the tool's input type.
     #[error("invalid input for tool `{tool}` at `{path}`: {message}")]
@@ -187,6 +189,15 @@ pub enum ToolError {
         /// The tool called.
         tool: String,
         /// Why not.
+        reason: String,
+    },
+    /// The tool asks for a person's approval of this call, and the call was
+    /// run without it (see [`PreparedCall::run_approved`](crate::PreparedCall::run_approved)).
+    #[error("tool `{tool}` needs approval before it runs: {reason}")]
+    NeedsApproval {
+        /// The tool called.
+        tool: String,
+        /// What the person is asked to confirm.
         reason: String,
     },
     /// The tool ran and returned its error.

@@ -203,8 +203,8 @@ impl ToolHandle {
     ///
     /// The list built by [`all_base_tools`](crate::all_base_tools) does this
     /// for every registered tool; call it yourself to test one tool alone.
-    pub fn new<T: crate::__private::ToolDeclaration>(tool: T) -> Self {
-        Self::from_parts(tool, T::declaration(), None)
+    pub fn new<T: crate::DeclaredTool>(tool: T) -> Self {
+        Self::from_parts(tool, crate::__private::declaration_of::<T>(), None)
     }
 
     pub(crate) fn from_parts<T: Tool>(
@@ -253,7 +253,12 @@ impl ToolHandle {
 
     /// Parses the model's arguments into the tool's input type. A bad
     /// argument is an error naming the tool and the field path.
-    pub fn prepare(&self, args: Value) -> Result<PreparedCall, ToolError> {
+    ///
+    /// `null` for an optional field whose schema does not admit null means
+    /// "absent": providers' strict modes make optional fields nullable and
+    /// models then send `null` (see [`openai_strict_schema`](crate::openai_strict_schema)).
+    pub fn prepare(&self, mut args: Value) -> Result<PreparedCall, ToolError> {
+        crate::nulls::drop_null_optionals(&mut args, self.input_schema());
         let input = self.inner.tool.parse(args)?;
         Ok(PreparedCall {
             tool: self.clone(),
@@ -262,9 +267,10 @@ impl ToolHandle {
     }
 
     /// Parses, validates and runs one call, capping the result: the short
-    /// path for tests and simple runtimes. The tool's own `Deny` is
-    /// enforced; no general permission policy is consulted, so runtimes
-    /// that have one use [`prepare`](Self::prepare) and ask it first.
+    /// path for tests and simple runtimes, with [`PreparedCall::run`]'s
+    /// rules (the tool's own `Deny` and `Ask` stop the call). No general
+    /// permission policy is consulted; runtimes that have one use
+    /// [`prepare`](Self::prepare) and ask it first.
     pub async fn call_json(&self, args: Value, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.prepare(args)?.run(cx).await
     }
@@ -354,17 +360,39 @@ impl PreparedCall {
         })
     }
 
-    /// Validates, runs and caps the call. A call the tool's own
-    /// `check_permissions` denies does not run ([`ToolError::PermissionDenied`]);
-    /// `Ask` and `Delegate` are the runtime policy's to resolve before this.
+    /// Validates, runs and caps the call, after the tool's own permission
+    /// check: `Deny` stops it ([`ToolError::PermissionDenied`]), and so does
+    /// `Ask` ([`ToolError::NeedsApproval`]) until a person has approved the
+    /// call and the runtime says so with [`run_approved`](Self::run_approved).
+    /// `Allow` and `Delegate` run: `run` assumes the runtime's general
+    /// policy, if it has one, has already allowed the call.
     /// A tool that panics yields an error, never a panic in the caller.
     pub async fn run(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.run_checked(cx, false).await
+    }
+
+    /// [`run`](Self::run) for a call a person has approved: an `Ask` from
+    /// the tool no longer stops it; a `Deny` still does.
+    pub async fn run_approved(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.run_checked(cx, true).await
+    }
+
+    async fn run_checked(self, cx: &ToolContext, approved: bool) -> Result<ToolOutput, ToolError> {
         let name = self.tool.name();
-        if let PermissionDecision::Deny { reason } = self.check_permissions(cx) {
-            return Err(ToolError::PermissionDenied {
-                tool: name.to_owned(),
-                reason,
-            });
+        match self.check_permissions(cx) {
+            PermissionDecision::Deny { reason } => {
+                return Err(ToolError::PermissionDenied {
+                    tool: name.to_owned(),
+                    reason,
+                });
+            }
+            PermissionDecision::Ask { reason } if !approved => {
+                return Err(ToolError::NeedsApproval {
+                    tool: name.to_owned(),
+                    reason,
+                });
+            }
+            _ => {}
         }
         let erased = &self.tool.inner.tool;
         match catch_unwind(AssertUnwindSafe(|| erased.validate(&self.input, cx))) {

@@ -189,6 +189,7 @@ mod handle;
 mod link;
 mod lock;
 mod naming;
+mod nulls;
 mod output;
 mod permission;
 mod plugins;
@@ -202,6 +203,11 @@ mod tool;
 #[path = "private.rs"]
 pub mod __private;
 
+/// A struct declared with `#[tool]`: what [`ToolHandle::new`] accepts.
+///
+/// Only `#[tool]` implements it (the impl lives in its expansion, through a
+/// doc-hidden module); a hand-written impl is not supported.
+pub use __private::ToolDeclaration as DeclaredTool;
 pub use base_list::{BaseTools, Flags, all_base_tools, try_all_base_tools};
 pub use builder::{BoxError, RuntimeToolError, ToolBuilder};
 pub use canonical::{to_canonical_pretty, to_canonical_string};

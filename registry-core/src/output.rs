@@ -91,7 +91,9 @@ impl IntoToolOutput for &'static str {
 
 impl IntoToolOutput for serde_json::Value {
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        serde_json::to_string_pretty(&self).map(ToolOutput::text)
+        Ok(ToolOutput::text(crate::canonical::to_canonical_pretty(
+            &self,
+        )))
     }
 }
 
@@ -101,7 +103,8 @@ pub struct Json<T>(pub T);
 
 impl<T: serde::Serialize> IntoToolOutput for Json<T> {
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        // Through Value so map keys come out sorted whatever T's map type is.
+        // Through Value and the canonical writer, so keys come out sorted
+        // whatever T's map type or serde_json's features are.
         let value = serde_json::to_value(&self.0)?;
         value.into_tool_output()
     }

@@ -148,20 +148,24 @@ impl ToolPool {
 }
 
 /// Assembles the execution pool: [`tools`] for built-ins; plugin tools
-/// filtered by the same deny rules (and never internal ones); each
-/// partition sorted by name in byte order; built-ins first; unique by name.
+/// filtered by the same deny rules and their own `enabled` self-checks (and
+/// never internal ones); each partition sorted by name in byte order;
+/// built-ins first; unique by name.
 ///
-/// A plugin tool whose name is a built-in's name or alias loses, and so does
-/// the later of two plugins with one name; each clash is logged with
-/// `tracing::warn!` naming the plugin's owner.
+/// A plugin tool whose name is the name or alias of any built-in (even one
+/// narrowed out of this pool) loses, and so does the later of two plugins
+/// with one name; each clash is logged with `tracing::warn!` naming the
+/// plugin's owner.
 pub fn assemble_tool_pool(
     base: &BaseTools,
     cx: &PermissionContext,
     plugins: &PluginSnapshot,
 ) -> ToolPool {
     let builtins = tools(base, cx);
-    // Every name a built-in answers to, sorted for binary search.
-    let mut reserved: Vec<&str> = builtins
+    // Every name any built-in answers to, in the pool or not: a plugin may
+    // never take over the name of a built-in that a rule, a mode or a
+    // self-check removed. Sorted for binary search.
+    let mut reserved: Vec<&str> = base
         .iter()
         .flat_map(|tool| {
             std::iter::once(tool.name()).chain(tool.spec().aliases().iter().map(String::as_str))
@@ -178,7 +182,9 @@ pub fn assemble_tool_pool(
         .iter()
         .filter(|p| {
             let spec = p.tool().spec();
-            !spec.is_internal() && !cx.denies_whole_tool(spec.name(), spec.aliases())
+            !spec.is_internal()
+                && !cx.denies_whole_tool(spec.name(), spec.aliases())
+                && p.tool().is_enabled()
         })
         .map(|p| (p.tool().name(), p.owner(), p))
         .collect();

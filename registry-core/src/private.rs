@@ -44,17 +44,23 @@ pub trait ToolDeclaration: Tool + Sealed + Sized {
     fn declare(declaration: Declaration<Self::Input>) -> Declaration<Self::Input> {
         declaration
     }
+}
 
-    /// The full definition: defaults, then identity, then declared keys.
-    fn declaration() -> Declaration<Self::Input> {
-        let mut base = Declaration::new(Self::NAME, Self::DESCRIPTION)
-            .aliases(Self::ALIASES.iter().copied())
-            .origin(Self::ORIGIN);
-        if let Some(flag) = Self::FLAG {
-            base = base.flag(flag);
+/// The full definition of a declared tool: defaults, identity, declared
+/// keys; then the identity again, so the name and aliases a handle reports
+/// are always the static ones the catalog checked for collisions, whatever
+/// `declare` did.
+pub(crate) fn declaration_of<T: ToolDeclaration>() -> Declaration<T::Input> {
+    let identity = || {
+        let base = Declaration::new(T::NAME, T::DESCRIPTION)
+            .aliases(T::ALIASES.iter().copied())
+            .origin(T::ORIGIN);
+        match T::FLAG {
+            Some(flag) => base.flag(flag),
+            None => base,
         }
-        Self::declare(base)
-    }
+    };
+    T::declare(identity()).with_identity_of(identity())
 }
 
 /// Not public API. Type-checks a posture expression against the tool's

@@ -267,7 +267,7 @@ fn merged_tools_is_the_loose_union() {
 }
 
 #[test]
-fn the_executor_and_the_catalog_see_the_same_registry() {
+fn the_next_assembly_sees_plugin_changes() {
     let registry = registry();
     let cx = PermissionContext::new();
     let guard = registry.plugins().register("p", plugin("mcp__p__x"));
@@ -277,4 +277,39 @@ fn the_executor_and_the_catalog_see_the_same_registry() {
     let without = registry.assemble_tool_pool(&cx);
     assert!(without.get("mcp__p__x").is_none());
     assert!(without.plugin_generation() > with.plugin_generation());
+}
+
+#[test]
+fn a_plugin_never_takes_the_name_of_a_narrowed_out_built_in() {
+    let registry = registry();
+    let _g = [
+        registry
+            .plugins()
+            .register("p", plugin("summarize_internal")),
+        registry.plugins().register("p", plugin("zz_offline")),
+        registry.plugins().register("p", plugin("Bash")),
+    ];
+    let mut cx = PermissionContext::new();
+    cx.add_rule(RuleSource::User, RuleBehavior::Deny, "run_command")
+        .unwrap();
+    let pool = registry.assemble_tool_pool(&cx);
+    assert!(pool.plugins().is_empty(), "{:?}", names(pool.iter()));
+}
+
+#[test]
+fn plugins_answer_their_own_enabled_check() {
+    let registry = registry();
+    let off = ToolBuilder::new("mcp__p__off", "Disabled.")
+        .enabled(|| false)
+        .build(|_, _| async { Ok(ToolOutput::text("")) })
+        .unwrap();
+    let _g = [
+        registry.plugins().register("p", off),
+        registry.plugins().register("p", plugin("mcp__p__on")),
+    ];
+    let pool = registry.assemble_tool_pool(&PermissionContext::new());
+    assert_eq!(
+        names(pool.plugins().iter().map(|e| e.tool())),
+        ["mcp__p__on"]
+    );
 }

@@ -235,7 +235,7 @@ fn parse_args(metas: &[NestedMeta], errors: &mut darling::error::Accumulator) ->
 /// The `#[cfg(...)]` gates on the struct, and the `cfg`s inside any
 /// `#[cfg_attr(pred, ...)]`, re-expressed so the generated items vanish
 /// exactly when the struct does.
-fn cfgs(attrs: &[Attribute]) -> Vec<TokenStream> {
+pub fn cfgs(attrs: &[Attribute]) -> Vec<TokenStream> {
     let mut out = Vec::new();
     for attr in attrs {
         if attr.path().is_ident("cfg") {

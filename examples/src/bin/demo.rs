@@ -214,7 +214,8 @@ async fn call(
         prepared.is_read_only(),
         prepared.is_destructive()
     );
-    let (permission, note) = match prepared.check_permissions(cx) {
+    let decision = prepared.check_permissions(cx);
+    let (permission, note) = match &decision {
         PermissionDecision::Allow => ("allow".to_owned(), None),
         PermissionDecision::Delegate => ("delegate (the general policy decides)".to_owned(), None),
         PermissionDecision::Deny { reason } => (
@@ -223,14 +224,20 @@ async fn call(
         ),
         PermissionDecision::Ask { reason } => (
             format!("ask: {reason}"),
-            Some("the demo confirms: the sandbox is a scratch directory"),
+            Some("the demo approves: the sandbox is a scratch directory"),
         ),
+        other => (format!("{other:?}"), None),
     };
     println!("  permission: {permission}");
     if let Some(note) = note {
         println!("  ({note})");
     }
-    match prepared.run(cx).await {
+    // The demo plays the person who approves what the tool asks about.
+    let result = match decision {
+        PermissionDecision::Ask { .. } => prepared.run_approved(cx).await,
+        _ => prepared.run(cx).await,
+    };
+    match result {
         Ok(output) => {
             println!("  result:");
             for line in output.as_str().lines() {

@@ -191,6 +191,23 @@ pub(crate) fn line_diff<'a>(old: &'a str, new: &'a str) -> Vec<Line<'a>> {
     out
 }
 
+/// One key or index present on either side: recurse, or record it as added
+/// or removed.
+fn diff_pair(out: &mut Vec<JsonChange>, path: String, old: Option<&Value>, new: Option<&Value>) {
+    match (old, new) {
+        (Some(x), Some(y)) => diff_at(out, path, x, y),
+        (Some(x), None) => out.push(JsonChange::Removed {
+            path,
+            old: x.clone(),
+        }),
+        (None, Some(y)) => out.push(JsonChange::Added {
+            path,
+            new: y.clone(),
+        }),
+        (None, None) => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,22 +290,5 @@ mod tests {
         );
         assert_eq!(line_diff("a", "a"), [Line::Same("a")]);
         assert_eq!(line_diff("", "b"), [Line::New("b")]);
-    }
-}
-
-/// One key or index present on either side: recurse, or record it as added
-/// or removed.
-fn diff_pair(out: &mut Vec<JsonChange>, path: String, old: Option<&Value>, new: Option<&Value>) {
-    match (old, new) {
-        (Some(x), Some(y)) => diff_at(out, path, x, y),
-        (Some(x), None) => out.push(JsonChange::Removed {
-            path,
-            old: x.clone(),
-        }),
-        (None, Some(y)) => out.push(JsonChange::Added {
-            path,
-            new: y.clone(),
-        }),
-        (None, None) => {}
     }
 }

@@ -279,7 +279,9 @@ impl LockEntry {
         let mut aliases = spec.aliases().to_vec();
         aliases.sort();
         let description = spec.description().to_owned();
-        let input_schema = tool.input_schema().clone();
+        // What providers are sent: without `$schema` and the Rust type name
+        // in `title`, so renaming an input struct does not fail the lock.
+        let input_schema = crate::render::provider_input_schema(tool);
         let loading = *spec.loading().value();
         let hash = definition_hash(spec.name(), &description, &input_schema, loading);
         LockEntry {

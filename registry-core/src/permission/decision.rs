@@ -5,6 +5,7 @@
 
 /// A tool's answer to "may this call run?".
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum PermissionDecision {
     /// The tool has no opinion; the general permission policy decides.
     /// This is what a tool that does not override `check_permissions` says.

@@ -67,10 +67,13 @@ impl PermissionRule {
     }
 
     /// A rule covering calls of `tool` whose content matches `content`.
+    /// An empty content or `*` covers the whole tool, as `Tool()` and
+    /// `Tool(*)` do.
     pub fn with_content(tool: impl Into<String>, content: impl Into<String>) -> Self {
+        let content = content.into();
         PermissionRule {
             target: RuleTarget::Tool(tool.into()),
-            content: Some(content.into()),
+            content: (!content.is_empty() && content != "*").then_some(content),
         }
     }
 
@@ -271,6 +274,13 @@ mod tests {
             parse("mcp__github__create_issue"),
             Ok(PermissionRule::tool("mcp__github__create_issue"))
         );
+    }
+
+    #[test]
+    fn programmatic_whole_tool_content_means_the_whole_tool() {
+        assert!(PermissionRule::with_content("t", "").is_whole_tool());
+        assert!(PermissionRule::with_content("t", "*").is_whole_tool());
+        assert!(!PermissionRule::with_content("t", "x").is_whole_tool());
     }
 
     #[test]
