@@ -3,20 +3,19 @@
 //!
 //! `cargo bench -p registry-core --bench pool`
 //!
-//! Built-ins can only come from `#[tool]` structs collected by inventory
-//! (there is no way to make a `BaseTools` from handles), and thousands of
-//! them cannot be declared without generating code. So the pool has the
-//! three `#[tool]` built-ins below and `n - 3` runtime plugins, each with
-//! its own owner, registered in a scrambled order so assembly really sorts.
-//! Rendering does the same work per tool whichever partition it is in;
-//! assembly does slightly more for plugins (the clash check).
+//! A tenth of each pool is built-in: the three `#[tool]` structs below plus
+//! runtime-built tools put in a list with the hidden
+//! `BaseTools::__from_handles` (thousands of `#[tool]` structs would need
+//! generated code). The rest are runtime plugins, each with its own owner,
+//! registered in a scrambled order so assembly really sorts.
 //!
 //! Under `cargo test --benches` divan runs every benchmark once.
 
 use divan::{Bencher, black_box};
 use registry_core::{
     AnthropicOptions, BaseTools, Flags, PermissionContext, PluginRegistry, PluginSnapshot, Tool,
-    ToolBuilder, ToolContext, ToolOutput, ToolPool, assemble_tool_pool, tool, try_all_base_tools,
+    ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolPool, assemble_tool_pool, tool,
+    try_all_base_tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -79,6 +78,23 @@ impl Tool for ListDir {
     }
 }
 
+/// A runtime tool with a realistic small schema.
+fn bench_tool(name: String, i: usize) -> ToolHandle {
+    ToolBuilder::new(name, format!("Tool number {i}.\nDoes one thing."))
+        .input_schema(json!({
+            "type": "object",
+            "properties": {
+                "query": { "type": "string", "description": "What to look for." },
+                "limit": { "type": "integer", "minimum": 1 },
+                "mode": { "type": "string", "enum": ["fast", "exact"] }
+            },
+            "required": ["query"]
+        }))
+        .read_only(i.is_multiple_of(2))
+        .build(|_, _| async { Ok(ToolOutput::text("")) })
+        .expect("bench tool")
+}
+
 /// What a pool of `n` tools is assembled from.
 struct Fixture {
     base: BaseTools,
@@ -88,30 +104,28 @@ struct Fixture {
 
 impl Fixture {
     fn new(n: usize) -> Self {
-        let base = try_all_base_tools(&Flags::new()).expect("bench catalog");
+        // A tenth built-in (the mix): the three `#[tool]`s above plus
+        // runtime-built ones, so narrowing and the built-in name lookup are
+        // measured at scale too.
+        let declared = try_all_base_tools(&Flags::new()).expect("bench catalog");
+        let builtin_count = n / 10;
+        let mut builtins: Vec<ToolHandle> = declared.iter().cloned().collect();
+        for k in builtins.len()..builtin_count {
+            builtins.push(bench_tool(format!("builtin_{k:05}"), k));
+        }
+        let base = BaseTools::__from_handles(builtins).expect("bench built-ins");
         let registry = PluginRegistry::new();
         let count = n - base.len();
         for k in 0..count {
             // A fixed permutation of 0..count (7919 is prime, so coprime
             // with every count here): registration order is not name order.
             let i = (k * 7919) % count;
-            let tool = ToolBuilder::new(
-                format!("plugin_{i:05}"),
-                format!("Plugin tool number {i}.\nDoes one thing."),
-            )
-            .input_schema(json!({
-                "type": "object",
-                "properties": {
-                    "query": { "type": "string", "description": "What to look for." },
-                    "limit": { "type": "integer", "minimum": 1 },
-                    "mode": { "type": "string", "enum": ["fast", "exact"] }
-                },
-                "required": ["query"]
-            }))
-            .read_only(i.is_multiple_of(2))
-            .build(|_, _| async { Ok(ToolOutput::text("")) })
-            .expect("bench plugin");
-            registry.register(format!("owner_{i:05}"), tool).detach();
+            registry
+                .register(
+                    format!("owner_{i:05}"),
+                    bench_tool(format!("plugin_{i:05}"), i),
+                )
+                .detach();
         }
         Fixture {
             base,

@@ -188,6 +188,40 @@ impl BaseTools {
     }
 }
 
+impl BaseTools {
+    /// Not public API: a list from explicit handles, for benchmarks and
+    /// tests of narrowing at scale. Programs get the authoritative list from
+    /// [`try_all_base_tools`]. Sorts by name and rejects collisions like it.
+    #[doc(hidden)]
+    pub fn __from_handles(mut tools: Vec<ToolHandle>) -> Result<BaseTools, CatalogError> {
+        tools.sort_by(|a, b| a.name().cmp(b.name()));
+        let collisions = find_collisions(tools.iter().map(|t| {
+            let spec = t.spec();
+            (
+                spec.name(),
+                spec.aliases().iter().map(String::as_str).collect(),
+                spec.origin(),
+            )
+        }));
+        if !collisions.is_empty() {
+            return Err(CatalogError::Collisions(collisions));
+        }
+        let mut by_name = BTreeMap::new();
+        for (index, tool) in tools.iter().enumerate() {
+            by_name.insert(tool.name().to_owned(), (index, NameRole::Name));
+            for alias in tool.spec().aliases() {
+                by_name.insert(alias.clone(), (index, NameRole::Alias));
+            }
+        }
+        let linked = tools.iter().map(|t| t.spec().origin().crate_name).collect();
+        Ok(BaseTools {
+            tools,
+            by_name,
+            linked,
+        })
+    }
+}
+
 impl<'a> IntoIterator for &'a BaseTools {
     type Item = &'a ToolHandle;
     type IntoIter = std::slice::Iter<'a, ToolHandle>;
@@ -225,7 +259,11 @@ fn build_list(
     // Inventory's order depends on link order; nothing downstream may see it.
     registrations.sort_by(|a, b| (a.name, &a.origin).cmp(&(b.name, &b.origin)));
 
-    let collisions = find_collisions(&registrations);
+    let collisions = find_collisions(
+        registrations
+            .iter()
+            .map(|r| (r.name, r.aliases.to_vec(), &r.origin)),
+    );
     if !collisions.is_empty() {
         return Err(CatalogError::Collisions(collisions));
     }
@@ -275,16 +313,20 @@ pub fn all_base_tools(flags: &Flags) -> BaseTools {
     }
 }
 
-fn find_collisions(registrations: &[&Registration]) -> Vec<Collision> {
+/// Every name or alias claimed twice among `(name, aliases, origin)`
+/// definitions, in a stable order.
+fn find_collisions<'a>(
+    definitions: impl IntoIterator<Item = (&'a str, Vec<&'a str>, &'a Origin)>,
+) -> Vec<Collision> {
     let mut claims: Vec<(&str, Claim)> = Vec::new();
-    for registration in registrations {
+    for (name, aliases, origin) in definitions {
         let claim = |role| Claim {
-            tool: registration.name.to_owned(),
+            tool: name.to_owned(),
             role,
-            origin: registration.origin.clone(),
+            origin: origin.clone(),
         };
-        claims.push((registration.name, claim(NameRole::Name)));
-        for alias in registration.aliases {
+        claims.push((name, claim(NameRole::Name)));
+        for alias in aliases {
             claims.push((alias, claim(NameRole::Alias)));
         }
     }
@@ -483,6 +525,15 @@ mod tests {
             err.to_string().contains("registry_core::link!(crate_z);"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_list_from_handles_is_sorted_and_checked_like_the_real_one() {
+        let tools = BaseTools::__from_handles(vec![runtime_tool("b"), runtime_tool("a")]).unwrap();
+        assert_eq!(names(&tools), ["a", "b"]);
+        assert!(tools.resolve("a").is_some());
+        let clash = BaseTools::__from_handles(vec![runtime_tool("a"), runtime_tool("a")]);
+        assert!(matches!(clash, Err(CatalogError::Collisions(c)) if c.len() == 1));
     }
 
     #[test]
