@@ -143,7 +143,7 @@ impl<T: Tool> ErasedTool for Typed<T> {
             .validate_input(input, cx)
             .map_err(|err| ToolError::Rejected {
                 tool: self.declaration.spec.name().to_owned(),
-                source: Box::new(err),
+                source: err.into(),
             })
     }
 
@@ -170,7 +170,7 @@ impl<T: Tool> ErasedTool for Typed<T> {
                 .await
                 .map_err(|err| ToolError::Failed {
                     tool: tool.to_owned(),
-                    source: Box::new(err),
+                    source: err.into(),
                 })?;
             output.into_tool_output().map_err(|err| ToolError::Output {
                 tool: tool.to_owned(),

@@ -63,8 +63,11 @@ pub trait Tool: Send + Sync + 'static {
     type Input: ToolInput;
     /// The typed result, rendered as text for the model.
     type Output: IntoToolOutput;
-    /// The typed failure, shown to the model as an error result.
-    type Error: std::error::Error + Send + Sync + 'static;
+    /// The typed failure, shown to the model as an error result: any
+    /// `std::error::Error + Send + Sync` (a `thiserror` enum, `io::Error`)
+    /// or anything else that converts into a boxed error (`anyhow::Error`).
+    /// It stays downcastable from [`ToolError`](crate::ToolError)'s source.
+    type Error: Into<crate::BoxError> + Send + 'static;
 
     /// Runs one call.
     fn call(

@@ -328,3 +328,29 @@ async fn null_for_an_optional_field_means_absent() {
         .unwrap_err();
     assert!(err.to_string().contains("at `pattern`"), "{err}");
 }
+
+/// Fails with a plain string error.
+#[tool(name = "stringly")]
+struct Stringly;
+
+impl Tool for Stringly {
+    type Input = String;
+    type Output = String;
+    type Error = String;
+
+    async fn call(&self, input: String, _cx: &ToolContext) -> Result<String, String> {
+        Err(format!("cannot handle {input}"))
+    }
+}
+
+#[tokio::test]
+async fn any_error_that_boxes_is_accepted() {
+    let err = ToolHandle::new(Stringly)
+        .call_json(json!("this"), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool `stringly` failed: cannot handle this"
+    );
+}
