@@ -64,7 +64,10 @@
 //!    whitespace, so a compiler printing the same tokens differently does
 //!    not fail the check; runtime tools built with
 //!    [`ToolBuilder`](crate::ToolBuilder)'s `*_when` all record
-//!    `<runtime closure>`, so such changes are not seen for them. A renamed
+//!    `<runtime closure>`, so such changes are not seen for them. Only the
+//!    expression is locked, not the body of a function it names: editing
+//!    `is_read_only_command` itself is invisible to the lock, so keep such
+//!    classifiers under their own table tests. A renamed
 //!    tool is held to its old entry's posture: loosening across a rename
 //!    fails. A value that changes only from default to declared, or back,
 //!    passes with a note.
