@@ -31,10 +31,15 @@
 //! The same goes for `2>&1`-style descriptor duplication and for a target of
 //! `/dev/null`.
 //!
-//! Both checks read the text literally and do not parse shell quoting, so a
-//! quoted `>` or `rm` (`echo "a > b"`) is seen as the real thing: the
-//! command is then not read-only and may be flagged destructive. That errs
-//! on the safe side in both cases.
+//! Words are read the way the shell will hand them to the program: quotes
+//! and backslashes are removed first, so `'rm'`, `\rm` and `-delet\e` are
+//! seen as `rm` and `-delete`. Anything whose final text only the shell
+//! knows (a `$` expansion, an unquoted glob or brace, an unterminated
+//! quote) makes a command not read-only. Long options are matched by any
+//! prefix, as getopt does (`sort --out=x` is `--output`). Separators and
+//! `>` are still found in the raw text, so a quoted `>` or `;`
+//! (`echo "a > b"`) counts as the real thing: the command is then not
+//! read-only and may be flagged destructive, which errs on the safe side.
 //!
 //! # A caveat about git
 //!
@@ -61,10 +66,14 @@ const FIND_WRITING_ACTIONS: &[&str] = &[
 /// `find` actions that run a program given by the next words.
 const FIND_EXEC_ACTIONS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
 
-/// Programs that destroy or irreversibly change files.
+/// Programs that destroy or irreversibly change files (`cp` and `tee`
+/// overwrite their targets).
 const DESTRUCTIVE_PROGRAMS: &[&str] = &[
-    "rm", "rmdir", "unlink", "mv", "dd", "truncate", "shred", "chmod", "chown",
+    "rm", "rmdir", "unlink", "mv", "dd", "truncate", "shred", "chmod", "chown", "cp", "tee",
 ];
+
+/// `find` actions that truncate the file they name.
+const FIND_TRUNCATING_ACTIONS: &[&str] = &["-fprint", "-fprint0", "-fprintf", "-fls"];
 
 /// Programs that run the program named in their arguments.
 const WRAPPERS: &[&str] = &[
@@ -97,7 +106,11 @@ pub fn is_read_only_command(command: &str) -> bool {
     }
     let mut parts = 0;
     for segment in read_only_segments(command) {
-        let words: Vec<&str> = segment.split_whitespace().collect();
+        let words = shell_words(segment);
+        if words.dynamic {
+            return false;
+        }
+        let words: Vec<&str> = words.words.iter().map(String::as_str).collect();
         let Some((program, args)) = words.split_first() else {
             continue;
         };
@@ -132,7 +145,8 @@ pub fn is_destructive_command(command: &str) -> bool {
         return true;
     }
     all_segments(command).any(|segment| {
-        let words: Vec<&str> = segment.split_whitespace().collect();
+        let words = shell_words(segment).words;
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
         is_destructive_invocation(&words)
     })
 }
@@ -170,8 +184,8 @@ fn is_read_only_invocation(program: &str, args: &[&str]) -> bool {
         "find" => !args.iter().any(|a| FIND_WRITING_ACTIONS.contains(a)),
         // `sort -o FILE` writes FILE; `--compress-program` runs a program.
         "sort" => !args.iter().any(|a| {
-            a.starts_with("--output")
-                || a.starts_with("--compress-program")
+            abbreviates(a, "--output")
+                || abbreviates(a, "--compress-program")
                 || (a.starts_with('-') && !a.starts_with("--") && a.contains('o'))
         }),
         // `uniq INPUT OUTPUT` writes OUTPUT.
@@ -183,14 +197,14 @@ fn is_read_only_invocation(program: &str, args: &[&str]) -> bool {
         }
         // `file -C` compiles a magic file, writing it.
         "file" => !args.iter().any(|a| {
-            a.starts_with("--compile")
+            abbreviates(a, "--compile")
                 || (a.starts_with('-') && !a.starts_with("--") && a.contains('C'))
         }),
         "git" => {
             args.first().is_some_and(|sub| READ_ONLY_GIT.contains(sub))
                 && !args
                     .iter()
-                    .any(|a| a.starts_with("--output") || a.starts_with("--ext-diff"))
+                    .any(|a| abbreviates(a, "--output") || abbreviates(a, "--ext-diff"))
         }
         _ => true,
     }
@@ -216,10 +230,24 @@ fn is_destructive_invocation(words: &[&str]) -> bool {
     match program {
         "git" => {
             let has = |word: &str| args.contains(&word);
-            (has("reset") && has("--hard")) || has("clean") || (has("checkout") && has("--"))
+            let sub = args.iter().find(|a| !a.starts_with('-')).copied();
+            match sub {
+                Some("reset") => has("--hard"),
+                Some("clean" | "rm" | "restore") => true,
+                Some("checkout") => has("--") || has(".") || has("-f") || has("--force"),
+                Some("stash") => has("drop") || has("clear"),
+                Some("branch") => has("-D") || has("-d") || has("--delete"),
+                _ => false,
+            }
         }
+        "sed" => args.iter().any(|a| {
+            abbreviates(a, "--in-place")
+                || (a.starts_with("-i")
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('i')))
+        }),
         "find" => args.iter().enumerate().any(|(i, arg)| {
             *arg == "-delete"
+                || FIND_TRUNCATING_ACTIONS.contains(arg)
                 || (FIND_EXEC_ACTIONS.contains(arg) && is_destructive_invocation(&args[i + 1..]))
         }),
         _ => false,
@@ -231,6 +259,96 @@ fn is_assignment(word: &str) -> bool {
     word.split_once('=').is_some_and(|(name, _)| {
         !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     })
+}
+
+/// `--out=x` abbreviates `--output`, as getopt accepts any unambiguous
+/// prefix; at least `--` and one letter.
+fn abbreviates(arg: &str, long: &str) -> bool {
+    let name = arg.split('=').next().unwrap_or(arg);
+    name.len() > 2 && name.starts_with("--") && long.starts_with(name)
+}
+
+/// The words of one segment as the program will receive them, and whether
+/// their final text depends on the shell (`$`, unquoted globs or braces,
+/// an unterminated quote).
+struct ShellWords {
+    words: Vec<String>,
+    dynamic: bool,
+}
+
+fn shell_words(segment: &str) -> ShellWords {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut dynamic = false;
+    let mut chars = segment.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(next) = chars.next() {
+                    word.push(next);
+                }
+            }
+            '\'' => {
+                in_word = true;
+                let mut closed = false;
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        closed = true;
+                        break;
+                    }
+                    word.push(q);
+                }
+                dynamic |= !closed;
+            }
+            '"' => {
+                in_word = true;
+                let mut closed = false;
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => {
+                            closed = true;
+                            break;
+                        }
+                        '\\' => {
+                            if let Some(next) = chars.next() {
+                                if !matches!(next, '$' | '`' | '"' | '\\' | '\n') {
+                                    word.push('\\');
+                                }
+                                word.push(next);
+                            }
+                        }
+                        '$' | '`' => {
+                            dynamic = true;
+                            word.push(q);
+                        }
+                        q => word.push(q),
+                    }
+                }
+                dynamic |= !closed;
+            }
+            '$' | '`' | '*' | '?' | '[' | '{' | '}' => {
+                in_word = true;
+                dynamic = true;
+                word.push(c);
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    ShellWords { words, dynamic }
 }
 
 /// `/bin/rm` is `rm`.
@@ -373,14 +491,47 @@ mod tests {
         ("sh -c ls", false, false),
         ("FOO=1 ls", false, false),
         ("/bin/ls", false, false),
-        ("\"ls\"", false, false),
-        ("l\\s", false, false),
+        // Quotes and backslashes are removed as the shell would.
+        ("\"ls\"", true, false),
+        ("l\\s", true, false),
+        ("grep 'a b' notes.txt", true, false),
+        // What the shell alone can spell is never read-only.
+        ("find . '-delete'", false, true),
+        ("find . -delet\\e", false, true),
+        ("find . ${_:--delete}", false, false),
+        ("ls *.rs", false, false),
+        ("cat {a,b}.txt", false, false),
+        ("echo \"$HOME\"", false, false),
+        ("echo 'unterminated", false, false),
+        // Abbreviated long options are the options.
+        ("sort '-o' out in", false, false),
+        ("sort --out=x in", false, false),
+        ("sort --comp=sh in", false, false),
+        ("git diff '--output=x'", false, false),
+        ("git diff --out=x", false, false),
+        ("file --comp magic", false, false),
+        // Quoted or escaped destroyers, and more ways to lose data.
+        ("\\rm -rf x", false, true),
+        ("'rm' -rf x", false, true),
+        ("git rm -r .", false, true),
+        ("git checkout .", false, true),
+        ("git checkout main", false, false),
+        ("git restore src", false, true),
+        ("git stash drop", false, true),
+        ("git branch -D old", false, true),
+        ("echo x | tee f", false, true),
+        ("sed -i s/a/b/ f", false, true),
+        ("sed -n 1p f", false, false),
+        ("cp a b", false, true),
+        ("find . -fprintf out %p", false, true),
+        ("X=1 rm f", false, true),
+        ("ls\nrm f", false, true),
         ("ls\rrm", false, false),
         // Allowlisted programs used to write.
         ("find . -delete", false, true),
         ("find . -name x -exec rm {} ;", false, true),
         ("find . -exec cat {} +", false, false),
-        ("find . -fprint out.txt", false, false),
+        ("find . -fprint out.txt", false, true),
         ("sort -o out.txt in.txt", false, false),
         ("sort -uo out.txt in.txt", false, false),
         ("sort --output=out.txt in.txt", false, false),

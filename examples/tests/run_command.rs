@@ -135,6 +135,30 @@ async fn a_destructive_command_runs_only_once_approved() {
 }
 
 #[tokio::test]
+async fn a_background_child_outliving_the_shell_is_killed_at_the_timeout() {
+    let tool = run_command();
+    let (dir, cx) = sandbox();
+    // The shell exits at once; its background child keeps stdout open, so
+    // the call times out, and the child must die with its group.
+    let err = tool
+        .call_json(
+            json!({"command": "(sleep 2; touch late.txt) & echo started", "timeout_secs": 1}),
+            &cx,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("did not finish within 1 s"),
+        "{err}"
+    );
+    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    assert!(
+        !dir.path().join("late.txt").exists(),
+        "the background child survived the timeout"
+    );
+}
+
+#[tokio::test]
 async fn a_command_past_its_timeout_is_killed() {
     let tool = run_command();
     let (_dir, cx) = sandbox();

@@ -6,23 +6,49 @@
 //! parsing, such nulls are removed, guided by the tool's own schema: only
 //! properties that are not required and whose schema does not admit null.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Removes nulls the schema does not allow for optional properties, at
-/// every depth the schema describes (objects, arrays, `$ref` to `$defs`).
+/// every depth the schema describes (objects, arrays, unions, `$ref` to
+/// `$defs`).
 pub(crate) fn drop_null_optionals(args: &mut Value, schema: &Value) {
-    walk(args, schema, schema, 0);
+    walk(args, schema, schema, &mut Vec::new(), 0);
 }
 
-// Deep enough for any real input; stops a recursive `$ref` cycle on a
-// recursive value from running away.
+// Deep enough for any real input; a recursive schema applied to a deep
+// value stops here instead of exhausting the stack.
 const MAX_DEPTH: usize = 64;
 
-fn walk(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
+/// `refs` holds the `$ref`s already followed for this same value, so a
+/// recursive union (`anyOf: [{$ref: Expr}, ...]` inside `Expr`) is visited
+/// once, not forever or exponentially.
+fn walk<'s>(
+    value: &mut Value,
+    schema: &'s Value,
+    root: &'s Value,
+    refs: &mut Vec<&'s str>,
+    depth: usize,
+) {
     if depth > MAX_DEPTH {
         return;
     }
-    let schema = resolve(schema, root);
+    let Some(schema) = follow(schema, root, refs) else {
+        return;
+    };
+    // `Option<Struct>` is `anyOf: [{$ref}, {type: null}]`: a non-null value
+    // is described by the branches, so walk each of them.
+    if !value.is_null() {
+        for key in ["anyOf", "oneOf"] {
+            for branch in schema
+                .get(key)
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                walk(value, branch, root, refs, depth);
+            }
+        }
+    }
     match value {
         Value::Object(map) => {
             let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
@@ -33,17 +59,23 @@ fn walk(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
                 .and_then(Value::as_array)
                 .map(|r| r.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            drop_nulls(map, properties, &required, root);
+            map.retain(|key, value| {
+                !(value.is_null()
+                    && !required.contains(&key.as_str())
+                    && properties
+                        .get(key)
+                        .is_some_and(|p| !admits_null(p, root, &mut Vec::new())))
+            });
             for (key, child) in map.iter_mut() {
                 if let Some(child_schema) = properties.get(key) {
-                    walk(child, child_schema, root, depth + 1);
+                    walk(child, child_schema, root, &mut Vec::new(), depth + 1);
                 }
             }
         }
         Value::Array(items) => {
             if let Some(item_schema) = schema.get("items") {
                 for item in items {
-                    walk(item, item_schema, root, depth + 1);
+                    walk(item, item_schema, root, &mut Vec::new(), depth + 1);
                 }
             }
         }
@@ -51,33 +83,29 @@ fn walk(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
     }
 }
 
-fn drop_nulls(
-    map: &mut Map<String, Value>,
-    properties: &Map<String, Value>,
-    required: &[&str],
-    root: &Value,
-) {
-    map.retain(|key, value| {
-        !(value.is_null()
-            && !required.contains(&key.as_str())
-            && properties
-                .get(key)
-                .is_some_and(|p| !admits_null(resolve(p, root), root)))
-    });
-}
-
-/// `#/$defs/Name` (and the older `#/definitions/Name`) to its schema.
-fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
+/// Resolves a `#/...` `$ref` (once per value: `None` when this reference was
+/// already followed). Schemas without `$ref` come back as they are.
+fn follow<'s>(schema: &'s Value, root: &'s Value, refs: &mut Vec<&'s str>) -> Option<&'s Value> {
     let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
-        return schema;
+        return Some(schema);
     };
-    let Some(pointer) = reference.strip_prefix('#') else {
-        return schema;
-    };
-    root.pointer(pointer).unwrap_or(schema)
+    if refs.contains(&reference) {
+        return None;
+    }
+    refs.push(reference);
+    let target = reference
+        .strip_prefix('#')
+        .and_then(|pointer| root.pointer(pointer))
+        .unwrap_or(schema);
+    Some(target)
 }
 
-fn admits_null(schema: &Value, root: &Value) -> bool {
+fn admits_null<'s>(schema: &'s Value, root: &'s Value, refs: &mut Vec<&'s str>) -> bool {
+    // A reference already being followed adds nothing new: answering
+    // "no" keeps the null away from serde, which then names the field.
+    let Some(schema) = follow(schema, root, refs) else {
+        return false;
+    };
     match schema {
         Value::Bool(b) => *b,
         Value::Object(map) => {
@@ -89,16 +117,18 @@ fn admits_null(schema: &Value, root: &Value) -> bool {
                 Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
                 _ => false,
             };
-            let by_union = ["anyOf", "oneOf"].iter().any(|key| {
-                map.get(*key).and_then(Value::as_array).is_some_and(|alts| {
-                    alts.iter().any(|alt| admits_null(resolve(alt, root), root))
-                })
-            });
             let by_enum = map
                 .get("enum")
                 .and_then(Value::as_array)
                 .is_some_and(|values| values.iter().any(Value::is_null));
-            by_type || by_union || by_enum || map.get("const") == Some(&Value::Null)
+            by_type
+                || by_enum
+                || map.get("const") == Some(&Value::Null)
+                || ["anyOf", "oneOf"].iter().any(|key| {
+                    map.get(*key)
+                        .and_then(Value::as_array)
+                        .is_some_and(|alts| alts.iter().any(|alt| admits_null(alt, root, refs)))
+                })
         }
         _ => false,
     }
@@ -149,6 +179,53 @@ mod tests {
             }),
             "required fields keep their null (serde names them); nullable ones keep it as None"
         );
+    }
+
+    #[test]
+    fn optional_structs_are_walked_through_their_union() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"range": {"anyOf": [{"$ref": "#/$defs/Range"}, {"type": "null"}]}},
+            "$defs": {"Range": {"type": "object", "properties": {"start": {"type": "integer"}, "step": {"type": "integer"}}, "required": ["start"]}}
+        });
+        let mut args = json!({"range": {"start": 1, "step": null}});
+        drop_null_optionals(&mut args, &schema);
+        assert_eq!(args, json!({"range": {"start": 1}}));
+        let mut none = json!({"range": null});
+        drop_null_optionals(&mut none, &schema);
+        assert_eq!(none, json!({"range": null}), "null is a valid None here");
+    }
+
+    #[test]
+    fn unions_of_the_same_recursive_ref_do_not_explode() {
+        // Two newtype variants of one untagged recursive enum.
+        let schema = json!({
+            "type": "object",
+            "properties": {"expr": {"$ref": "#/$defs/Expr"}},
+            "$defs": {"Expr": {"anyOf": [
+                {"$ref": "#/$defs/Expr"}, {"$ref": "#/$defs/Expr"}, {"$ref": "#/$defs/Expr"},
+                {"type": "object", "properties": {"lit": {"type": "integer"}}}
+            ]}}
+        });
+        let mut args = json!({"expr": {"lit": null}});
+        drop_null_optionals(&mut args, &schema);
+        assert_eq!(args, json!({"expr": {}}));
+    }
+
+    #[test]
+    fn recursive_unions_terminate() {
+        // `#[serde(untagged)] enum Expr { Not(Box<Expr>), Lit(i64) }` as `Option<Expr>`.
+        let schema = json!({
+            "type": "object",
+            "properties": {"expr": {"$ref": "#/$defs/Expr"}},
+            "$defs": {"Expr": {"anyOf": [{"$ref": "#/$defs/Expr"}, {"type": "integer"}]}}
+        });
+        let mut args = json!({"expr": null});
+        drop_null_optionals(&mut args, &schema);
+        assert_eq!(args, json!({}));
+        let mut nested = json!({"expr": 3});
+        drop_null_optionals(&mut nested, &schema);
+        assert_eq!(nested, json!({"expr": 3}));
     }
 
     #[test]

@@ -242,6 +242,10 @@ async fn execute(root: &Path, command: &str, seconds: u64) -> Result<Finished, R
     let mut child = cmd
         .spawn()
         .map_err(|source| RunCommandError::Spawn { source })?;
+    // The group id is the shell's pid (`process_group(0)`). Taken now:
+    // once the shell has been waited for, `child.id()` is `None`, yet a
+    // background child of it may still be running (and holding a pipe).
+    let group = child.id();
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
 
@@ -258,7 +262,7 @@ async fn execute(root: &Path, command: &str, seconds: u64) -> Result<Finished, R
     match tokio::time::timeout(Duration::from_secs(seconds), run).await {
         Ok(finished) => finished.map_err(|source| RunCommandError::Wait { source }),
         Err(_elapsed) => {
-            kill_group(&mut child).await;
+            kill_group(group, &mut child).await;
             Err(RunCommandError::TimedOut { seconds })
         }
     }
@@ -288,11 +292,11 @@ async fn capture(stream: Option<impl AsyncRead + Unpin>) -> io::Result<Captured>
 /// Kills the command's process group (everything it started), then the
 /// shell itself, and reaps it. Best effort: failures leave nothing worse
 /// than `kill_on_drop` would.
-async fn kill_group(child: &mut tokio::process::Child) {
+async fn kill_group(group: Option<u32>, child: &mut tokio::process::Child) {
     #[cfg(unix)]
-    if let Some(pid) = child.id() {
-        // The group id is the shell's pid (`process_group(0)`). `kill` is
-        // a shell builtin, so this needs nothing beyond the `sh` we run.
+    if let Some(pid) = group {
+        // `kill` is a shell builtin, so this needs nothing beyond the `sh`
+        // we run.
         let _ = tokio::process::Command::new("sh")
             .arg("-c")
             .arg(format!("kill -s KILL -- -{pid}"))
