@@ -208,10 +208,13 @@ impl BaseTools {
         }
         let mut by_name = BTreeMap::new();
         for (index, tool) in tools.iter().enumerate() {
-            by_name.insert(tool.name().to_owned(), (index, NameRole::Name));
-            for alias in tool.spec().aliases() {
-                by_name.insert(alias.clone(), (index, NameRole::Alias));
-            }
+            let spec = tool.spec();
+            index_names(
+                &mut by_name,
+                index,
+                spec.name(),
+                spec.aliases().iter().map(String::as_str),
+            );
         }
         let linked = tools.iter().map(|t| t.spec().origin().crate_name).collect();
         Ok(BaseTools {
@@ -285,11 +288,12 @@ fn build_list(
                 message: crate::panic_message(payload.as_ref()),
             }
         })?;
-        let index = tools.len();
-        by_name.insert(registration.name.to_owned(), (index, NameRole::Name));
-        for alias in registration.aliases {
-            by_name.insert((*alias).to_owned(), (index, NameRole::Alias));
-        }
+        index_names(
+            &mut by_name,
+            tools.len(),
+            registration.name,
+            registration.aliases.iter().copied(),
+        );
         tools.push(handle);
     }
     Ok(BaseTools {
@@ -310,6 +314,19 @@ pub fn all_base_tools(flags: &Flags) -> BaseTools {
     match try_all_base_tools(flags) {
         Ok(tools) => tools,
         Err(err) => panic!("the tool catalog is inconsistent: {err}"),
+    }
+}
+
+/// Points a tool's name and aliases at its index in the list.
+fn index_names<'a>(
+    by_name: &mut BTreeMap<String, (usize, NameRole)>,
+    index: usize,
+    name: &str,
+    aliases: impl Iterator<Item = &'a str>,
+) {
+    by_name.insert(name.to_owned(), (index, NameRole::Name));
+    for alias in aliases {
+        by_name.insert(alias.to_owned(), (index, NameRole::Alias));
     }
 }
 
