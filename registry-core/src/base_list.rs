@@ -11,10 +11,15 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::__private::ToolDeclaration;
 use crate::definition::Origin;
 use crate::error::{CatalogError, Claim, Collision, NameRole};
+use crate::gate::{CfgPredicate, may_coexist};
 use crate::handle::ToolHandle;
 
 /// One `#[tool]` as submitted to inventory: static facts plus a constructor
 /// that runs only when a list is built.
+///
+/// A tool behind `#[cfg]` submits one of these either way: compiled in, with
+/// its gate and constructor; compiled out, with its gate and no
+/// constructor, so the catalog still knows its names.
 ///
 /// Not public API. Used by generated code.
 #[doc(hidden)]
@@ -23,7 +28,8 @@ pub struct Registration {
     aliases: &'static [&'static str],
     flag: Option<&'static str>,
     origin: Origin,
-    build: fn() -> ToolHandle,
+    gate: Option<&'static CfgPredicate>,
+    build: Option<fn() -> ToolHandle>,
 }
 
 impl Registration {
@@ -34,7 +40,33 @@ impl Registration {
             aliases: T::ALIASES,
             flag: T::FLAG,
             origin: T::ORIGIN,
-            build: build::<T>,
+            gate: None,
+            build: Some(build::<T>),
+        }
+    }
+
+    /// Not public API. Records the `#[cfg]` gate a compiled-in tool carries.
+    pub const fn gated(self, gate: &'static CfgPredicate) -> Self {
+        Registration {
+            gate: Some(gate),
+            ..self
+        }
+    }
+
+    /// Not public API. What a tool leaves when its `#[cfg]` gate removed it.
+    pub const fn compiled_out(
+        name: &'static str,
+        aliases: &'static [&'static str],
+        origin: Origin,
+        gate: &'static CfgPredicate,
+    ) -> Self {
+        Registration {
+            name,
+            aliases,
+            flag: None,
+            origin,
+            gate: Some(gate),
+            build: None,
         }
     }
 }
@@ -129,9 +161,63 @@ pub struct BaseTools {
     tools: Vec<ToolHandle>,
     /// Every name and alias, to the index of its tool.
     by_name: BTreeMap<String, (usize, NameRole)>,
-    /// Crates that registered at least one tool, flagged off or not: the
-    /// proof a crate is linked, independent of runtime flags.
+    /// Crates that registered at least one tool, flagged off, compiled out
+    /// or not: the proof a crate is linked, independent of flags and gates.
     linked: BTreeSet<&'static str>,
+    /// The gate of every compiled-in tool that has one, by name.
+    gates: BTreeMap<&'static str, &'static CfgPredicate>,
+    /// Tools a `#[cfg]` gate removed from this build, sorted by name.
+    compiled_out: Vec<CompiledOut>,
+    /// Tools a runtime flag left out of this list, sorted by name.
+    flagged_off: Vec<FlaggedOff>,
+}
+
+/// A tool whose `#[cfg]` gate removed it from this build: it cannot run,
+/// but its names are still checked and it can be explained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompiledOut {
+    /// The tool's primary name.
+    pub name: &'static str,
+    /// Its aliases.
+    pub aliases: &'static [&'static str],
+    /// Where it is declared.
+    pub origin: Origin,
+    /// The gate that does not hold in this build.
+    pub gate: CfgPredicate,
+}
+
+/// A compiled-in tool whose runtime flag is not set for this list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlaggedOff {
+    /// The tool's primary name.
+    pub name: &'static str,
+    /// Its aliases.
+    pub aliases: &'static [&'static str],
+    /// The flag that would bring it in.
+    pub flag: &'static str,
+}
+
+/// Why a name is not in a [`BaseTools`] list although some linked crate
+/// declares it: the answer [`BaseTools::explain_missing`] gives.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Missing {
+    /// A `#[cfg]` gate removed the tool at compile time.
+    #[error("tool `{tool}` is compiled out of this build: `cfg({gate})` does not hold")]
+    CompiledOut {
+        /// The tool's primary name (the asked name may be an alias).
+        tool: &'static str,
+        /// The gate.
+        gate: CfgPredicate,
+    },
+    /// A runtime flag was not set when the list was built.
+    #[error("tool `{tool}` is behind the runtime flag `{flag}`, which is not set")]
+    FlaggedOff {
+        /// The tool's primary name (the asked name may be an alias).
+        tool: &'static str,
+        /// The flag.
+        flag: &'static str,
+    },
 }
 
 impl BaseTools {
@@ -172,6 +258,41 @@ impl BaseTools {
         &self.linked
     }
 
+    /// Tools whose `#[cfg]` gate removed them from this build, sorted by
+    /// name: they cannot run, but their names were checked for clashes.
+    pub fn compiled_out(&self) -> &[CompiledOut] {
+        &self.compiled_out
+    }
+
+    /// The `#[cfg]` gate of a compiled-in tool, by primary name.
+    pub fn gate_of(&self, name: &str) -> Option<&CfgPredicate> {
+        self.gates.get(name).copied()
+    }
+
+    /// Why `name` (a primary name or an alias) is not in this list although
+    /// a linked crate declares it; `None` when it is in the list or nothing
+    /// declares it. Narrowing layers above the list (deny rules, modes,
+    /// `enabled`) are explained by the pool, not here.
+    pub fn explain_missing(&self, name: &str) -> Option<Missing> {
+        if self.by_name.contains_key(name) {
+            return None;
+        }
+        let claims = |tool: &str, aliases: &[&str]| tool == name || aliases.contains(&name);
+        if let Some(tool) = self.flagged_off.iter().find(|t| claims(t.name, t.aliases)) {
+            return Some(Missing::FlaggedOff {
+                tool: tool.name,
+                flag: tool.flag,
+            });
+        }
+        self.compiled_out
+            .iter()
+            .find(|t| claims(t.name, t.aliases))
+            .map(|t| Missing::CompiledOut {
+                tool: t.name,
+                gate: t.gate,
+            })
+    }
+
     /// Fails naming the first crate in `crates` that declares no tool in
     /// this binary: the guard against a tool crate that is a dependency but
     /// was never linked (see [`link!`](crate::link)). Runtime flags do not
@@ -197,11 +318,13 @@ impl BaseTools {
         tools.sort_by(|a, b| a.name().cmp(b.name()));
         let collisions = find_collisions(tools.iter().map(|t| {
             let spec = t.spec();
-            (
-                spec.name(),
-                spec.aliases().iter().map(String::as_str).collect(),
-                spec.origin(),
-            )
+            Definition {
+                name: spec.name(),
+                aliases: spec.aliases().iter().map(String::as_str).collect(),
+                origin: spec.origin(),
+                gate: None,
+                compiled_out: false,
+            }
         }));
         if !collisions.is_empty() {
             return Err(CatalogError::Collisions(collisions));
@@ -221,6 +344,9 @@ impl BaseTools {
             tools,
             by_name,
             linked,
+            gates: BTreeMap::new(),
+            compiled_out: Vec::new(),
+            flagged_off: Vec::new(),
         })
     }
 }
@@ -238,8 +364,10 @@ impl<'a> IntoIterator for &'a BaseTools {
 /// (if any) is set in `flags`, constructed now, sorted by name.
 ///
 /// Names and aliases are checked across every linked tool, flagged off or
-/// not, so a clash cannot hide until someone flips a flag. Compile-time
-/// `#[cfg]` gates have already removed their tools.
+/// not, so a clash cannot hide until someone flips a flag. Tools a `#[cfg]`
+/// gate compiled out are not in the list, but their names are checked too
+/// (a clash that needs a feature turned on fails every build) and
+/// [`BaseTools::explain_missing`] can name their gate.
 ///
 /// ```standalone_crate
 /// let tools = registry_core::try_all_base_tools(&registry_core::Flags::new()).unwrap();
@@ -262,26 +390,51 @@ fn build_list(
     // Inventory's order depends on link order; nothing downstream may see it.
     registrations.sort_by(|a, b| (a.name, &a.origin).cmp(&(b.name, &b.origin)));
 
-    let collisions = find_collisions(
-        registrations
-            .iter()
-            .map(|r| (r.name, r.aliases.to_vec(), &r.origin)),
-    );
+    // Compiled-out tools take part: a clash that exists only with some
+    // feature on is reported in every build, unless the two gates can
+    // never hold together (`cfg(unix)` and `cfg(windows)` twins).
+    let collisions = find_collisions(registrations.iter().map(|r| Definition {
+        name: r.name,
+        aliases: r.aliases.to_vec(),
+        origin: &r.origin,
+        gate: r.gate,
+        compiled_out: r.build.is_none(),
+    }));
     if !collisions.is_empty() {
         return Err(CatalogError::Collisions(collisions));
     }
 
-    let linked = registrations.iter().map(|r| r.origin.crate_name).collect();
-
+    let mut list = BaseTools {
+        tools: Vec::with_capacity(registrations.len()),
+        by_name: BTreeMap::new(),
+        linked: registrations.iter().map(|r| r.origin.crate_name).collect(),
+        gates: BTreeMap::new(),
+        compiled_out: Vec::new(),
+        flagged_off: Vec::new(),
+    };
     // Names are indexed from the same static data the collision check read,
     // so what resolves is exactly what was checked.
-    let mut tools = Vec::with_capacity(registrations.len());
-    let mut by_name = BTreeMap::new();
     for registration in registrations {
-        if registration.flag.is_some_and(|flag| !flags.is_set(flag)) {
+        let Some(build) = registration.build else {
+            if let Some(gate) = registration.gate {
+                list.compiled_out.push(CompiledOut {
+                    name: registration.name,
+                    aliases: registration.aliases,
+                    origin: registration.origin.clone(),
+                    gate: *gate,
+                });
+            }
+            continue;
+        };
+        if let Some(flag) = registration.flag.filter(|flag| !flags.is_set(flag)) {
+            list.flagged_off.push(FlaggedOff {
+                name: registration.name,
+                aliases: registration.aliases,
+                flag,
+            });
             continue;
         }
-        let handle = catch_unwind(AssertUnwindSafe(registration.build)).map_err(|payload| {
+        let handle = catch_unwind(AssertUnwindSafe(build)).map_err(|payload| {
             CatalogError::ConstructorPanicked {
                 tool: registration.name.to_owned(),
                 origin: registration.origin.clone(),
@@ -289,18 +442,17 @@ fn build_list(
             }
         })?;
         index_names(
-            &mut by_name,
-            tools.len(),
+            &mut list.by_name,
+            list.tools.len(),
             registration.name,
             registration.aliases.iter().copied(),
         );
-        tools.push(handle);
+        if let Some(gate) = registration.gate {
+            list.gates.insert(registration.name, gate);
+        }
+        list.tools.push(handle);
     }
-    Ok(BaseTools {
-        tools,
-        by_name,
-        linked,
-    })
+    Ok(list)
 }
 
 /// [`try_all_base_tools`] for programs that cannot run with a broken
@@ -330,20 +482,30 @@ fn index_names<'a>(
     }
 }
 
-/// Every name or alias claimed twice among `(name, aliases, origin)`
-/// definitions, in a stable order.
-fn find_collisions<'a>(
-    definitions: impl IntoIterator<Item = (&'a str, Vec<&'a str>, &'a Origin)>,
-) -> Vec<Collision> {
+/// What the collision check reads of one definition.
+struct Definition<'a> {
+    name: &'a str,
+    aliases: Vec<&'a str>,
+    origin: &'a Origin,
+    gate: Option<&'static CfgPredicate>,
+    compiled_out: bool,
+}
+
+/// Every name or alias claimed twice among the definitions, in a stable
+/// order. Each later claim of a name is paired with the first earlier claim
+/// whose gate can hold together with its own.
+fn find_collisions<'a>(definitions: impl IntoIterator<Item = Definition<'a>>) -> Vec<Collision> {
     let mut claims: Vec<(&str, Claim)> = Vec::new();
-    for (name, aliases, origin) in definitions {
+    for definition in definitions {
         let claim = |role| Claim {
-            tool: name.to_owned(),
+            tool: definition.name.to_owned(),
             role,
-            origin: origin.clone(),
+            origin: definition.origin.clone(),
+            gate: definition.gate.copied(),
+            compiled_out: definition.compiled_out,
         };
-        claims.push((name, claim(NameRole::Name)));
-        for alias in aliases {
+        claims.push((definition.name, claim(NameRole::Name)));
+        for alias in &definition.aliases {
             claims.push((alias, claim(NameRole::Alias)));
         }
     }
@@ -358,15 +520,17 @@ fn find_collisions<'a>(
 
     let mut collisions = Vec::new();
     for group in claims.chunk_by(|(a, _), (b, _)| a == b) {
-        let Some(((name, first), rest)) = group.split_first() else {
-            continue;
-        };
-        for (_, second) in rest {
-            collisions.push(Collision {
-                name: (*name).to_owned(),
-                first: first.clone(),
-                second: second.clone(),
-            });
+        for (later, (name, second)) in group.iter().enumerate().skip(1) {
+            let earlier = group[..later]
+                .iter()
+                .find(|(_, first)| may_coexist(first.gate.as_ref(), second.gate.as_ref()));
+            if let Some((_, first)) = earlier {
+                collisions.push(Collision {
+                    name: (*name).to_owned(),
+                    first: first.clone(),
+                    second: second.clone(),
+                });
+            }
         }
     }
     collisions
@@ -381,11 +545,20 @@ fn role_rank(role: NameRole) -> u8 {
 
 fn warn_about_empty_links() {
     for linked in inventory::iter::<LinkedCrate>() {
-        if !inventory::iter::<Registration>().any(|r| r.origin.crate_name == linked.0) {
-            tracing::warn!(
+        let mut registrations =
+            inventory::iter::<Registration>().filter(|r| r.origin.crate_name == linked.0);
+        match registrations.next() {
+            None => tracing::warn!(
                 crate_name = linked.0,
-                "crate named in registry_core::link! contributes no tools (are they all behind cfg gates?)"
-            );
+                "crate named in registry_core::link! declares no tools"
+            ),
+            Some(first) if first.build.is_none() && registrations.all(|r| r.build.is_none()) => {
+                tracing::warn!(
+                    crate_name = linked.0,
+                    "every tool of a crate named in registry_core::link! is compiled out by its #[cfg] gate"
+                )
+            }
+            Some(_) => {}
         }
     }
 }
@@ -418,7 +591,8 @@ mod tests {
                 aliases: &[$($alias),*],
                 flag: $flag,
                 origin: $origin,
-                build: || runtime_tool($name),
+                gate: None,
+                build: Some(|| runtime_tool($name)),
             }
         };
     }
@@ -435,7 +609,8 @@ mod tests {
         aliases: &[],
         flag: None,
         origin: origin("crate_d", 1),
-        build: || panic!("no config file"),
+        gate: None,
+        build: Some(|| panic!("no config file")),
     };
 
     fn names(tools: &BaseTools) -> Vec<&str> {

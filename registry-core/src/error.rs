@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::definition::Origin;
+use crate::gate::CfgPredicate;
 
 /// A tool name or alias that breaks `^[a-zA-Z0-9_-]{1,64}$`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -97,13 +98,23 @@ pub struct Claim {
     pub role: NameRole,
     /// Where the tool is declared.
     pub origin: Origin,
+    /// The `#[cfg]` gate on the tool, if any: a clash with a gated tool is
+    /// reported in every build, whether or not the gate holds in this one.
+    pub gate: Option<CfgPredicate>,
+    /// Whether this build compiled the tool out (its gate does not hold).
+    pub compiled_out: bool,
 }
 
 impl fmt::Display for Claim {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.role {
-            NameRole::Name => write!(f, "the name of tool `{}` ({})", self.tool, self.origin),
-            NameRole::Alias => write!(f, "an alias of tool `{}` ({})", self.tool, self.origin),
+            NameRole::Name => write!(f, "the name of tool `{}` ({}", self.tool, self.origin)?,
+            NameRole::Alias => write!(f, "an alias of tool `{}` ({}", self.tool, self.origin)?,
+        }
+        match (&self.gate, self.compiled_out) {
+            (Some(gate), true) => write!(f, ", under `cfg({gate})`, compiled out of this build)"),
+            (Some(gate), false) => write!(f, ", under `cfg({gate})`)"),
+            (None, _) => f.write_str(")"),
         }
     }
 }

@@ -185,6 +185,7 @@ mod canonical;
 mod context;
 mod definition;
 mod error;
+mod gate;
 mod handle;
 mod link;
 mod lock;
@@ -208,7 +209,9 @@ pub mod __private;
 /// Only `#[tool]` implements it (the impl lives in its expansion, through a
 /// doc-hidden module); a hand-written impl is not supported.
 pub use __private::ToolDeclaration as DeclaredTool;
-pub use base_list::{BaseTools, Flags, all_base_tools, try_all_base_tools};
+pub use base_list::{
+    BaseTools, CompiledOut, FlaggedOff, Flags, Missing, all_base_tools, try_all_base_tools,
+};
 pub use builder::{BoxError, RuntimeToolError, ToolBuilder};
 pub use canonical::{to_canonical_pretty, to_canonical_string};
 pub use context::ToolContext;
@@ -216,6 +219,7 @@ pub use definition::{Declaration, Origin, ToolSpec};
 pub use error::{
     CatalogError, Claim, Collision, ContextError, DefinitionError, NameError, NameRole, ToolError,
 };
+pub use gate::CfgPredicate;
 pub use handle::{PreparedCall, ToolHandle};
 pub use lock::{
     CatalogLock, DefinitionChange, JsonChange, LOCK_VERSION, LockEntry, LockError, LockNote,

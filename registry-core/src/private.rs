@@ -13,6 +13,7 @@ pub use serde_json;
 
 pub use crate::base_list::{LinkedCrate, Registration};
 pub use crate::definition::{Declaration, Origin};
+pub use crate::gate::CfgPredicate;
 pub use crate::posture::{Loading, Posture, ResultCap};
 
 use crate::tool::Tool;

@@ -29,8 +29,8 @@ pub struct ToolModel {
     pub classifier_input: Option<Expr>,
     pub user_facing_name: Option<LitStr>,
     pub internal: bool,
-    /// `#[cfg]`s on the struct, repeated on the generated items.
-    pub cfgs: Vec<TokenStream>,
+    /// The struct's `#[cfg]` gates combined; `None` when ungated.
+    pub gate: Option<crate::gate::Predicate>,
 }
 
 /// Where the description comes from.
@@ -144,7 +144,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
     };
 
     Ok(ToolModel {
-        cfgs: cfgs(&item.attrs),
+        gate: crate::gate::of(&item.attrs),
         item,
         krate,
         name,

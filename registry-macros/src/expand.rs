@@ -24,7 +24,6 @@ fn expand(model: &ToolModel) -> TokenStream {
     let krate = &model.krate;
     let item = &model.item;
     let ident = model.ident();
-    let cfgs = &model.cfgs;
     let name = &model.name;
     let aliases = &model.aliases;
     let description = model.description.text();
@@ -47,11 +46,13 @@ fn expand(model: &ToolModel) -> TokenStream {
         quote_spanned!(ident.span()=> <#ident as ::core::default::Default>::default())
     };
     let declare = declare_fn(model);
+    let claims = link_claims(model);
 
-    quote! {
-        #item
-
-        #(#cfgs)*
+    let register = match &model.gate {
+        None => quote!(#krate::__private::Registration::of::<#ident>()),
+        Some(_) => quote!(#krate::__private::Registration::of::<#ident>().gated(&GATE)),
+    };
+    let tool = quote! {
         const _: () = {
             #[automatically_derived]
             impl #krate::__private::Sealed for #ident {}
@@ -71,11 +72,69 @@ fn expand(model: &ToolModel) -> TokenStream {
             }
 
             #krate::__private::inventory::submit! {
-                #krate::__private::Registration::of::<#ident>()
+                #register
+            }
+
+            #claims
+        };
+    };
+    let Some(gate) = &model.gate else {
+        return quote!(#item #tool);
+    };
+
+    // Exactly one of the two exists in any build: the tool, or the record
+    // of its names that keeps duplicate checks and the catalog lock whole
+    // across feature sets.
+    let cfg = gate.cfg_tokens();
+    let gate = gate.const_tokens(krate);
+    quote! {
+        #item
+
+        const _: () = {
+            const GATE: #krate::__private::CfgPredicate = #gate;
+
+            #[cfg(#cfg)]
+            #tool
+
+            #[cfg(not(#cfg))]
+            #krate::__private::inventory::submit! {
+                #krate::__private::Registration::compiled_out(#name, &[#(#aliases),*], #origin, &GATE)
             }
         };
     }
 }
+
+/// One exported symbol per claimed name and alias, so two linked crates
+/// that claim one name fail at link time ("duplicate symbol") with both
+/// definitions' locations, before any program starts. Spanned on each
+/// literal so the linker's "defined at" points into the attribute. A crate
+/// opts out with `--cfg registry_core_skip_link_check` (tests of the
+/// run-time collision report do).
+fn link_claims(model: &ToolModel) -> TokenStream {
+    let statics = std::iter::once(&model.name)
+        .chain(&model.aliases)
+        .enumerate()
+        .map(|(index, lit)| {
+            let symbol = format!("{}{}", LINK_CLAIM_PREFIX, lit.value());
+            let ident = quote::format_ident!("CLAIM_{}", index);
+            quote_spanned! {lit.span()=>
+                #[cfg(not(registry_core_skip_link_check))]
+                #[used]
+                #[unsafe(export_name = #symbol)]
+                static #ident: u8 = 0;
+            }
+        });
+    quote! {
+        #[allow(unexpected_cfgs)]
+        const _: () = {
+            #(#statics)*
+        };
+    }
+}
+
+/// The prefix of every link-time claim symbol. Tool names are
+/// `[a-zA-Z0-9_-]`, so the symbol stays within what every linker accepts.
+const LINK_CLAIM_PREFIX: &str = "registry_core$tool_name_or_alias$";
 
 /// `fn declare`, present only when the author wrote a key beyond identity.
 fn declare_fn(model: &ToolModel) -> TokenStream {

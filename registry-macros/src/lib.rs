@@ -14,6 +14,7 @@ mod expand;
 #[cfg(test)]
 mod expand_snapshots;
 mod fallback;
+mod gate;
 
 use proc_macro::TokenStream;
 

@@ -5,37 +5,66 @@ use registry_core::tool;
 #[cfg(feature = "web")]
 #[cfg_attr(not(debug_assertions), cfg(feature = "release_web"))]
 pub struct WebFetch;
-#[cfg(feature = "web")]
-#[cfg_attr(not(debug_assertions), cfg(feature = "release_web"))]
 const _: () = {
-    #[automatically_derived]
-    impl ::registry_core::__private::Sealed for WebFetch {}
-    #[automatically_derived]
-    impl ::registry_core::__private::ToolDeclaration for WebFetch {
-        const NAME: &'static str = "web_fetch";
-        const ALIASES: &'static [&'static str] = &[];
-        const DESCRIPTION: &'static str = "Fetch a URL.";
-        const FLAG: ::core::option::Option<&'static str> = ::core::option::Option::None;
-        const ORIGIN: ::registry_core::__private::Origin = ::registry_core::__private::Origin {
-            crate_name: ::core::env!("CARGO_CRATE_NAME"),
-            module_path: ::core::module_path!(),
-            file: ::core::file!(),
-            line: ::core::line!(),
+    const GATE: ::registry_core::__private::CfgPredicate = ::registry_core::__private::CfgPredicate::All(
+        &[
+            ::registry_core::__private::CfgPredicate::KeyValue("feature", "web"),
+            ::registry_core::__private::CfgPredicate::Any(
+                &[
+                    ::registry_core::__private::CfgPredicate::Name("debug_assertions"),
+                    ::registry_core::__private::CfgPredicate::KeyValue(
+                        "feature",
+                        "release_web",
+                    ),
+                ],
+            ),
+        ],
+    );
+    #[cfg(all(feature = "web", any(debug_assertions, feature = "release_web")))]
+    const _: () = {
+        #[automatically_derived]
+        impl ::registry_core::__private::Sealed for WebFetch {}
+        #[automatically_derived]
+        impl ::registry_core::__private::ToolDeclaration for WebFetch {
+            const NAME: &'static str = "web_fetch";
+            const ALIASES: &'static [&'static str] = &[];
+            const DESCRIPTION: &'static str = "Fetch a URL.";
+            const FLAG: ::core::option::Option<&'static str> = ::core::option::Option::None;
+            const ORIGIN: ::registry_core::__private::Origin = ::registry_core::__private::Origin {
+                crate_name: ::core::env!("CARGO_CRATE_NAME"),
+                module_path: ::core::module_path!(),
+                file: ::core::file!(),
+                line: ::core::line!(),
+            };
+            fn construct() -> Self {
+                WebFetch
+            }
+            fn declare(
+                declaration: ::registry_core::__private::Declaration<Self::Input>,
+            ) -> ::registry_core::__private::Declaration<Self::Input> {
+                declaration
+                    .concurrency_safe(::registry_core::__private::Posture::Fixed(true))
+                    .read_only(::registry_core::__private::Posture::Fixed(true))
+                    .max_result_chars(::registry_core::__private::ResultCap::Unbounded)
+            }
+        }
+        ::registry_core::__private::inventory::submit! {
+            ::registry_core::__private::Registration::of:: < WebFetch > ().gated(& GATE)
+        }
+        #[allow(unexpected_cfgs)]
+        const _: () = {
+            #[cfg(not(registry_core_skip_link_check))]
+            #[used]
+            #[unsafe(export_name = "registry_core$tool_name_or_alias$web_fetch")]
+            static CLAIM_0: u8 = 0;
         };
-        fn construct() -> Self {
-            WebFetch
-        }
-        fn declare(
-            declaration: ::registry_core::__private::Declaration<Self::Input>,
-        ) -> ::registry_core::__private::Declaration<Self::Input> {
-            declaration
-                .concurrency_safe(::registry_core::__private::Posture::Fixed(true))
-                .read_only(::registry_core::__private::Posture::Fixed(true))
-                .max_result_chars(::registry_core::__private::ResultCap::Unbounded)
-        }
-    }
+    };
+    #[cfg(not(all(feature = "web", any(debug_assertions, feature = "release_web"))))]
     ::registry_core::__private::inventory::submit! {
-        ::registry_core::__private::Registration::of:: < WebFetch > ()
+        ::registry_core::__private::Registration::compiled_out("web_fetch", & [],
+        ::registry_core::__private::Origin { crate_name :
+        ::core::env!("CARGO_CRATE_NAME"), module_path : ::core::module_path!(), file :
+        ::core::file!(), line : ::core::line!(), }, & GATE)
     }
 };
 #[cfg(feature = "web")]

@@ -78,6 +78,21 @@ const _: () = {
     ::registry_core::__private::inventory::submit! {
         ::registry_core::__private::Registration::of:: < RunCommand > ()
     }
+    #[allow(unexpected_cfgs)]
+    const _: () = {
+        #[cfg(not(registry_core_skip_link_check))]
+        #[used]
+        #[unsafe(export_name = "registry_core$tool_name_or_alias$run_command")]
+        static CLAIM_0: u8 = 0;
+        #[cfg(not(registry_core_skip_link_check))]
+        #[used]
+        #[unsafe(export_name = "registry_core$tool_name_or_alias$Bash")]
+        static CLAIM_1: u8 = 0;
+        #[cfg(not(registry_core_skip_link_check))]
+        #[used]
+        #[unsafe(export_name = "registry_core$tool_name_or_alias$sh")]
+        static CLAIM_2: u8 = 0;
+    };
 };
 impl Default for RunCommand {
     fn default() -> Self {

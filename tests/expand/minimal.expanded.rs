@@ -25,6 +25,13 @@ const _: () = {
     ::registry_core::__private::inventory::submit! {
         ::registry_core::__private::Registration::of:: < Echo > ()
     }
+    #[allow(unexpected_cfgs)]
+    const _: () = {
+        #[cfg(not(registry_core_skip_link_check))]
+        #[used]
+        #[unsafe(export_name = "registry_core$tool_name_or_alias$echo")]
+        static CLAIM_0: u8 = 0;
+    };
 };
 impl Tool for Echo {
     type Input = String;

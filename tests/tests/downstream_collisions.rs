@@ -20,6 +20,8 @@ fn claim(tool: &str, role: NameRole, origin: Origin) -> Claim {
         tool: tool.to_owned(),
         role,
         origin,
+        gate: None,
+        compiled_out: false,
     }
 }
 
