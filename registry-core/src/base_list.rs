@@ -613,6 +613,26 @@ mod tests {
         build: Some(|| panic!("no config file")),
     };
 
+    const EXTRA: CfgPredicate = CfgPredicate::KeyValue("feature", "extra");
+    const UNIX: CfgPredicate = CfgPredicate::Name("unix");
+    const NOT_UNIX: CfgPredicate = CfgPredicate::Not(&UNIX);
+
+    /// Compiled out, and claims `z`, which `zeta` holds in every build.
+    static EXTRA_OUT: Registration =
+        Registration::compiled_out("extra", &["z"], origin("crate_e", 4), &EXTRA);
+    /// `shell` twice, under gates that never hold together.
+    static SHELL_UNIX: Registration =
+        registration!("shell", ["sh"], None, origin("crate_f", 1)).gated(&UNIX);
+    static SHELL_OTHER: Registration =
+        Registration::compiled_out("shell", &["sh"], origin("crate_f", 9), &NOT_UNIX);
+    /// Compiled out, claims nothing anyone else claims.
+    static WEB_OUT: Registration = Registration::compiled_out(
+        "web_fetch",
+        &["fetch"],
+        origin("crate_g", 2),
+        &CfgPredicate::KeyValue("feature", "web"),
+    );
+
     fn names(tools: &BaseTools) -> Vec<&str> {
         tools.iter().map(ToolHandle::name).collect()
     }
@@ -740,5 +760,56 @@ mod tests {
         );
         assert!(!flags.is_set(""));
         assert!(Flags::all().is_set("anything"));
+    }
+
+    #[test]
+    fn a_clash_with_a_compiled_out_tool_fails_this_build_too() {
+        let err = build_list(vec![&ZETA, &EXTRA_OUT], &Flags::new()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "1 tool name collision(s) in the linked catalog:\n  \
+             - `z` is claimed twice: as an alias of tool `extra` (crate `crate_e`, module `crate_e`, src/lib.rs:4, \
+             under `cfg(feature = \"extra\")`, compiled out of this build) \
+             and as an alias of tool `zeta` (crate `crate_a`, module `crate_a`, src/lib.rs:10)"
+        );
+    }
+
+    #[test]
+    fn twins_under_exclusive_gates_do_not_clash() {
+        let tools = build_list(vec![&SHELL_OTHER, &SHELL_UNIX, &ZETA], &Flags::new()).unwrap();
+        assert_eq!(names(&tools), ["shell", "zeta"]);
+        assert_eq!(tools.gate_of("shell"), Some(&UNIX));
+        assert_eq!(tools.gate_of("zeta"), None);
+        assert_eq!(tools.resolve("sh").map(|(t, _)| t.name()), Some("shell"));
+        assert_eq!(tools.compiled_out().len(), 1);
+        assert_eq!(tools.compiled_out()[0].gate, NOT_UNIX);
+    }
+
+    #[test]
+    fn a_missing_tool_is_explained_by_its_gate_or_flag() {
+        let tools = build_list(vec![&ZETA, &WEB_OUT, &FLAGGED], &Flags::new()).unwrap();
+        assert_eq!(names(&tools), ["zeta"]);
+        let compiled_out = tools.explain_missing("fetch").unwrap();
+        assert_eq!(
+            compiled_out,
+            Missing::CompiledOut {
+                tool: "web_fetch",
+                gate: CfgPredicate::KeyValue("feature", "web"),
+            }
+        );
+        assert_eq!(
+            compiled_out.to_string(),
+            "tool `web_fetch` is compiled out of this build: `cfg(feature = \"web\")` does not hold"
+        );
+        assert_eq!(
+            tools.explain_missing("beta").unwrap().to_string(),
+            "tool `beta` is behind the runtime flag `beta`, which is not set"
+        );
+        assert_eq!(tools.explain_missing("zeta"), None, "present");
+        assert_eq!(tools.explain_missing("nothing"), None, "unknown");
+        assert!(
+            tools.require_crates(&["crate_g"]).is_ok(),
+            "compiled out, still linked"
+        );
     }
 }

@@ -102,9 +102,31 @@
 //!
 //! # Gates
 //!
-//! `#[cfg(...)]` on the struct (before or after `#[tool]`) removes the tool
-//! at compile time; `flag = "NAME"` removes it when the list is built
-//! without that [`Flags`] entry. Consumers never repeat either condition.
+//! `cfg(...)` inside the attribute gates the tool at compile time:
+//! `#[tool(name = "web_fetch", cfg(feature = "web"))]` compiles the struct
+//! and its generated code only under that predicate, and in every other
+//! build leaves a record of the tool's names and gate. The list checks
+//! names across both, so a clash that exists only with a feature on fails
+//! every build (gates that can never hold together, `cfg(unix)` and
+//! `cfg(windows)` twins, are not a clash), and
+//! [`BaseTools::explain_missing`] says "compiled out: `cfg(feature =
+//! "web")`". A `#[cfg]` written on the struct itself also removes the tool,
+//! but rustc evaluates it before `#[tool]` runs, so no record is left
+//! (likewise a `#[cfg]` on the enclosing module). `flag = "NAME"` removes a
+//! tool when the list is built without that [`Flags`] entry. Consumers
+//! never repeat either condition.
+//!
+//! # Duplicate names fail the build
+//!
+//! Every name and alias a linked tool claims is also an exported marker
+//! symbol (`registry_core$tool_name_or_alias$<name>`), so a binary that
+//! links two crates claiming one name fails to link with "duplicate
+//! symbol", and rust-lld names both definitions' files and lines. The
+//! run-time check in [`try_all_base_tools`] stays: `cargo check` does not
+//! link, a crate the binary never links cannot clash at link time, and
+//! compiled-out tools have no symbol. A crate that must link a clash on
+//! purpose (a test of the run-time report) opts out from its build script
+//! with `cargo::rustc-cfg=registry_core_skip_link_check`.
 //!
 //! # Tools in other crates
 //!
@@ -259,6 +281,7 @@ pub use render::{
 ///     classifier_input = |i: &Input| i.command.clone(), // text for a safety classifier
 ///     user_facing_name = "Read file",     // a name for people
 ///     internal,                           // never in the ordinary pool
+///     cfg(feature = "web"),               // compile-time gate the catalog remembers
 ///     crate = "::registry_core",          // if registry-core is renamed; must be absolute
 /// )]
 /// ```

@@ -29,7 +29,7 @@ pub struct ToolModel {
     pub classifier_input: Option<Expr>,
     pub user_facing_name: Option<LitStr>,
     pub internal: bool,
-    /// The struct's `#[cfg]` gates combined; `None` when ungated.
+    /// `cfg(...)`: the compile-time gate; `None` when ungated.
     pub gate: Option<crate::gate::Predicate>,
 }
 
@@ -144,7 +144,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
     };
 
     Ok(ToolModel {
-        gate: crate::gate::of(&item.attrs),
+        gate: parsed.cfg.map(|cfg| cfg.0),
         item,
         krate,
         name,

@@ -25,6 +25,7 @@ pub const KEYS: &[&str] = &[
     "classifier_input",
     "user_facing_name",
     "internal",
+    "cfg",
     "crate",
 ];
 
@@ -65,6 +66,9 @@ pub struct ToolArgs {
     /// `internal`: never exposed in the ordinary pool.
     #[darling(default)]
     pub internal: Switch,
+    /// `cfg(feature = "web")`: a compile-time gate the catalog remembers
+    /// (a `#[cfg]` on the struct would hide the tool from the macro).
+    pub cfg: Option<crate::gate::CfgArg>,
     /// `crate = "::path"`: where `registry_core` lives, if renamed.
     #[darling(rename = "crate")]
     pub krate: Option<SpannedValue<CratePath>>,

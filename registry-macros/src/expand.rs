@@ -88,6 +88,7 @@ fn expand(model: &ToolModel) -> TokenStream {
     let cfg = gate.cfg_tokens();
     let gate = gate.const_tokens(krate);
     quote! {
+        #[cfg(#cfg)]
         #item
 
         const _: () = {

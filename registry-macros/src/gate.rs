@@ -1,14 +1,17 @@
-//! The compile-time gate of a tool: every `#[cfg]` on the struct (and every
-//! `cfg` inside a `#[cfg_attr]`) combined into one predicate.
+//! The compile-time gate of a tool, `#[tool(cfg(...))]`.
 //!
-//! Code generation puts the tool's items under `#[cfg(gate)]` and a record
-//! of its names under `#[cfg(not(gate))]`, so exactly one of the two exists
-//! in any build; the predicate also becomes a `CfgPredicate` constant the
-//! runtime can show and compare.
+//! rustc evaluates a `#[cfg]` on the struct before any attribute macro
+//! runs, so a tool gated that way vanishes without a trace. Written inside
+//! `#[tool]`, the gate reaches the macro in every build: code generation
+//! puts the struct and its items under `#[cfg(gate)]` and a record of its
+//! names under `#[cfg(not(gate))]`, so exactly one of the two exists, and
+//! the predicate becomes a `CfgPredicate` constant the runtime can show and
+//! compare.
 
+use darling::FromMeta;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::quote;
-use syn::{Attribute, Meta};
+use syn::Meta;
 
 /// A parsed `cfg` predicate.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,53 +23,19 @@ pub enum Predicate {
     Not(Box<Predicate>),
 }
 
-/// The combined gate of one struct; `None` when it has no `cfg`.
-pub fn of(attrs: &[Attribute]) -> Option<Predicate> {
-    let mut parts = Vec::new();
-    for attr in attrs {
-        if let Some(predicate) = gate_of_attr(&attr.meta) {
-            parts.push(predicate);
+/// `cfg(<predicate>)` as a `#[tool]` argument.
+#[derive(Debug, Clone)]
+pub struct CfgArg(pub Predicate);
+
+impl FromMeta for CfgArg {
+    fn from_meta(item: &Meta) -> darling::Result<Self> {
+        match item {
+            Meta::List(list) if !list.tokens.is_empty() => Ok(CfgArg(parse(list.tokens.clone()))),
+            _ => Err(darling::Error::custom(
+                "expected a cfg predicate in parentheses, e.g. `cfg(feature = \"web\")`",
+            )
+            .with_span(item)),
         }
-    }
-    match parts.len() {
-        0 => None,
-        1 => parts.pop(),
-        _ => Some(Predicate::All(parts)),
-    }
-}
-
-/// The gate one attribute adds: `cfg(p)` is `p`; `cfg_attr(c, a, b, ..)`
-/// is `any(not(c), <gates of a, b, ..>)`, nested `cfg_attr`s included.
-fn gate_of_attr(meta: &Meta) -> Option<Predicate> {
-    let Meta::List(list) = meta else {
-        return None;
-    };
-    if list.path.is_ident("cfg") {
-        return Some(parse(list.tokens.clone()));
-    }
-    if !list.path.is_ident("cfg_attr") {
-        return None;
-    }
-    let mut args = split_commas(list.tokens.clone()).into_iter();
-    let condition = parse(args.next()?);
-    let inner: Vec<Predicate> = args
-        .filter_map(|tokens| syn::parse2::<Meta>(tokens).ok())
-        .filter_map(|meta| gate_of_attr(&meta))
-        .collect();
-    if inner.is_empty() {
-        return None;
-    }
-    let inner = match inner.len() {
-        1 => inner.into_iter().next()?,
-        _ => Predicate::All(inner),
-    };
-    Some(Predicate::Any(vec![negate(condition), inner]))
-}
-
-fn negate(predicate: Predicate) -> Predicate {
-    match predicate {
-        Predicate::Not(inner) => *inner,
-        other => Predicate::Not(Box::new(other)),
     }
 }
 
@@ -172,57 +141,32 @@ impl Predicate {
 mod tests {
     use super::*;
 
-    fn gate(source: &str) -> Option<String> {
-        let item: syn::ItemStruct = syn::parse_str(source).unwrap();
-        of(&item.attrs).map(|p| p.cfg_tokens().to_string())
+    fn round_trip(source: &str) -> String {
+        parse(source.parse().unwrap()).cfg_tokens().to_string()
     }
 
     #[test]
-    fn no_cfg_no_gate() {
-        assert_eq!(gate("#[derive(Debug)] struct S;"), None);
+    fn names_and_key_values() {
+        assert_eq!(round_trip("unix"), "unix");
+        assert_eq!(round_trip(r#"feature = "web""#), r#"feature = "web""#);
     }
 
     #[test]
-    fn one_cfg_is_its_predicate() {
+    fn combinators_nest() {
         assert_eq!(
-            gate(r#"#[cfg(feature = "web")] struct S;"#).as_deref(),
-            Some(r#"feature = "web""#)
+            round_trip(r#"all(unix, any(feature = "a", not(test)))"#),
+            r#"all (unix , any (feature = "a" , not (test)))"#
         );
-    }
-
-    #[test]
-    fn several_gates_are_all_of_them() {
-        assert_eq!(
-            gate(r#"#[cfg(unix)] #[cfg(any(feature = "a", test))] struct S;"#).as_deref(),
-            Some(r#"all (unix , any (feature = "a" , test))"#)
-        );
-    }
-
-    #[test]
-    fn cfg_attr_gates_only_when_its_condition_holds() {
-        assert_eq!(
-            gate(r#"#[cfg_attr(not(debug_assertions), cfg(feature = "release_web"))] struct S;"#)
-                .as_deref(),
-            Some(r#"any (debug_assertions , feature = "release_web")"#)
-        );
-        assert_eq!(
-            gate(r#"#[cfg_attr(docsrs, doc = "x")] struct S;"#),
-            None,
-            "a cfg_attr without cfg gates nothing"
-        );
-        assert_eq!(
-            gate(r#"#[cfg_attr(a, cfg_attr(b, cfg(c)))] struct S;"#).as_deref(),
-            Some("any (not (a) , any (not (b) , c))")
-        );
+        assert_eq!(round_trip("true"), "all ()");
+        assert_eq!(round_trip("false"), "any ()");
     }
 
     #[test]
     fn unknown_forms_stay_opaque_and_re_emit_as_written() {
+        assert_eq!(round_trip(r#"version("1.80")"#), r#"version ("1.80")"#);
         assert_eq!(
-            gate(r#"#[cfg(version("1.80"))] struct S;"#).as_deref(),
-            Some(r#"version ("1.80")"#)
+            parse(r#"version("1.80")"#.parse().unwrap()),
+            Predicate::Name(r#"version ("1.80")"#.to_owned())
         );
-        assert_eq!(gate("#[cfg(true)] struct S;").as_deref(), Some("all ()"));
-        assert_eq!(gate("#[cfg(false)] struct S;").as_deref(), Some("any ()"));
     }
 }

@@ -1,9 +1,9 @@
-//! A tool behind a compile-time gate written after `#[tool]`: the gate is
-//! repeated on the generated items so they vanish with the struct.
+//! A tool behind a compile-time gate given to `#[tool]`: the struct and its
+//! generated items exist under the gate, a record of its names under the
+//! negated gate.
 use registry_core::tool;
+#[cfg(all(feature = "web", any(debug_assertions, feature = "release_web")))]
 /// Fetch a URL.
-#[cfg(feature = "web")]
-#[cfg_attr(not(debug_assertions), cfg(feature = "release_web"))]
 pub struct WebFetch;
 const _: () = {
     const GATE: ::registry_core::__private::CfgPredicate = ::registry_core::__private::CfgPredicate::All(
@@ -27,7 +27,7 @@ const _: () = {
         #[automatically_derived]
         impl ::registry_core::__private::ToolDeclaration for WebFetch {
             const NAME: &'static str = "web_fetch";
-            const ALIASES: &'static [&'static str] = &[];
+            const ALIASES: &'static [&'static str] = &["fetch"];
             const DESCRIPTION: &'static str = "Fetch a URL.";
             const FLAG: ::core::option::Option<&'static str> = ::core::option::Option::None;
             const ORIGIN: ::registry_core::__private::Origin = ::registry_core::__private::Origin {
@@ -57,11 +57,15 @@ const _: () = {
             #[used]
             #[unsafe(export_name = "registry_core$tool_name_or_alias$web_fetch")]
             static CLAIM_0: u8 = 0;
+            #[cfg(not(registry_core_skip_link_check))]
+            #[used]
+            #[unsafe(export_name = "registry_core$tool_name_or_alias$fetch")]
+            static CLAIM_1: u8 = 0;
         };
     };
     #[cfg(not(all(feature = "web", any(debug_assertions, feature = "release_web"))))]
     ::registry_core::__private::inventory::submit! {
-        ::registry_core::__private::Registration::compiled_out("web_fetch", & [],
+        ::registry_core::__private::Registration::compiled_out("web_fetch", & ["fetch"],
         ::registry_core::__private::Origin { crate_name :
         ::core::env!("CARGO_CRATE_NAME"), module_path : ::core::module_path!(), file :
         ::core::file!(), line : ::core::line!(), }, & GATE)

@@ -1,12 +1,18 @@
-//! A tool behind a compile-time gate written after `#[tool]`: the gate is
-//! repeated on the generated items so they vanish with the struct.
+//! A tool behind a compile-time gate given to `#[tool]`: the struct and its
+//! generated items exist under the gate, a record of its names under the
+//! negated gate.
 
 use registry_core::tool;
 
 /// Fetch a URL.
-#[tool(name = "web_fetch", read_only = true, concurrency_safe = true, max_result_chars = unbounded)]
-#[cfg(feature = "web")]
-#[cfg_attr(not(debug_assertions), cfg(feature = "release_web"))]
+#[tool(
+    name = "web_fetch",
+    aliases = ["fetch"],
+    cfg(all(feature = "web", any(debug_assertions, feature = "release_web"))),
+    read_only = true,
+    concurrency_safe = true,
+    max_result_chars = unbounded
+)]
 pub struct WebFetch;
 
 #[cfg(feature = "web")]

@@ -3,14 +3,17 @@
 //!
 //! # The compile-time gate
 //!
-//! Every item here carries `#[cfg(feature = "web")]`; the module itself is
-//! always compiled. On the tool struct the `#[cfg]` is written *after*
-//! `#[tool]`, so the attribute macro sees it and must repeat it on the code
-//! it generates (the metadata impl and the inventory registration).
-//! Building with `--no-default-features` checks that it does: had the macro
-//! dropped the gate, the build would fail on an impl for a type that does
-//! not exist, and the tool list tests check that `web_fetch` is then
-//! absent.
+//! The module itself is always compiled. The tool's gate is written inside
+//! the attribute, `#[tool(cfg(feature = "web"), ...)]`, not as a `#[cfg]` on
+//! the struct: rustc removes a `#[cfg]`-ed item before any attribute macro
+//! sees it, so the catalog would never learn the tool exists. Given the gate,
+//! `#[tool]` puts the struct and its generated code under
+//! `#[cfg(feature = "web")]` and, in builds without the feature, leaves a
+//! record of the tool's names: the duplicate check still covers
+//! `web_fetch`, the catalog lock keeps its entry, and
+//! `BaseTools::explain_missing("web_fetch")` answers "compiled out:
+//! `cfg(feature = "web")`". The other items here carry the `#[cfg]`
+//! themselves. Building with `--no-default-features` checks all of it.
 //!
 //! # Posture
 //!
@@ -32,8 +35,9 @@
 //! are accepted, and `file:`, `ftp:` or credentials in the URL are refused
 //! with a clear error.
 
+use registry_core::tool;
 #[cfg(feature = "web")]
-use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{PermissionDecision, Tool, ToolContext};
 #[cfg(feature = "web")]
 use schemars::JsonSchema;
 #[cfg(feature = "web")]
@@ -50,12 +54,12 @@ use serde::Deserialize;
 /// credentials are refused.
 #[tool(
     name = "web_fetch",
+    cfg(feature = "web"),
     concurrency_safe = true,
     read_only = true,
     defer,
     search_hint = "http url download page"
 )]
-#[cfg(feature = "web")]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WebFetch;
 

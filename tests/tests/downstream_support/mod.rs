@@ -77,6 +77,22 @@ pub const RENAMED_LIB: Fixture = Fixture {
     source: include_str!("../../crates/renamed-core-user/src/lib.rs"),
 };
 
+/// `tools-gated`'s root module: `gated_plain`, `gated_extra`, `gated_shell`.
+pub const GATED_LIB: Fixture = Fixture {
+    crate_name: "tools_gated",
+    module_path: "tools_gated",
+    file: "tests/crates/tools-gated/src/lib.rs",
+    source: include_str!("../../crates/tools-gated/src/lib.rs"),
+};
+
+/// `tools-gated-clash`'s root module: `clash_lookup`, `clash_always`.
+pub const GATED_CLASH_LIB: Fixture = Fixture {
+    crate_name: "tools_gated_clash",
+    module_path: "tools_gated_clash",
+    file: "tests/crates/tools-gated-clash/src/lib.rs",
+    source: include_str!("../../crates/tools-gated-clash/src/lib.rs"),
+};
+
 /// The 1-based line of the only line of `source` containing `needle`.
 ///
 /// # Panics
