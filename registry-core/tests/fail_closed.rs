@@ -113,12 +113,12 @@ fn the_runtime_builder_starts_from_the_same_defaults() {
         .build(|_, _| async { Ok(ToolOutput::text("ok")) })
         .unwrap();
     let spec = tool.spec();
-    for setting in [
-        spec.concurrency_safe(),
-        spec.read_only(),
-        spec.destructive(),
+    for (setting, strictest) in [
+        (spec.concurrency_safe(), false),
+        (spec.read_only(), false),
+        (spec.destructive(), true),
     ] {
-        assert_eq!(setting.value(), &PostureKind::Fixed(false));
+        assert_eq!(setting.value(), &PostureKind::Fixed(strictest));
         assert_eq!(setting.source(), Source::Default);
     }
     assert_eq!(spec.max_result_chars().value(), &ResultCap::DEFAULT);
