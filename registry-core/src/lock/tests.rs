@@ -40,7 +40,7 @@ fn cap(n: usize) -> ResultCap {
     ResultCap::Chars(NonZeroUsize::new(n).unwrap())
 }
 
-/// A reader tool: concurrent, read-only, capped, with a classifier.
+/// A reader tool: concurrent, read-only, capped, with classifier input.
 fn reader() -> ToolBuilder {
     tool("read")
         .aliases(["cat"])
