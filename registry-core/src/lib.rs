@@ -184,7 +184,7 @@
 //! # Guarding the catalog in CI
 //!
 //! With the crate feature `lock` (for test builds: a dev-dependency
-//! feature), [`lock::check`](crate::lock) compares the catalog with a
+//! feature), `registry_core::lock::check` compares the catalog with a
 //! committed `tools.lock.json` and fails when a tool vanished, a definition
 //! changed (the prompt cache would miss) or a posture was loosened.
 

@@ -384,8 +384,10 @@ impl SafetyPosture {
         self.get(field).1
     }
 
-    /// What the record cannot hold, for records read from outside (a lock
-    /// file): `not_read_only` anywhere but an undeclared `destructive`.
+    /// What no declaration can produce, for records read from outside (a
+    /// lock file): `not_read_only` anywhere but an undeclared
+    /// `destructive`, or an undeclared `destructive` that does not follow
+    /// `read_only`.
     #[cfg(any(test, feature = "lock"))]
     pub(crate) fn check(&self) -> Result<(), String> {
         for field in PostureField::ALL {
@@ -396,6 +398,14 @@ impl SafetyPosture {
                     "`{field}` is `not_read_only`, which only an undeclared `destructive` can be"
                 ));
             }
+        }
+        let follows = self.read_only.value().not_read_only();
+        if !self.destructive.is_declared() && *self.destructive.value() != follows {
+            return Err(format!(
+                "the undeclared `destructive` is `{}`, but with `read_only` {} it can only be `{follows}`",
+                self.destructive.value(),
+                PostureValue::Kind(self.read_only.value().clone()),
+            ));
         }
         Ok(())
     }
@@ -604,6 +614,14 @@ mod tests {
         declared.destructive = Setting::declared(PostureKind::NotReadOnly);
         assert!(declared.check().is_err());
         assert!(SafetyPosture::DEFAULT.check().is_ok());
+
+        // An undeclared destructive that does not follow read_only.
+        let mut stale = SafetyPosture::DEFAULT;
+        stale.read_only = Setting::declared(PostureKind::Fixed(true));
+        let message = stale.check().unwrap_err();
+        assert!(message.contains("can only be `false`"), "{message}");
+        stale.declare_read_only(PostureKind::Fixed(true));
+        assert!(stale.check().is_ok());
     }
 
     #[test]

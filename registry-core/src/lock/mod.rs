@@ -126,9 +126,10 @@
 //! of the compact canonical definition, see
 //! [`LockEntry::canonical_definition`]), `input_schema`, `posture` (the
 //! serde form of [`SafetyPosture`]: each field `{"declared": value}` or
-//! `{"default": value}`, a per-input value `{"per_input": "<expression>"}`)
-//! and, for a tool compiled in only under a `#[cfg]`, `cfg`. Updating twice
-//! writes identical bytes.
+//! `{"default": value}`, a per-input value `{"per_input": "<expression>"}`;
+//! its `loading` is also part of the hashed definition, so a change to it
+//! is reported as a definition change) and, for a tool compiled in only
+//! under a `#[cfg]`, `cfg`. Updating twice writes identical bytes.
 //!
 //! Relative paths are resolved against the current directory, which
 //! `cargo test` sets to the package root; `concat!(env!("CARGO_MANIFEST_DIR"),
