@@ -7,7 +7,10 @@
 //! [`SafetyPosture`] is the one record of these values: the tool's spec, the
 //! builder, the `#[tool]` expansion and the catalog lock all read and write
 //! it, and it has one serde representation. Adding a posture key means a
-//! field here and a row in [`SafetyPosture::fields`].
+//! field of the record, a [`PostureField`] with its arm in
+//! [`SafetyPosture::get`], and a setter; the lock file, its comparison
+//! (which asks for the field's loosening order), and the demo's table
+//! follow from those.
 //!
 //! This module only describes postures; it never decides a default. The
 //! defaults live in [`SafetyPosture::DEFAULT`] alone.
