@@ -300,9 +300,13 @@ impl fmt::Display for Loading {
 /// calls and execution. Tools whose calls a classifier should see must
 /// declare the text.
 ///
-/// Serialised as an object with one key per field, each a [`Setting`].
+/// Serialised as an object with one key per field, each a [`Setting`]. A
+/// key missing when reading takes its value from [`DEFAULT`](Self::DEFAULT):
+/// a record written before a posture key existed describes a tool that had
+/// that key's default, so adding a key needs no new file format, and a
+/// tool that now declares a looser value fails a lock check as it should.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct SafetyPosture {
     pub(crate) concurrency_safe: Setting<PostureKind>,
     pub(crate) read_only: Setting<PostureKind>,
@@ -600,6 +604,15 @@ mod tests {
             serde_json::from_value::<SafetyPosture>(default).unwrap(),
             SafetyPosture::DEFAULT
         );
+    }
+
+    #[test]
+    fn a_key_missing_from_an_older_record_reads_as_its_default() {
+        let mut value = serde_json::to_value(SafetyPosture::DEFAULT).unwrap();
+        value.as_object_mut().unwrap().remove("internal");
+        let read: SafetyPosture = serde_json::from_value(value).unwrap();
+        assert_eq!(read.internal, Setting::default_value(false));
+        assert_eq!(read, SafetyPosture::DEFAULT);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use registry_core::{
     Loading, PermissionDecision, PostureKind, ResultCap, SafetyPosture, Setting, Source, Tool,
-    ToolContext, ToolHandle, tool,
+    ToolBuilder, ToolContext, ToolHandle, ToolOutput, tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -155,6 +155,22 @@ fn an_undeclared_destructive_is_the_opposite_of_read_only() {
     assert!(short.is_read_only() && !short.is_destructive());
     let long = sometimes.prepare(json!({"text": "rm -rf build"})).unwrap();
     assert!(!long.is_read_only() && long.is_destructive());
+}
+
+#[test]
+fn runtime_tools_follow_the_same_destructive_rule() {
+    let listing = ToolBuilder::new("runtime_sh", "Run a command.")
+        .read_only_when(|args| args["command"] == json!("ls"))
+        .build(|_, _| async { Ok(ToolOutput::text("")) })
+        .unwrap();
+    assert_eq!(
+        listing.spec().destructive().value(),
+        &PostureKind::NotReadOnly
+    );
+    let ls = listing.prepare(json!({"command": "ls"})).unwrap();
+    assert!(ls.is_read_only() && !ls.is_destructive());
+    let rm = listing.prepare(json!({"command": "rm x"})).unwrap();
+    assert!(!rm.is_read_only() && rm.is_destructive());
 }
 
 #[test]
