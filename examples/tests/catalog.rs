@@ -108,6 +108,8 @@ enum Want {
     Declared(bool),
     Default(bool),
     PerInput,
+    /// An undeclared `destructive` following a per-input `read_only`.
+    DefaultPerInput,
 }
 
 fn check_posture(tool: &str, key: &str, setting: &Setting<PostureKind>, want: Want) {
@@ -115,8 +117,9 @@ fn check_posture(tool: &str, key: &str, setting: &Setting<PostureKind>, want: Wa
         (PostureKind::PerInput(_), Source::Declared) => Want::PerInput,
         (PostureKind::Fixed(v), Source::Declared) => Want::Declared(*v),
         (PostureKind::Fixed(v), Source::Default) => Want::Default(*v),
-        (PostureKind::PerInput(_), Source::Default) => {
-            panic!("{tool}.{key}: a default can never be per input")
+        (PostureKind::NotReadOnly, Source::Default) => Want::DefaultPerInput,
+        (PostureKind::PerInput(_), Source::Default) | (PostureKind::NotReadOnly, _) => {
+            panic!("{tool}.{key}: a default is never an expression, only `not read-only`")
         }
     };
     assert_eq!(got, want, "{tool}.{key}");

@@ -47,6 +47,9 @@ type Handler = Arc<
 /// assert_eq!(echo.spec().concurrency_safe().value(), &PostureKind::Fixed(false));
 /// assert!(!echo.spec().concurrency_safe().is_declared());
 /// assert!(echo.spec().read_only().is_declared());
+/// // `destructive` is unsaid: it follows `read_only`, so a reader destroys nothing.
+/// assert_eq!(echo.spec().destructive().value(), &PostureKind::Fixed(false));
+/// assert!(!echo.spec().destructive().is_declared());
 /// ```
 pub struct ToolBuilder {
     declaration: Declaration<Value>,

@@ -1,17 +1,18 @@
 //! A tool's definition: its model-facing identity, its safety posture and
 //! where it was declared.
 //!
-//! [`Declaration::new`] is the single place where the fail-closed defaults are
-//! written down. `#[tool]` starts from it and applies only the keys the author
-//! wrote; the runtime [`ToolBuilder`](crate::ToolBuilder) starts from it too.
-//! Nothing else may construct a definition.
+//! [`Declaration::new`] starts every definition from
+//! [`SafetyPosture::DEFAULT`], the single place where the fail-closed
+//! defaults are written down. `#[tool]` starts from it and applies only the
+//! keys the author wrote; the runtime [`ToolBuilder`](crate::ToolBuilder)
+//! starts from it too. Nothing else may construct a definition.
 
 use std::fmt;
 use std::sync::Arc;
 
 use crate::error::DefinitionError;
 use crate::naming::validate_name;
-use crate::posture::{Loading, Posture, PostureKind, ResultCap, Setting};
+use crate::posture::{Loading, Posture, PostureKind, ResultCap, SafetyPosture, Setting};
 
 /// Where a tool was declared: enough to find it in a large workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -55,15 +56,9 @@ pub struct ToolSpec {
     description: String,
     user_facing_name: Option<String>,
     search_hint: Option<String>,
-    concurrency_safe: Setting<PostureKind>,
-    read_only: Setting<PostureKind>,
-    destructive: Setting<PostureKind>,
-    classifier_input: Setting<bool>,
-    max_result_chars: Setting<ResultCap>,
-    loading: Setting<Loading>,
+    posture: SafetyPosture,
     flag: Option<String>,
     has_enabled_check: bool,
-    internal: bool,
     origin: Origin,
 }
 
@@ -88,30 +83,35 @@ impl ToolSpec {
     pub fn search_hint(&self) -> Option<&str> {
         self.search_hint.as_deref()
     }
+    /// Every safety value, each with whether it was declared.
+    pub fn posture(&self) -> &SafetyPosture {
+        &self.posture
+    }
     /// May calls run alongside other concurrency-safe calls?
     pub fn concurrency_safe(&self) -> &Setting<PostureKind> {
-        &self.concurrency_safe
+        self.posture.concurrency_safe()
     }
     /// Does a call only read?
     pub fn read_only(&self) -> &Setting<PostureKind> {
-        &self.read_only
+        self.posture.read_only()
     }
-    /// Can a call destroy data or state?
+    /// Can a call destroy data or state? Unsaid, the opposite of
+    /// [`read_only`](Self::read_only).
     pub fn destructive(&self) -> &Setting<PostureKind> {
-        &self.destructive
+        self.posture.destructive()
     }
     /// Whether the tool hands a safety classifier any text (`false`: the
     /// classifier is skipped, which is the default).
     pub fn has_classifier_input(&self) -> &Setting<bool> {
-        &self.classifier_input
+        self.posture.classifier_input()
     }
     /// The most characters a result may hand the model.
     pub fn max_result_chars(&self) -> &Setting<ResultCap> {
-        &self.max_result_chars
+        self.posture.max_result_chars()
     }
     /// Eager, deferred or always loaded.
     pub fn loading(&self) -> &Setting<Loading> {
-        &self.loading
+        self.posture.loading()
     }
     /// The runtime flag gating the tool, if any.
     pub fn flag(&self) -> Option<&str> {
@@ -124,7 +124,7 @@ impl ToolSpec {
     /// Whether the tool is kept out of the ordinary pool (used only by
     /// the runtime itself, e.g. a tool another tool calls).
     pub fn is_internal(&self) -> bool {
-        self.internal
+        *self.posture.internal().value()
     }
     /// Where the tool was declared.
     pub fn origin(&self) -> &Origin {
@@ -146,7 +146,9 @@ pub struct Declaration<I> {
     pub(crate) spec: ToolSpec,
     pub(crate) concurrency_safe: Posture<I>,
     pub(crate) read_only: Posture<I>,
-    pub(crate) destructive: Posture<I>,
+    /// `None` when unsaid: then a call is destructive exactly when it is not
+    /// read-only.
+    pub(crate) destructive: Option<Posture<I>>,
     pub(crate) classifier_input: Option<ClassifierText<I>>,
     pub(crate) enabled: Option<SelfCheck>,
 }
@@ -160,19 +162,11 @@ impl<I> fmt::Debug for Declaration<I> {
 }
 
 impl<I> Declaration<I> {
-    /// Starts a definition with every safety value at its strictest:
-    ///
-    /// | setting | default |
-    /// |---|---|
-    /// | `concurrency_safe` | `false`: runs alone |
-    /// | `read_only` | `false`: assumed to write |
-    /// | `destructive` | `false` (independent of `read_only`) |
-    /// | permission check | delegated to the general permission policy |
-    /// | classifier input | empty (the safety classifier is skipped) |
-    /// | `max_result_chars` | 50,000 characters |
-    /// | loading | eager |
-    ///
-    /// This is the only place these defaults are written.
+    /// Starts a definition with the posture of [`SafetyPosture::DEFAULT`]
+    /// (see its table: not concurrency-safe, not read-only, destructive
+    /// unless it only reads, a finite result cap; the safety classifier
+    /// skipped, which is a convenience rather than a strict default) and the
+    /// permission check delegated to the general permission policy.
     pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
         Declaration {
             spec: ToolSpec {
@@ -181,20 +175,14 @@ impl<I> Declaration<I> {
                 description: description.into(),
                 user_facing_name: None,
                 search_hint: None,
-                concurrency_safe: Setting::default_value(PostureKind::Fixed(false)),
-                read_only: Setting::default_value(PostureKind::Fixed(false)),
-                destructive: Setting::default_value(PostureKind::Fixed(false)),
-                classifier_input: Setting::default_value(false),
-                max_result_chars: Setting::default_value(ResultCap::DEFAULT),
-                loading: Setting::default_value(Loading::Eager),
+                posture: SafetyPosture::DEFAULT,
                 flag: None,
                 has_enabled_check: false,
-                internal: false,
                 origin: Origin::RUNTIME,
             },
             concurrency_safe: Posture::Fixed(false),
             read_only: Posture::Fixed(false),
-            destructive: Posture::Fixed(false),
+            destructive: None,
             classifier_input: None,
             enabled: None,
         }
@@ -215,41 +203,42 @@ impl<I> Declaration<I> {
 
     /// Declares whether calls may share a concurrent batch.
     pub fn concurrency_safe(mut self, posture: Posture<I>) -> Self {
-        self.spec.concurrency_safe = Setting::declared(posture.kind());
+        self.spec.posture.declare_concurrency_safe(posture.kind());
         self.concurrency_safe = posture;
         self
     }
 
-    /// Declares whether calls only read.
+    /// Declares whether calls only read; an undeclared `destructive`
+    /// follows it.
     pub fn read_only(mut self, posture: Posture<I>) -> Self {
-        self.spec.read_only = Setting::declared(posture.kind());
+        self.spec.posture.declare_read_only(posture.kind());
         self.read_only = posture;
         self
     }
 
     /// Declares whether calls can destroy data or state.
     pub fn destructive(mut self, posture: Posture<I>) -> Self {
-        self.spec.destructive = Setting::declared(posture.kind());
-        self.destructive = posture;
+        self.spec.posture.declare_destructive(posture.kind());
+        self.destructive = Some(posture);
         self
     }
 
     /// Declares the text a safety classifier sees for a call.
     pub fn classifier_input(mut self, f: impl Fn(&I) -> String + Send + Sync + 'static) -> Self {
-        self.spec.classifier_input = Setting::declared(true);
+        self.spec.posture.declare_classifier_input();
         self.classifier_input = Some(Arc::new(f));
         self
     }
 
     /// Declares the result cap.
     pub fn max_result_chars(mut self, cap: ResultCap) -> Self {
-        self.spec.max_result_chars = Setting::declared(cap);
+        self.spec.posture.declare_max_result_chars(cap);
         self
     }
 
     /// Declares how the tool is loaded.
     pub fn loading(mut self, loading: Loading) -> Self {
-        self.spec.loading = Setting::declared(loading);
+        self.spec.posture.declare_loading(loading);
         self
     }
 
@@ -282,7 +271,7 @@ impl<I> Declaration<I> {
     /// Keeps the tool out of the ordinary pool; it stays in the
     /// authoritative list for lookup and introspection.
     pub fn internal(mut self) -> Self {
-        self.spec.internal = true;
+        self.spec.posture.declare_internal();
         self
     }
 
@@ -290,6 +279,16 @@ impl<I> Declaration<I> {
     pub fn origin(mut self, origin: Origin) -> Self {
         self.spec.origin = origin;
         self
+    }
+
+    /// Whether a call on `input` may destroy data: as declared, or, unsaid,
+    /// whenever it does not only read. A panicking `read_only` expression
+    /// panics here too, and the caller answers with the strict `true`.
+    pub(crate) fn is_destructive(&self, input: &I) -> bool {
+        match &self.destructive {
+            Some(posture) => posture.evaluate(input),
+            None => !self.read_only.evaluate(input),
+        }
     }
 
     /// Takes name, aliases, description, flag and origin from `other`.

@@ -2,7 +2,7 @@
 //! prepared call that carries one parsed input from classification to
 //! execution.
 //!
-//! Everything that evaluates author code (classifiers, self-checks,
+//! Everything that evaluates author code (posture expressions, self-checks,
 //! permission hooks, the call itself) catches panics here and answers with
 //! the strict value, so one faulty tool never takes the runtime down.
 
@@ -117,12 +117,12 @@ impl<T: Tool> ErasedTool for Typed<T> {
 
     fn posture(&self, question: Question, input: &AnyInput) -> Option<bool> {
         let input = input.downcast_ref::<T::Input>()?;
-        let posture = match question {
-            Question::ConcurrencySafe => &self.declaration.concurrency_safe,
-            Question::ReadOnly => &self.declaration.read_only,
-            Question::Destructive => &self.declaration.destructive,
-        };
-        Some(posture.evaluate(input))
+        let declaration = &self.declaration;
+        Some(match question {
+            Question::ConcurrencySafe => declaration.concurrency_safe.evaluate(input),
+            Question::ReadOnly => declaration.read_only.evaluate(input),
+            Question::Destructive => declaration.is_destructive(input),
+        })
     }
 
     fn classifier_input(&self, input: &AnyInput) -> Option<String> {
@@ -317,24 +317,27 @@ impl PreparedCall {
                 tracing::warn!(
                     tool = self.tool.name(),
                     posture = question.key(),
-                    "posture classifier panicked; using the strict answer"
+                    "posture expression panicked; using the strict answer"
                 );
                 question.strict_answer()
             }
         }
     }
 
-    /// May this call share a concurrent batch? A panicking classifier means no.
+    /// May this call share a concurrent batch? A panicking posture
+    /// expression means no.
     pub fn is_concurrency_safe(&self) -> bool {
         self.ask(Question::ConcurrencySafe)
     }
 
-    /// Does this call only read? A panicking classifier means no.
+    /// Does this call only read? A panicking posture expression means no.
     pub fn is_read_only(&self) -> bool {
         self.ask(Question::ReadOnly)
     }
 
-    /// Can this call destroy data? A panicking classifier means yes.
+    /// Can this call destroy data? A panicking posture expression means
+    /// yes. Unsaid, a call is destructive exactly when it is not read-only,
+    /// so a panicking `read_only` expression means yes too.
     pub fn is_destructive(&self) -> bool {
         self.ask(Question::Destructive)
     }

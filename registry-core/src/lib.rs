@@ -40,7 +40,8 @@
 //!     }
 //! }
 //!
-//! /// Delete a file. Says nothing about its posture, so it gets the strictest.
+//! /// Delete a file. Says nothing about its posture, so it gets the strictest:
+//! /// it runs alone, is assumed to write, and is destructive.
 //! #[tool(name = "delete_file")]
 //! struct DeleteFile;
 //!
@@ -62,17 +63,21 @@
 //! let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
 //! assert_eq!(names, ["delete_file", "read_file"]);
 //!
-//! // Unsaid means strict: not concurrency-safe, not read-only, capped output.
+//! // Unsaid means strict: not concurrency-safe, not read-only, destructive
+//! // (unless it only reads), capped output.
 //! let delete = tools.get("delete_file").unwrap();
 //! assert!(!delete.spec().concurrency_safe().is_declared());
 //! assert_eq!(delete.spec().max_result_chars().value().limit(), Some(50_000));
+//! let call = delete.prepare(serde_json::json!({ "path": "notes.txt" }))?;
+//! assert!(!call.is_concurrency_safe() && !call.is_read_only() && call.is_destructive());
 //!
 //! // Old transcripts still call `cat`; it resolves to `read_file`.
 //! let (read, _) = tools.resolve("cat").unwrap();
 //!
 //! // A call is parsed, then classified on its input, then run.
 //! let call = read.prepare(serde_json::json!({ "path": "notes.txt" }))?;
-//! assert!(call.is_concurrency_safe() && call.is_read_only());
+//! // `read_only = true` and nothing said about `destructive`: not destructive.
+//! assert!(call.is_concurrency_safe() && call.is_read_only() && !call.is_destructive());
 //! let output = call.run(&ToolContext::new()).await?;
 //! assert_eq!(output.as_str(), "hello");
 //!
@@ -86,19 +91,24 @@
 //! # What the attribute accepts
 //!
 //! See [`tool`] for every key. The safety-relevant ones default to the
-//! strictest value, written in exactly one place ([`Declaration::new`]):
+//! strictest value, written in exactly one place
+//! ([`SafetyPosture::DEFAULT`]), with one exception said plainly below:
 //!
 //! | key | unsaid means |
 //! |---|---|
 //! | `concurrency_safe` | `false`: the call runs alone |
 //! | `read_only` | `false`: assumed to write |
-//! | `destructive` | `false` (independent of `read_only`) |
+//! | `destructive` | not read-only: `true`, unless `read_only` says the call only reads (evaluated per call when `read_only` is per input; MCP's own default) |
 //! | `check_permissions` (trait hook) | delegated to the general permission policy |
-//! | `classifier_input` | empty: the safety classifier is skipped |
 //! | `max_result_chars` | 50,000 characters; `unbounded` only when written |
+//! | `classifier_input` | empty: the safety classifier is **skipped**. Not a strict default: a convenience, so that tools need not all write classifier text; a tool whose calls a classifier should review must declare it |
 //!
-//! The three postures also take an expression over the parsed input,
-//! evaluated per call: `concurrency_safe = |i: &RunInput| is_read_only(&i.command)`.
+//! The three postures also take a posture expression over the parsed
+//! input, evaluated per call:
+//! `concurrency_safe = |i: &RunInput| is_read_only(&i.command)`. A posture
+//! expression that panics answers the strict way (not concurrency-safe, not
+//! read-only, destructive); a declared `destructive` is independent of
+//! `read_only`.
 //!
 //! # Gates
 //!
@@ -195,9 +205,10 @@
 //!
 //! # Guarding the catalog in CI
 //!
-//! [`testing::check_catalog_lock`] compares the catalog with a committed
-//! `tools.lock.json` and fails when a tool vanished, a definition changed
-//! (the prompt cache would miss) or a posture was loosened.
+//! With the crate feature `lock` (for test builds: a dev-dependency
+//! feature), `registry_core::lock::check` compares the catalog with a
+//! committed `tools.lock.json` and fails when a tool vanished, a definition
+//! changed (the prompt cache would miss) or a posture was loosened.
 
 #![warn(missing_docs)]
 
@@ -210,7 +221,8 @@ mod error;
 mod gate;
 mod handle;
 mod link;
-mod lock;
+#[cfg(feature = "lock")]
+pub mod lock;
 mod naming;
 mod nulls;
 mod output;
@@ -219,7 +231,6 @@ mod plugins;
 mod pool;
 mod posture;
 mod render;
-pub mod testing;
 mod tool;
 
 #[doc(hidden)]
@@ -243,10 +254,6 @@ pub use error::{
 };
 pub use gate::CfgPredicate;
 pub use handle::{PreparedCall, ToolHandle};
-pub use lock::{
-    CatalogLock, DefinitionChange, JsonChange, LOCK_VERSION, LockEntry, LockError, LockNote,
-    LockProblem, LockReport, LockedPosture, PostureField, PostureValue,
-};
 pub use naming::{MAX_NAME_LEN, validate_name};
 pub use output::{IntoToolOutput, Json, ToolOutput, Truncation};
 pub use permission::{
@@ -257,7 +264,10 @@ pub use plugins::{PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
 pub use pool::{
     Partition, PoolEntry, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
 };
-pub use posture::{Loading, Posture, PostureKind, ResultCap, Setting, Source};
+pub use posture::{
+    Loading, Posture, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture, Setting,
+    Source,
+};
 pub use render::{
     AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
     openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,

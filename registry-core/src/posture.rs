@@ -1,13 +1,25 @@
 //! Safety posture: the per-call answers a dispatcher asks of a tool
 //! (may it run concurrently, does it only read, does it destroy), the result
-//! cap, and whether each value was declared or is the fail-closed default.
+//! cap, how it is loaded, whether a safety classifier sees its calls and
+//! whether it is internal; and for each, whether it was declared or is the
+//! fail-closed default.
+//!
+//! [`SafetyPosture`] is the one record of these values: the tool's spec, the
+//! builder, the `#[tool]` expansion and the catalog lock all read and write
+//! it, and it has one serde representation. Adding a posture key means a
+//! field of the record, a [`PostureField`] with its arm in
+//! [`SafetyPosture::get`], and a setter; the lock file, its comparison
+//! (which asks for the field's loosening order), and the demo's table
+//! follow from those.
 //!
 //! This module only describes postures; it never decides a default. The
-//! defaults live in [`Declaration::new`](crate::Declaration::new) alone.
+//! defaults live in [`SafetyPosture::DEFAULT`] alone.
 
 use std::fmt;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
 
 /// Whether a setting was written by the tool's author or left to the
 /// fail-closed default.
@@ -24,7 +36,9 @@ pub enum Source {
 /// Keeping the source lets tools such as the demo table, a catalog lock or a
 /// reviewer tell "this tool is serial because someone decided so" apart from
 /// "this tool is serial because nobody thought about it".
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Serialised as `{"default": value}` or `{"declared": value}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Setting<T> {
     value: T,
     source: Source,
@@ -61,15 +75,74 @@ impl<T> Setting<T> {
     }
 }
 
+/// The serde shape of a [`Setting`]: the source is the key, so a reader of
+/// a lock file sees at a glance which values nobody decided.
+#[derive(Serialize)]
+#[serde(rename_all = "snake_case")]
+enum SettingRef<'a, T> {
+    Default(&'a T),
+    Declared(&'a T),
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum SettingOwned<T> {
+    Default(T),
+    Declared(T),
+}
+
+impl<T: Serialize> Serialize for Setting<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.source {
+            Source::Default => SettingRef::Default(&self.value),
+            Source::Declared => SettingRef::Declared(&self.value),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Setting<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(match SettingOwned::deserialize(deserializer)? {
+            SettingOwned::Default(value) => Setting::default_value(value),
+            SettingOwned::Declared(value) => Setting::declared(value),
+        })
+    }
+}
+
 /// How a boolean posture (`concurrency_safe`, `read_only`, `destructive`) is
 /// decided, as metadata that can be shown without an input at hand.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+///
+/// Serialised as `true`, `false`, `{"per_input": "<expression>"}` or
+/// `"not_read_only"`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PostureKind {
-    /// The same answer for every call.
-    Fixed(bool),
-    /// Decided per call on the parsed input; carries the expression as
-    /// written, for display.
+    /// Decided per call on the parsed input; carries the posture expression
+    /// as written, for display.
     PerInput(String),
+    /// Decided per call as the opposite of `read_only`: the default of
+    /// `destructive` when `read_only` is per input and `destructive` unsaid.
+    NotReadOnly,
+    /// The same answer for every call.
+    #[serde(untagged)]
+    Fixed(bool),
+}
+
+impl PostureKind {
+    /// Whether the answer depends on the call's input.
+    pub fn is_per_input(&self) -> bool {
+        !matches!(self, PostureKind::Fixed(_))
+    }
+
+    /// The `destructive` that follows from this `read_only` when
+    /// `destructive` is unsaid: whatever does not only read may destroy.
+    fn not_read_only(&self) -> PostureKind {
+        match self {
+            PostureKind::Fixed(read_only) => PostureKind::Fixed(!read_only),
+            PostureKind::PerInput(_) | PostureKind::NotReadOnly => PostureKind::NotReadOnly,
+        }
+    }
 }
 
 impl fmt::Display for PostureKind {
@@ -77,12 +150,13 @@ impl fmt::Display for PostureKind {
         match self {
             PostureKind::Fixed(v) => write!(f, "{v}"),
             PostureKind::PerInput(_) => f.write_str("per input"),
+            PostureKind::NotReadOnly => f.write_str("per input (unless read-only)"),
         }
     }
 }
 
-/// A typed posture evaluator: a fixed answer or a function of the parsed
-/// input.
+/// A typed posture evaluator: a fixed answer or a posture expression over
+/// the parsed input.
 pub enum Posture<I> {
     /// The same answer for every call.
     Fixed(bool),
@@ -90,7 +164,7 @@ pub enum Posture<I> {
     PerInput {
         /// The evaluator.
         eval: Arc<dyn Fn(&I) -> bool + Send + Sync>,
-        /// The expression as written, for display.
+        /// The posture expression as written, for display.
         expr: String,
     },
 }
@@ -134,12 +208,16 @@ impl<I> Posture<I> {
 }
 
 /// The most characters of output a tool's result may hand the model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Serialised as a number or `"unbounded"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ResultCap {
-    /// Longer output is cut to this many characters and says so.
-    Chars(NonZeroUsize),
     /// No cap. Only ever set by writing `max_result_chars = unbounded`.
     Unbounded,
+    /// Longer output is cut to this many characters and says so.
+    #[serde(untagged)]
+    Chars(NonZeroUsize),
 }
 
 impl ResultCap {
@@ -158,6 +236,13 @@ impl ResultCap {
     }
 }
 
+impl Default for ResultCap {
+    /// [`ResultCap::DEFAULT`]: 50,000 characters.
+    fn default() -> Self {
+        ResultCap::DEFAULT
+    }
+}
+
 impl fmt::Display for ResultCap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -168,13 +253,17 @@ impl fmt::Display for ResultCap {
 }
 
 /// How a tool is loaded into the model's context.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+///
+/// Serialised as `"eager"`, `"deferred"` or `"always"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Loading {
     /// Sent with its full schema every turn (the default).
     Eager,
     /// Sent without its schema; found through tool search before use.
     Deferred,
     /// Never deferred, even when a runtime defers tools wholesale.
+    #[serde(rename = "always")]
     AlwaysLoad,
 }
 
@@ -185,5 +274,375 @@ impl fmt::Display for Loading {
             Loading::Deferred => "deferred",
             Loading::AlwaysLoad => "always",
         })
+    }
+}
+
+/// Every safety-relevant value of a tool, each with its [`Source`]: the one
+/// record the spec, the builder, the `#[tool]` expansion and the catalog
+/// lock share.
+///
+/// [`DEFAULT`](Self::DEFAULT) is the single place the fail-closed defaults
+/// are written:
+///
+/// | field | unsaid means |
+/// |---|---|
+/// | `concurrency_safe` | `false`: the call runs alone |
+/// | `read_only` | `false`: assumed to write |
+/// | `destructive` | not read-only: `true` unless `read_only` says otherwise, per call when `read_only` is per input (MCP's own default) |
+/// | `max_result_chars` | 50,000 characters; `unbounded` only when written |
+/// | `loading` | eager |
+/// | `classifier_input` | none: the safety classifier is **skipped** (a convenience, not a strict default; see below) |
+/// | `internal` | `false`: in the ordinary pool |
+///
+/// `classifier_input` is the one default that is not the strictest: a tool
+/// that hands the safety classifier nothing is not reviewed by it in an
+/// `auto` permission mode, and only the general policy stands between its
+/// calls and execution. Tools whose calls a classifier should see must
+/// declare the text.
+///
+/// Serialised as an object with one key per field, each a [`Setting`]. A
+/// key missing when reading takes its value from [`DEFAULT`](Self::DEFAULT):
+/// a record written before a posture key existed describes a tool that had
+/// that key's default, so adding a key needs no new file format, and a
+/// tool that now declares a looser value fails a lock check as it should.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SafetyPosture {
+    pub(crate) concurrency_safe: Setting<PostureKind>,
+    pub(crate) read_only: Setting<PostureKind>,
+    pub(crate) destructive: Setting<PostureKind>,
+    pub(crate) max_result_chars: Setting<ResultCap>,
+    pub(crate) loading: Setting<Loading>,
+    pub(crate) classifier_input: Setting<bool>,
+    pub(crate) internal: Setting<bool>,
+}
+
+impl SafetyPosture {
+    /// The posture of a tool that declares nothing.
+    pub const DEFAULT: SafetyPosture = SafetyPosture {
+        concurrency_safe: Setting::default_value(PostureKind::Fixed(false)),
+        read_only: Setting::default_value(PostureKind::Fixed(false)),
+        // `PostureKind::not_read_only` of the `read_only` above; kept so by
+        // `declare_read_only`.
+        destructive: Setting::default_value(PostureKind::Fixed(true)),
+        max_result_chars: Setting::default_value(ResultCap::DEFAULT),
+        loading: Setting::default_value(Loading::Eager),
+        classifier_input: Setting::default_value(false),
+        internal: Setting::default_value(false),
+    };
+
+    /// May calls run alongside other concurrency-safe calls?
+    pub fn concurrency_safe(&self) -> &Setting<PostureKind> {
+        &self.concurrency_safe
+    }
+    /// Does a call only read?
+    pub fn read_only(&self) -> &Setting<PostureKind> {
+        &self.read_only
+    }
+    /// Can a call destroy data or state? Unsaid, the opposite of
+    /// [`read_only`](Self::read_only).
+    pub fn destructive(&self) -> &Setting<PostureKind> {
+        &self.destructive
+    }
+    /// The most characters a result may hand the model.
+    pub fn max_result_chars(&self) -> &Setting<ResultCap> {
+        &self.max_result_chars
+    }
+    /// Eager, deferred or always loaded.
+    pub fn loading(&self) -> &Setting<Loading> {
+        &self.loading
+    }
+    /// Whether a safety classifier is handed text for each call (`false`:
+    /// it is skipped, which is the default).
+    pub fn classifier_input(&self) -> &Setting<bool> {
+        &self.classifier_input
+    }
+    /// Whether the tool is kept out of the ordinary pool.
+    pub fn internal(&self) -> &Setting<bool> {
+        &self.internal
+    }
+
+    /// One field's value and source.
+    pub fn get(&self, field: PostureField) -> (PostureValue, Source) {
+        fn of<T: Clone>(
+            setting: &Setting<T>,
+            wrap: fn(T) -> PostureValue,
+        ) -> (PostureValue, Source) {
+            (wrap(setting.value.clone()), setting.source)
+        }
+        match field {
+            PostureField::ConcurrencySafe => of(&self.concurrency_safe, PostureValue::Kind),
+            PostureField::ReadOnly => of(&self.read_only, PostureValue::Kind),
+            PostureField::Destructive => of(&self.destructive, PostureValue::Kind),
+            PostureField::MaxResultChars => of(&self.max_result_chars, PostureValue::Cap),
+            PostureField::Loading => of(&self.loading, PostureValue::Loading),
+            PostureField::ClassifierInput => of(&self.classifier_input, PostureValue::Flag),
+            PostureField::Internal => of(&self.internal, PostureValue::Flag),
+        }
+    }
+
+    /// The value of one field.
+    pub fn value(&self, field: PostureField) -> PostureValue {
+        self.get(field).0
+    }
+
+    /// Whether one field was declared or left to its default.
+    pub fn source(&self, field: PostureField) -> Source {
+        self.get(field).1
+    }
+
+    /// What no declaration can produce, for records read from outside (a
+    /// lock file): `not_read_only` anywhere but an undeclared
+    /// `destructive`, or an undeclared `destructive` that does not follow
+    /// `read_only`.
+    #[cfg(any(test, feature = "lock"))]
+    pub(crate) fn check(&self) -> Result<(), String> {
+        for field in PostureField::ALL {
+            let (value, source) = self.get(field);
+            let derived = matches!(value, PostureValue::Kind(PostureKind::NotReadOnly));
+            if derived && (field != PostureField::Destructive || source == Source::Declared) {
+                return Err(format!(
+                    "`{field}` is `not_read_only`, which only an undeclared `destructive` can be"
+                ));
+            }
+        }
+        let follows = self.read_only.value().not_read_only();
+        if !self.destructive.is_declared() && *self.destructive.value() != follows {
+            return Err(format!(
+                "the undeclared `destructive` is `{}`, but with `read_only` {} it can only be `{follows}`",
+                self.destructive.value(),
+                PostureValue::Kind(self.read_only.value().clone()),
+            ));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn declare_concurrency_safe(&mut self, kind: PostureKind) {
+        self.concurrency_safe = Setting::declared(kind);
+    }
+
+    /// Declares `read_only`; an undeclared `destructive` follows it.
+    pub(crate) fn declare_read_only(&mut self, kind: PostureKind) {
+        if !self.destructive.is_declared() {
+            self.destructive = Setting::default_value(kind.not_read_only());
+        }
+        self.read_only = Setting::declared(kind);
+    }
+
+    pub(crate) fn declare_destructive(&mut self, kind: PostureKind) {
+        self.destructive = Setting::declared(kind);
+    }
+
+    pub(crate) fn declare_max_result_chars(&mut self, cap: ResultCap) {
+        self.max_result_chars = Setting::declared(cap);
+    }
+
+    pub(crate) fn declare_loading(&mut self, loading: Loading) {
+        self.loading = Setting::declared(loading);
+    }
+
+    pub(crate) fn declare_classifier_input(&mut self) {
+        self.classifier_input = Setting::declared(true);
+    }
+
+    pub(crate) fn declare_internal(&mut self) {
+        self.internal = Setting::declared(true);
+    }
+}
+
+impl Default for SafetyPosture {
+    /// [`SafetyPosture::DEFAULT`].
+    fn default() -> Self {
+        SafetyPosture::DEFAULT
+    }
+}
+
+/// One field of a [`SafetyPosture`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PostureField {
+    /// `concurrency_safe`.
+    ConcurrencySafe,
+    /// `read_only`.
+    ReadOnly,
+    /// `destructive`.
+    Destructive,
+    /// `max_result_chars`.
+    MaxResultChars,
+    /// `loading` (`defer` / `always_load`).
+    Loading,
+    /// `classifier_input`: whether there is any.
+    ClassifierInput,
+    /// `internal`.
+    Internal,
+}
+
+impl PostureField {
+    /// Every field, in the order reports list them.
+    pub const ALL: [PostureField; 7] = [
+        PostureField::ConcurrencySafe,
+        PostureField::ReadOnly,
+        PostureField::Destructive,
+        PostureField::MaxResultChars,
+        PostureField::Loading,
+        PostureField::ClassifierInput,
+        PostureField::Internal,
+    ];
+
+    /// The field's key in `#[tool]`, in serialised records and in lock files.
+    pub fn key(self) -> &'static str {
+        match self {
+            PostureField::ConcurrencySafe => "concurrency_safe",
+            PostureField::ReadOnly => "read_only",
+            PostureField::Destructive => "destructive",
+            PostureField::MaxResultChars => "max_result_chars",
+            PostureField::Loading => "loading",
+            PostureField::ClassifierInput => "classifier_input",
+            PostureField::Internal => "internal",
+        }
+    }
+}
+
+impl fmt::Display for PostureField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
+/// The value of one posture field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PostureValue {
+    /// `concurrency_safe`, `read_only`, `destructive`.
+    Kind(PostureKind),
+    /// `max_result_chars`.
+    Cap(ResultCap),
+    /// `loading`.
+    Loading(Loading),
+    /// `classifier_input` (whether there is any), `internal`.
+    Flag(bool),
+}
+
+impl fmt::Display for PostureValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PostureValue::Kind(PostureKind::PerInput(expr)) => write!(f, "per input (`{expr}`)"),
+            PostureValue::Kind(kind) => write!(f, "{kind}"),
+            PostureValue::Cap(cap) => write!(f, "{cap}"),
+            PostureValue::Loading(loading) => write!(f, "{loading}"),
+            PostureValue::Flag(value) => write!(f, "{value}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_undeclared_destructive_follows_read_only() {
+        let mut posture = SafetyPosture::DEFAULT;
+        assert_eq!(posture.destructive.value(), &PostureKind::Fixed(true));
+        posture.declare_read_only(PostureKind::Fixed(true));
+        assert_eq!(
+            posture.destructive,
+            Setting::default_value(PostureKind::Fixed(false))
+        );
+        posture.declare_read_only(PostureKind::PerInput("is_listing".into()));
+        assert_eq!(
+            posture.destructive,
+            Setting::default_value(PostureKind::NotReadOnly)
+        );
+        posture.declare_read_only(PostureKind::Fixed(false));
+        assert_eq!(posture.destructive.value(), &PostureKind::Fixed(true));
+    }
+
+    #[test]
+    fn a_declared_destructive_stays_independent() {
+        let mut posture = SafetyPosture::DEFAULT;
+        posture.declare_destructive(PostureKind::Fixed(false));
+        posture.declare_read_only(PostureKind::Fixed(false));
+        assert_eq!(
+            posture.destructive,
+            Setting::declared(PostureKind::Fixed(false))
+        );
+        let mut posture = SafetyPosture::DEFAULT;
+        posture.declare_read_only(PostureKind::Fixed(true));
+        posture.declare_destructive(PostureKind::Fixed(true));
+        assert_eq!(
+            posture.destructive,
+            Setting::declared(PostureKind::Fixed(true))
+        );
+    }
+
+    #[test]
+    fn the_record_has_one_readable_serde_form_that_round_trips() {
+        let mut posture = SafetyPosture::DEFAULT;
+        posture.declare_concurrency_safe(PostureKind::PerInput("|i: &In| i.ok".into()));
+        posture.declare_read_only(PostureKind::PerInput("is_short".into()));
+        posture.declare_max_result_chars(ResultCap::Unbounded);
+        posture.declare_loading(Loading::AlwaysLoad);
+        let value = serde_json::to_value(&posture).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "concurrency_safe": {"declared": {"per_input": "|i: &In| i.ok"}},
+                "read_only": {"declared": {"per_input": "is_short"}},
+                "destructive": {"default": "not_read_only"},
+                "max_result_chars": {"declared": "unbounded"},
+                "loading": {"declared": "always"},
+                "classifier_input": {"default": false},
+                "internal": {"default": false},
+            })
+        );
+        let back: SafetyPosture = serde_json::from_value(value).unwrap();
+        assert_eq!(back, posture);
+        let default = serde_json::to_value(SafetyPosture::DEFAULT).unwrap();
+        assert_eq!(default["destructive"], json!({"default": true}));
+        assert_eq!(default["max_result_chars"], json!({"default": 50_000}));
+        assert_eq!(
+            serde_json::from_value::<SafetyPosture>(default).unwrap(),
+            SafetyPosture::DEFAULT
+        );
+    }
+
+    #[test]
+    fn a_key_missing_from_an_older_record_reads_as_its_default() {
+        let mut value = serde_json::to_value(SafetyPosture::DEFAULT).unwrap();
+        value.as_object_mut().unwrap().remove("internal");
+        let read: SafetyPosture = serde_json::from_value(value).unwrap();
+        assert_eq!(read.internal, Setting::default_value(false));
+        assert_eq!(read, SafetyPosture::DEFAULT);
+    }
+
+    #[test]
+    fn malformed_records_are_refused() {
+        let mut value = serde_json::to_value(SafetyPosture::DEFAULT).unwrap();
+        value["max_result_chars"] = json!({"default": 0});
+        assert!(serde_json::from_value::<SafetyPosture>(value.clone()).is_err());
+        value["max_result_chars"] = json!({"sometimes": 5});
+        assert!(serde_json::from_value::<SafetyPosture>(value).is_err());
+
+        let mut derived = SafetyPosture::DEFAULT;
+        derived.read_only = Setting::default_value(PostureKind::NotReadOnly);
+        assert!(derived.check().unwrap_err().contains("`read_only`"));
+        let mut declared = SafetyPosture::DEFAULT;
+        declared.destructive = Setting::declared(PostureKind::NotReadOnly);
+        assert!(declared.check().is_err());
+        assert!(SafetyPosture::DEFAULT.check().is_ok());
+
+        // An undeclared destructive that does not follow read_only.
+        let mut stale = SafetyPosture::DEFAULT;
+        stale.read_only = Setting::declared(PostureKind::Fixed(true));
+        let message = stale.check().unwrap_err();
+        assert!(message.contains("can only be `false`"), "{message}");
+        stale.declare_read_only(PostureKind::Fixed(true));
+        assert!(stale.check().is_ok());
+    }
+
+    #[test]
+    fn result_cap_default_is_the_constant() {
+        assert_eq!(ResultCap::default(), ResultCap::DEFAULT);
+        assert_eq!(ResultCap::default().limit(), Some(50_000));
     }
 }

@@ -86,10 +86,17 @@ pub trait Tool: Send + Sync + 'static {
 
     /// The tool's own view on whether this call may run. The default
     /// delegates to the general permission policy; override it only for
-    /// logic the policy cannot know (paths, quotas). A `Deny` is enforced
-    /// by [`PreparedCall::run`](crate::PreparedCall::run) itself; `Ask` and
-    /// `Delegate` are for the runtime's policy to resolve before it runs
-    /// the call.
+    /// logic the policy cannot know (paths, quotas).
+    ///
+    /// [`PreparedCall::run`](crate::PreparedCall::run) enforces the answer
+    /// itself: `Deny` never runs
+    /// ([`ToolError::PermissionDenied`](crate::ToolError::PermissionDenied));
+    /// `Ask` does not run
+    /// ([`ToolError::NeedsApproval`](crate::ToolError::NeedsApproval)) until
+    /// a person approved the call and the runtime calls
+    /// [`run_approved`](crate::PreparedCall::run_approved); `Allow` and
+    /// `Delegate` run, `run` assuming that the runtime's general policy,
+    /// if it has one, has already allowed a delegated call.
     fn check_permissions(&self, input: &Self::Input, cx: &ToolContext) -> PermissionDecision {
         let _ = (input, cx);
         PermissionDecision::Delegate

@@ -1,18 +1,18 @@
-//! The catalog lock end to end, on `#[tool]` declarations: the whole
-//! catalog (runtime-flagged tools included) through the panicking test
-//! helper, and explicit tool sets through the `_with` variants.
+//! The catalog lock end to end, on `#[tool]` declarations, through its
+//! one entry point: the whole catalog (runtime-flagged tools included), a
+//! catalog narrowed by flags, and explicit tool sets.
 //!
 //! These tests must mean the same whether or not `REGISTRY_UPDATE_LOCK` is
-//! set (someone updating a lock runs the whole suite with it), so they use
-//! the functions that ignore it, except where noted.
+//! set (someone updating a lock runs the whole suite with it), so they name
+//! their mode, except where noted.
 
-use registry_core::testing::{
-    check_catalog_lock, try_check_catalog_lock, update_catalog_lock, update_catalog_lock_with,
-    update_requested, verify_catalog_lock, verify_catalog_lock_with,
+use std::path::Path;
+
+use registry_core::lock::{
+    self, CatalogLock, LockError, LockMode, LockOptions, LockProblem, LockReport, update_requested,
 };
 use registry_core::{
-    BaseTools, CatalogLock, Flags, LockError, LockProblem, PostureField, Tool, ToolContext,
-    ToolHandle, tool, try_all_base_tools,
+    BaseTools, Flags, PostureField, Tool, ToolContext, ToolHandle, tool, try_all_base_tools,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -55,12 +55,20 @@ fn catalog() -> BaseTools {
     try_all_base_tools(&Flags::all()).expect("the catalog is consistent")
 }
 
+fn update(path: &Path, options: LockOptions) -> Result<LockReport, LockError> {
+    lock::check(path, &options.mode(LockMode::Update))
+}
+
+fn verify(path: &Path, options: LockOptions) -> Result<LockReport, LockError> {
+    lock::check(path, &options.mode(LockMode::Verify))
+}
+
 #[test]
 fn the_whole_catalog_is_locked_runtime_flags_included() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tools.lock.json");
 
-    let created = update_catalog_lock(&path).unwrap();
+    let created = update(&path, LockOptions::new()).unwrap();
     assert!(created.wrote_file());
     let lock = CatalogLock::read(&path).unwrap();
     let names: Vec<&str> = lock.entries().map(|e| e.name()).collect();
@@ -76,21 +84,39 @@ fn the_whole_catalog_is_locked_runtime_flags_included() {
     assert_eq!(lock.get("lock_read").unwrap().aliases(), ["lock_cat"]);
 
     let bytes = std::fs::read(&path).unwrap();
-    assert!(!update_catalog_lock(&path).unwrap().wrote_file());
+    assert!(!update(&path, LockOptions::new()).unwrap().wrote_file());
     assert_eq!(std::fs::read(&path).unwrap(), bytes, "byte-stable");
 
-    let report = verify_catalog_lock(&path).unwrap();
+    let report = verify(&path, LockOptions::new()).unwrap();
     assert!(report.is_up_to_date() && report.notes().is_empty());
     assert_eq!(report.tool_count(), 2);
-    // Whatever the environment says, the file is right, so the helper passes.
-    check_catalog_lock(&path);
+    // Whatever the environment says, the file is right, so the default
+    // mode passes too.
+    lock::check(&path, &LockOptions::new()).unwrap_or_else(|err| panic!("{err}"));
+}
+
+#[test]
+fn runtime_flags_narrow_the_locked_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.lock.json");
+    update(&path, LockOptions::new()).unwrap();
+    let err = verify(&path, LockOptions::new().flags(Flags::new())).unwrap_err();
+    assert!(
+        err.to_string().contains("tool `lock_delete` vanished"),
+        "{err}"
+    );
+    verify(
+        &path,
+        LockOptions::new().flags(Flags::new().with("dangerous")),
+    )
+    .unwrap();
 }
 
 #[test]
 fn a_catalog_that_lost_a_tool_fails_the_check() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tools.lock.json");
-    update_catalog_lock(&path).unwrap();
+    update(&path, LockOptions::new()).unwrap();
 
     // The same catalog without the flagged tool, as a binary that forgot a
     // flag (or a crate) would see it.
@@ -99,7 +125,7 @@ fn a_catalog_that_lost_a_tool_fails_the_check() {
         .filter(|t| t.name() != "lock_delete")
         .cloned()
         .collect();
-    let err = verify_catalog_lock_with(&path, &without).unwrap_err();
+    let err = verify(&path, LockOptions::new().tools(&without)).unwrap_err();
     let LockError::Mismatch { problems, .. } = &err else {
         panic!("{err}");
     };
@@ -111,17 +137,13 @@ fn a_catalog_that_lost_a_tool_fails_the_check() {
         }]
     );
 
-    // The panicking helper carries the full message. Only checkable when
-    // the environment does not ask for an update (which would pass).
+    // The error displays as the full message. Only checkable in the
+    // default mode when the environment does not ask for an update (which
+    // would pass).
     if !update_requested() {
-        let message = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            registry_core::testing::check_catalog_lock_with(&path, &without)
-        }))
-        .expect_err("the check fails");
-        let message = message
-            .downcast_ref::<String>()
-            .cloned()
-            .unwrap_or_default();
+        let message = lock::check(&path, &LockOptions::new().tools(&without))
+            .unwrap_err()
+            .to_string();
         assert!(message.contains("tool `lock_delete` vanished"), "{message}");
         assert!(
             message.contains("REGISTRY_UPDATE_LOCK=1 cargo test"),
@@ -134,15 +156,15 @@ fn a_catalog_that_lost_a_tool_fails_the_check() {
 fn a_missing_lock_says_how_to_create_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("tools.lock.json");
-    let err = verify_catalog_lock(&path).unwrap_err();
+    let err = verify(&path, LockOptions::new()).unwrap_err();
     assert!(matches!(err, LockError::NotFound { .. }), "{err}");
     assert!(
         err.to_string()
             .contains("create it with `REGISTRY_UPDATE_LOCK=1 cargo test`"),
         "{err}"
     );
-    // The environment-driven variant creates it or reports it missing.
-    match try_check_catalog_lock(&path) {
+    // The environment-driven mode creates it or reports it missing.
+    match lock::check(&path, &LockOptions::new()) {
         Ok(report) => assert!(update_requested() && report.wrote_file()),
         Err(err) => assert!(!update_requested() && matches!(err, LockError::NotFound { .. })),
     }
@@ -153,8 +175,8 @@ fn an_explicit_subset_can_be_locked_on_its_own() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("subset.lock.json");
     let only_read = [ToolHandle::new(LockRead)];
-    update_catalog_lock_with(&path, &only_read).unwrap();
-    verify_catalog_lock_with(&path, &only_read).unwrap();
-    let err = verify_catalog_lock_with(&path, &catalog()).unwrap_err();
+    update(&path, LockOptions::new().tools(&only_read)).unwrap();
+    verify(&path, LockOptions::new().tools(&only_read)).unwrap();
+    let err = verify(&path, LockOptions::new().tools(&catalog())).unwrap_err();
     assert!(err.to_string().contains("new tool `lock_delete`"), "{err}");
 }

@@ -1,4 +1,4 @@
-//! Author code that fails (classifiers, self-checks, hooks, the call
+//! Author code that fails (posture expressions, self-checks, hooks, the call
 //! itself) yields the strict answer or an error result, never a panic in
 //! the caller; runtime definitions obey the same rules as `#[tool]`.
 
@@ -8,8 +8,8 @@ use registry_core::{
 };
 use serde_json::json;
 
-fn classifier_panics(_: &String) -> bool {
-    panic!("classifier bug")
+fn posture_expression_panics(_: &String) -> bool {
+    panic!("posture expression bug")
 }
 
 fn check_panics() -> bool {
@@ -19,9 +19,9 @@ fn check_panics() -> bool {
 /// A tool whose every hook is broken.
 #[tool(
     name = "broken",
-    concurrency_safe = classifier_panics,
-    read_only = classifier_panics,
-    destructive = classifier_panics,
+    concurrency_safe = posture_expression_panics,
+    read_only = posture_expression_panics,
+    destructive = posture_expression_panics,
     classifier_input = |_: &String| -> String { panic!("text bug") },
     enabled = check_panics,
 )]
@@ -59,7 +59,7 @@ impl Tool for Broken {
 }
 
 #[test]
-fn panicking_classifiers_give_the_strict_answer() {
+fn panicking_posture_expressions_give_the_strict_answer() {
     let tool = ToolHandle::new(Broken);
     let call = tool.prepare(json!("ls")).unwrap();
     assert!(!call.is_concurrency_safe());
@@ -113,12 +113,12 @@ fn the_runtime_builder_starts_from_the_same_defaults() {
         .build(|_, _| async { Ok(ToolOutput::text("ok")) })
         .unwrap();
     let spec = tool.spec();
-    for setting in [
-        spec.concurrency_safe(),
-        spec.read_only(),
-        spec.destructive(),
+    for (setting, strictest) in [
+        (spec.concurrency_safe(), false),
+        (spec.read_only(), false),
+        (spec.destructive(), true),
     ] {
-        assert_eq!(setting.value(), &PostureKind::Fixed(false));
+        assert_eq!(setting.value(), &PostureKind::Fixed(strictest));
         assert_eq!(setting.source(), Source::Default);
     }
     assert_eq!(spec.max_result_chars().value(), &ResultCap::DEFAULT);

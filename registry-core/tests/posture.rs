@@ -2,8 +2,8 @@
 //! declared value (literal and per input) honoured.
 
 use registry_core::{
-    Loading, PermissionDecision, PostureKind, ResultCap, Source, Tool, ToolContext, ToolHandle,
-    tool,
+    Loading, PermissionDecision, PostureKind, ResultCap, SafetyPosture, Setting, Source, Tool,
+    ToolBuilder, ToolContext, ToolHandle, ToolOutput, tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -70,14 +70,16 @@ fn a_tool_that_declares_nothing_gets_the_strictest_posture() {
     assert_eq!(spec.name(), "bare");
     assert_eq!(spec.description(), "Repeat the text back.");
     assert!(spec.aliases().is_empty());
-    for setting in [
-        spec.concurrency_safe(),
-        spec.read_only(),
-        spec.destructive(),
+    for (setting, strictest) in [
+        (spec.concurrency_safe(), false),
+        (spec.read_only(), false),
+        // Unsaid: destructive unless it only reads, and it does not.
+        (spec.destructive(), true),
     ] {
-        assert_eq!(setting.value(), &PostureKind::Fixed(false));
+        assert_eq!(setting.value(), &PostureKind::Fixed(strictest));
         assert_eq!(setting.source(), Source::Default);
     }
+    assert_eq!(spec.posture(), &SafetyPosture::DEFAULT);
     assert_eq!(spec.max_result_chars().value(), &ResultCap::DEFAULT);
     assert_eq!(ResultCap::DEFAULT.limit(), Some(50_000));
     assert!(!spec.max_result_chars().is_declared());
@@ -91,12 +93,94 @@ fn a_tool_that_declares_nothing_gets_the_strictest_posture() {
     let call = bare.prepare(json!({"text": "ls"})).unwrap();
     assert!(!call.is_concurrency_safe());
     assert!(!call.is_read_only());
-    assert!(!call.is_destructive());
+    assert!(call.is_destructive());
     assert_eq!(call.classifier_input().as_deref(), Some(""));
     assert_eq!(
         call.check_permissions(&ToolContext::new()),
         PermissionDecision::Delegate
     );
+}
+
+/// Reads only.
+#[tool(name = "reader", read_only = true)]
+struct Reader;
+
+/// Reads only when the text is short; says nothing about destroying.
+#[tool(name = "sometimes_reads", read_only = is_short)]
+struct SometimesReads;
+
+fn reads_unless_it_panics(input: &Text) -> bool {
+    assert!(input.text != "boom", "read_only expression bug");
+    true
+}
+
+/// Its read_only expression panics on `boom`.
+#[tool(name = "fragile_reader", read_only = reads_unless_it_panics)]
+struct FragileReader;
+
+macro_rules! echo_tool {
+    ($($t:ty),*) => {$(
+        impl Tool for $t {
+            type Input = Text;
+            type Output = String;
+            type Error = std::convert::Infallible;
+
+            async fn call(&self, input: Text, _cx: &ToolContext) -> Result<String, Self::Error> {
+                Ok(input.text)
+            }
+        }
+    )*};
+}
+echo_tool!(Reader, SometimesReads, FragileReader);
+
+#[test]
+fn an_undeclared_destructive_is_the_opposite_of_read_only() {
+    let reader = ToolHandle::new(Reader);
+    let destructive: &Setting<PostureKind> = reader.spec().destructive();
+    assert_eq!(destructive.value(), &PostureKind::Fixed(false));
+    assert_eq!(destructive.source(), Source::Default);
+    assert!(
+        !reader
+            .prepare(json!({"text": "x"}))
+            .unwrap()
+            .is_destructive()
+    );
+
+    // Per-input read_only: the default destructive is decided per call too.
+    let sometimes = ToolHandle::new(SometimesReads);
+    let spec = sometimes.spec();
+    assert_eq!(spec.destructive().value(), &PostureKind::NotReadOnly);
+    assert_eq!(spec.destructive().source(), Source::Default);
+    let short = sometimes.prepare(json!({"text": "ls"})).unwrap();
+    assert!(short.is_read_only() && !short.is_destructive());
+    let long = sometimes.prepare(json!({"text": "rm -rf build"})).unwrap();
+    assert!(!long.is_read_only() && long.is_destructive());
+}
+
+#[test]
+fn runtime_tools_follow_the_same_destructive_rule() {
+    let listing = ToolBuilder::new("runtime_sh", "Run a command.")
+        .read_only_when(|args| args["command"] == json!("ls"))
+        .build(|_, _| async { Ok(ToolOutput::text("")) })
+        .unwrap();
+    assert_eq!(
+        listing.spec().destructive().value(),
+        &PostureKind::NotReadOnly
+    );
+    let ls = listing.prepare(json!({"command": "ls"})).unwrap();
+    assert!(ls.is_read_only() && !ls.is_destructive());
+    let rm = listing.prepare(json!({"command": "rm x"})).unwrap();
+    assert!(!rm.is_read_only() && rm.is_destructive());
+}
+
+#[test]
+fn a_panicking_read_only_expression_makes_an_undeclared_destructive_true() {
+    let fragile = ToolHandle::new(FragileReader);
+    let fine = fragile.prepare(json!({"text": "ok"})).unwrap();
+    assert!(fine.is_read_only() && !fine.is_destructive());
+    let boom = fragile.prepare(json!({"text": "boom"})).unwrap();
+    assert!(!boom.is_read_only());
+    assert!(boom.is_destructive());
 }
 
 #[test]

@@ -514,20 +514,17 @@ fn formats_carry_what_the_providers_need() {
         annotations("read_file"),
         Some(json!({ "readOnlyHint": true }))
     );
-    assert_eq!(
-        annotations("edit_file"),
-        Some(json!({ "readOnlyHint": false, "destructiveHint": true }))
-    );
+    // Writes and destroys: exactly MCP's defaults, so no hint is needed.
+    assert_eq!(annotations("edit_file"), None);
+    assert_eq!(annotations("deploy"), None);
     // Per-input postures are omitted: only the title remains.
     assert_eq!(annotations("bash"), Some(json!({ "title": "Shell" })));
     assert_eq!(by_name(tools, "bash")["title"], json!("Shell"));
     // Nothing declared: no annotations at all (MCP's strict defaults).
     assert_eq!(annotations("todo_write"), None);
     assert!(by_name(tools, "todo_write").get("title").is_none());
-    assert_eq!(
-        annotations("mcp__notes__tag"),
-        Some(json!({ "readOnlyHint": false }))
-    );
+    // Not read-only, destructive per input: the client assumes the worst.
+    assert_eq!(annotations("mcp__notes__tag"), None);
 
     let catalog = pool.render_prompt_catalog();
     assert!(catalog.contains("- web_fetch (deferred): Fetch a web page"));

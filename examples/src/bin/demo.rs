@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use registry_core::{
-    BaseTools, Flags, PermissionDecision, Setting, ToolContext, try_all_base_tools,
+    BaseTools, Flags, PermissionDecision, PostureField, PostureValue, SafetyPosture, Source,
+    ToolContext, try_all_base_tools,
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};
@@ -85,19 +86,13 @@ impl Drop for ScratchDir {
     }
 }
 
-/// One row per tool; `*` marks a value the tool did not declare (the
-/// fail-closed default).
+/// One row per tool, one column per field of the posture record (so a new
+/// posture key shows up here without an edit); `*` marks a value the tool
+/// did not declare (the default).
 fn print_table(tools: &BaseTools) {
-    let header = [
-        "tool",
-        "aliases",
-        "concurrency_safe",
-        "read_only",
-        "destructive",
-        "max_result_chars",
-        "loading",
-    ];
-    let rows: Vec<[String; 7]> = tools
+    let mut header = vec!["tool", "aliases"];
+    header.extend(PostureField::ALL.map(PostureField::key));
+    let rows: Vec<Vec<String>> = tools
         .iter()
         .map(|tool| {
             let spec = tool.spec();
@@ -106,28 +101,22 @@ fn print_table(tools: &BaseTools) {
             } else {
                 spec.aliases().join(", ")
             };
-            [
-                spec.name().to_owned(),
-                aliases,
-                marked(spec.concurrency_safe()),
-                marked(spec.read_only()),
-                marked(spec.destructive()),
-                marked(spec.max_result_chars()),
-                marked(spec.loading()),
-            ]
+            let mut row = vec![spec.name().to_owned(), aliases];
+            row.extend(PostureField::ALL.map(|field| marked(spec.posture(), field)));
+            row
         })
         .collect();
 
-    let mut widths = header.map(str::len);
+    let mut widths: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for row in &rows {
         for (width, cell) in widths.iter_mut().zip(row) {
             *width = (*width).max(cell.chars().count());
         }
     }
-    let line = |cells: [&str; 7]| {
+    let line = |cells: &[&str]| {
         let padded: Vec<String> = cells
             .iter()
-            .zip(widths)
+            .zip(&widths)
             .map(|(cell, width)| format!("{cell:<width$}"))
             .collect();
         println!("{}", padded.join("  ").trim_end());
@@ -135,24 +124,31 @@ fn print_table(tools: &BaseTools) {
 
     println!("== The authoritative tool list ({} tools) ==", tools.len());
     println!();
-    line(header);
-    line(widths.map(|w| "-".repeat(w)).each_ref().map(String::as_str));
+    line(&header);
+    let rules: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+    line(&rules.iter().map(String::as_str).collect::<Vec<_>>());
     for row in &rows {
-        line(row.each_ref().map(String::as_str));
+        line(&row.iter().map(String::as_str).collect::<Vec<_>>());
     }
     println!();
-    println!("* = not declared by the tool: the fail-closed default applies");
+    println!("* = not declared by the tool: the default applies. Every default is the");
+    println!("    strictest value (destructive*: true unless the tool only reads) except");
+    println!("    classifier_input*: false, which skips the safety classifier");
     println!("per input = decided on each call's parsed input");
     println!();
 }
 
-/// The value, with `*` when it is the default rather than declared. A
-/// per-input posture displays as `per input`.
-fn marked<T: std::fmt::Display>(setting: &Setting<T>) -> String {
-    if setting.is_declared() {
-        setting.value().to_string()
-    } else {
-        format!("{}*", setting.value())
+/// One field's value, with `*` when it is the default rather than
+/// declared. A posture expression displays as `per input`, not in full.
+fn marked(posture: &SafetyPosture, field: PostureField) -> String {
+    let (value, source) = posture.get(field);
+    let text = match value {
+        PostureValue::Kind(kind) => kind.to_string(),
+        other => other.to_string(),
+    };
+    match source {
+        Source::Declared => text,
+        Source::Default => format!("{text}*"),
     }
 }
 

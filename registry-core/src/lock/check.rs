@@ -6,110 +6,56 @@ use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 
 use super::diff::{JsonChange, Line, json_diff, line_diff};
-use super::{CatalogLock, LockEntry, LockError, LockedPosture, UPDATE_HINT, read_lock_text};
-use crate::posture::{Loading, PostureKind, ResultCap, Source};
+use super::expr::normalise;
+use super::{CatalogLock, LockEntry, LockError, UPDATE_HINT, read_lock_text};
+use crate::posture::{
+    Loading, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture, Source,
+};
 
-/// One field of a [`LockedPosture`](super::LockedPosture).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum PostureField {
-    /// `concurrency_safe`: true or per input is looser than false.
-    ConcurrencySafe,
-    /// `read_only`: true or per input is looser than false.
-    ReadOnly,
-    /// `destructive`: false or per input is looser than true.
-    Destructive,
-    /// `max_result_chars`: a higher cap, or unbounded, is looser.
-    MaxResultChars,
-    /// `classifier_input`: none (the classifier is skipped) is looser than
-    /// some.
-    ClassifierInput,
-    /// `internal`: exposed is looser than internal.
-    Internal,
+/// What loosening `field` lets through.
+fn loosening_means(field: PostureField) -> &'static str {
+    match field {
+        PostureField::ConcurrencySafe => "calls may now run alongside other calls",
+        PostureField::ReadOnly => "calls are now trusted not to write",
+        PostureField::Destructive => "calls are no longer all treated as destructive",
+        PostureField::MaxResultChars => "results may now hand the model more text",
+        PostureField::Loading => "the tool is now loaded differently",
+        PostureField::ClassifierInput => "the safety classifier is now skipped for its calls",
+        PostureField::Internal => "the tool is now exposed in the ordinary pool",
+    }
 }
 
-impl PostureField {
-    /// Every field, in the order checks report them.
-    pub const ALL: [PostureField; 6] = [
-        PostureField::ConcurrencySafe,
-        PostureField::ReadOnly,
-        PostureField::Destructive,
-        PostureField::MaxResultChars,
-        PostureField::ClassifierInput,
-        PostureField::Internal,
-    ];
-
-    /// The field's key in the lock file and in `#[tool]`.
-    pub fn key(self) -> &'static str {
-        match self {
-            PostureField::ConcurrencySafe => "concurrency_safe",
-            PostureField::ReadOnly => "read_only",
-            PostureField::Destructive => "destructive",
-            PostureField::MaxResultChars => "max_result_chars",
-            PostureField::ClassifierInput => "classifier_input",
-            PostureField::Internal => "internal",
-        }
-    }
-
-    /// What loosening this field lets through.
-    fn loosening_means(self) -> &'static str {
-        match self {
-            PostureField::ConcurrencySafe => "calls may now run alongside other calls",
-            PostureField::ReadOnly => "calls are now trusted not to write",
-            PostureField::Destructive => "calls are no longer all treated as destructive",
-            PostureField::MaxResultChars => "results may now hand the model more text",
-            PostureField::ClassifierInput => "the safety classifier is now skipped for its calls",
-            PostureField::Internal => "the tool is now exposed in the ordinary pool",
-        }
-    }
-
-    /// How much a value lets through: higher is looser. Per-input sits
-    /// between the two fixed answers (it is the looser one for some calls).
-    fn permissiveness(self, value: &PostureValue) -> u128 {
-        use PostureKind::{Fixed, PerInput};
-        match (self, value) {
-            (PostureField::ConcurrencySafe | PostureField::ReadOnly, PostureValue::Kind(kind)) => {
-                match kind {
-                    Fixed(false) => 0,
-                    PerInput(_) => 1,
-                    Fixed(true) => 2,
-                }
+/// How much a value of `field` lets through: higher is looser. Per-input
+/// sits between the two fixed answers (it is the looser one for some
+/// calls). `None` for a field that is not a safety ordering: `loading` is
+/// part of the definition, whose changes are reported as such.
+fn permissiveness(field: PostureField, value: &PostureValue) -> Option<u128> {
+    use PostureKind::{Fixed, NotReadOnly, PerInput};
+    Some(match (field, value) {
+        (PostureField::Loading, _) => return None,
+        (PostureField::ConcurrencySafe | PostureField::ReadOnly, PostureValue::Kind(kind)) => {
+            match kind {
+                Fixed(false) => 0,
+                PerInput(_) | NotReadOnly => 1,
+                Fixed(true) => 2,
             }
-            (PostureField::Destructive, PostureValue::Kind(kind)) => match kind {
-                Fixed(true) => 0,
-                PerInput(_) => 1,
-                Fixed(false) => 2,
-            },
-            (PostureField::MaxResultChars, PostureValue::Cap(cap)) => match cap {
-                ResultCap::Chars(n) => n.get() as u128,
-                ResultCap::Unbounded => u128::MAX,
-            },
-            (
-                PostureField::ClassifierInput | PostureField::Internal,
-                PostureValue::Flag(strict),
-            ) => u128::from(!*strict),
-            // A value of the wrong shape never comes out of a locked
-            // posture; should it, it ranks loosest, so the check fails.
-            _ => u128::MAX,
         }
-    }
-}
-
-impl fmt::Display for PostureField {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.key())
-    }
-}
-
-/// The value of one posture field.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum PostureValue {
-    /// `concurrency_safe`, `read_only`, `destructive`.
-    Kind(PostureKind),
-    /// `max_result_chars`.
-    Cap(ResultCap),
-    /// `classifier_input` (whether there is any), `internal`.
-    Flag(bool),
+        (PostureField::Destructive, PostureValue::Kind(kind)) => match kind {
+            Fixed(true) => 0,
+            PerInput(_) | NotReadOnly => 1,
+            Fixed(false) => 2,
+        },
+        (PostureField::MaxResultChars, PostureValue::Cap(cap)) => match cap {
+            ResultCap::Chars(n) => n.get() as u128,
+            ResultCap::Unbounded => u128::MAX,
+        },
+        (PostureField::ClassifierInput | PostureField::Internal, PostureValue::Flag(strict)) => {
+            u128::from(!*strict)
+        }
+        // A value of the wrong shape never comes out of a posture record;
+        // should it, it ranks loosest, so the check fails.
+        _ => u128::MAX,
+    })
 }
 
 /// How a definition changed: the fields that differ and how.
@@ -218,9 +164,9 @@ pub enum LockProblem {
     /// The rendered definition (name, description, input schema, loading)
     /// changed: the prompt cache will miss.
     DefinitionChanged(DefinitionChange),
-    /// A posture field is looser than the lock says (see
-    /// [`crate::testing`] for the table). A change between two per-input
-    /// expressions counts as loosening: the lock cannot tell.
+    /// A posture field is looser than the lock says (see [`crate::lock`]
+    /// for the table). A change between two per-input values counts as
+    /// loosening: the lock cannot tell.
     Loosened {
         /// The tool as named now.
         tool: String,
@@ -275,20 +221,18 @@ impl LockProblem {
                     .as_ref()
                     .map(|old_name| format!(" (renamed from `{old_name}`)"))
                     .unwrap_or_default();
-                match (old, new) {
-                    (
-                        PostureValue::Kind(PostureKind::PerInput(a)),
-                        PostureValue::Kind(PostureKind::PerInput(b)),
-                    ) => write!(
+                if permissiveness(*field, old) == permissiveness(*field, new) {
+                    write!(
                         f,
-                        "posture of `{tool}`{renamed}: the per-input expression of `{field}` changed from `{a}` to `{b}`; \
+                        "posture of `{tool}`{renamed}: `{field}` changed from {old} to {new}; \
                          the lock cannot tell whether that is looser, so it counts as loosening."
-                    ),
-                    _ => write!(
+                    )
+                } else {
+                    write!(
                         f,
                         "posture of `{tool}`{renamed} loosened: `{field}` {old} -> {new}; {}.",
-                        field.loosening_means()
-                    ),
+                        loosening_means(*field)
+                    )
                 }
             }
             LockProblem::NewTool { name } => write!(
@@ -438,7 +382,7 @@ impl fmt::Display for LockNote {
 /// What a passing check or an update found.
 ///
 /// Its [`Display`](fmt::Display) is the text
-/// [`check_catalog_lock`](crate::testing::check_catalog_lock) prints.
+/// a test shows when it prints the report of [`check`](super::check).
 #[derive(Debug, Clone)]
 pub struct LockReport {
     path: PathBuf,
@@ -472,9 +416,8 @@ impl LockReport {
     pub fn accepted(&self) -> &[LockProblem] {
         &self.accepted
     }
-    /// Whether this was an update (the environment variable was set, or
-    /// [`update_catalog_lock`](crate::testing::update_catalog_lock) was
-    /// called) rather than a check.
+    /// Whether this was an update ([`LockMode::Update`](super::LockMode),
+    /// or the environment asked for one) rather than a check.
     pub fn was_update(&self) -> bool {
         matches!(self.outcome, Outcome::Updated { .. })
     }
@@ -686,10 +629,14 @@ fn check_aliases(
 }
 
 fn check_definition(old: &LockEntry, now: &LockEntry, out: &mut Comparison) {
+    let (old_loading, now_loading) = (
+        *old.posture.loading().value(),
+        *now.posture.loading().value(),
+    );
     if old.hash == now.hash
         && old.description == now.description
         && old.input_schema == now.input_schema
-        && old.loading == now.loading
+        && old_loading == now_loading
     {
         return;
     }
@@ -701,7 +648,7 @@ fn check_definition(old: &LockEntry, now: &LockEntry, out: &mut Comparison) {
             description: (old.description != now.description)
                 .then(|| (old.description.clone(), now.description.clone())),
             input_schema: json_diff(&old.input_schema, &now.input_schema),
-            loading: (old.loading != now.loading).then_some((old.loading, now.loading)),
+            loading: (old_loading != now_loading).then_some((old_loading, now_loading)),
         }));
 }
 
@@ -711,18 +658,15 @@ fn check_definition(old: &LockEntry, now: &LockEntry, out: &mut Comparison) {
 fn check_posture(
     tool: &str,
     renamed_from: Option<&str>,
-    old: &LockedPosture,
-    now: &LockedPosture,
+    old: &SafetyPosture,
+    now: &SafetyPosture,
     out: &mut Comparison,
 ) {
     let notes = renamed_from.is_none();
     for field in PostureField::ALL {
-        let (was, is) = (old.value(field), now.value(field));
+        let ((was, was_source), (is, source)) = (old.get(field), now.get(field));
         if same_value(&was, &is) {
-            if notes
-                && let Some(source) = now.source(field)
-                && old.source(field) != Some(source)
-            {
+            if notes && was_source != source {
                 out.notes.push(LockNote::SourceChanged {
                     tool: tool.to_owned(),
                     field,
@@ -731,7 +675,14 @@ fn check_posture(
             }
             continue;
         }
-        match field.permissiveness(&is).cmp(&field.permissiveness(&was)) {
+        let (Some(looser), Some(stricter)) =
+            (permissiveness(field, &is), permissiveness(field, &was))
+        else {
+            // Not a safety ordering (`loading`): the definition check
+            // reports it.
+            continue;
+        };
+        match looser.cmp(&stricter) {
             Ordering::Less if !notes => {}
             Ordering::Less => out.notes.push(LockNote::Tightened {
                 tool: tool.to_owned(),
@@ -752,17 +703,15 @@ fn check_posture(
     }
 }
 
-/// Equal values; per-input expressions compare without whitespace, which
-/// is how the compiler happened to print their tokens, not what they say.
+/// Equal values; posture expressions compare as token text (see
+/// [`normalise`]): how the compiler happened to space their tokens is not
+/// what they say, the contents of their literals are.
 fn same_value(a: &PostureValue, b: &PostureValue) -> bool {
     match (a, b) {
         (
             PostureValue::Kind(PostureKind::PerInput(x)),
             PostureValue::Kind(PostureKind::PerInput(y)),
-        ) => {
-            let tokens = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
-            tokens(x) == tokens(y)
-        }
+        ) => normalise(x) == normalise(y),
         _ => a == b,
     }
 }

@@ -1,9 +1,10 @@
-//! Small, dependency-free diffs for showing what changed in a locked
-//! definition: a JSON-path diff for input schemas and a line diff for
-//! descriptions.
+//! Showing what changed in a locked definition: RFC 6902 differences of
+//! input schemas (`json-patch`), located by JSON Pointer, and line
+//! differences of descriptions (`similar`).
 
 use std::fmt;
 
+use json_patch::PatchOperation;
 use serde_json::Value;
 
 use crate::canonical::to_canonical_string;
@@ -12,14 +13,14 @@ use crate::canonical::to_canonical_string;
 /// values are cut and end in `…`.
 const MAX_SHOWN: usize = 160;
 
-/// One difference between two JSON documents, located by a JSON path
-/// (`$` is the root, `$.properties.path.type` a nested key,
-/// `$.anyOf[1]` an array item, `$["odd key"]` a key that is not an
-/// identifier).
+/// One difference between two JSON documents, located by a JSON Pointer
+/// (RFC 6901: `/properties/path/type`, `/anyOf/1`, `""` for the whole
+/// document).
 ///
-/// Arrays of scalars (`required`, `enum`) are compared whole, so a reorder or
-/// an insertion reads as one change; arrays holding objects or arrays are
-/// compared item by item.
+/// The changes are those of an RFC 6902 patch from the old document to the
+/// new, in order: array items are compared by index, and a pointer after a
+/// removal from an array refers to the array as already changed by the
+/// changes before it.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum JsonChange {
@@ -49,7 +50,7 @@ pub enum JsonChange {
 }
 
 impl JsonChange {
-    /// The JSON path of the change.
+    /// The JSON Pointer of the change.
     pub fn path(&self) -> &str {
         match self {
             JsonChange::Added { path, .. }
@@ -61,11 +62,17 @@ impl JsonChange {
 
 impl fmt::Display for JsonChange {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at = |path: &str| match path {
+            "" => "(whole document)".to_owned(),
+            path => path.to_owned(),
+        };
         match self {
-            JsonChange::Added { path, new } => write!(f, "added   {path}: {}", shown(new)),
-            JsonChange::Removed { path, old } => write!(f, "removed {path}: {}", shown(old)),
+            JsonChange::Added { path, new } => write!(f, "added   {}: {}", at(path), shown(new)),
+            JsonChange::Removed { path, old } => {
+                write!(f, "removed {}: {}", at(path), shown(old))
+            }
             JsonChange::Changed { path, old, new } => {
-                write!(f, "changed {path}: {} -> {}", shown(old), shown(new))
+                write!(f, "changed {}: {} -> {}", at(path), shown(old), shown(new))
             }
         }
     }
@@ -80,57 +87,53 @@ fn shown(value: &Value) -> String {
     }
 }
 
-/// Every difference between `old` and `new`, in a stable order (object keys
-/// in byte order, array items by index).
+/// Every difference between `old` and `new`, in a stable order (object
+/// keys in byte order, array items by index).
 pub(crate) fn json_diff(old: &Value, new: &Value) -> Vec<JsonChange> {
-    let mut changes = Vec::new();
-    diff_at(&mut changes, "$".to_owned(), old, new);
+    // `json_patch::diff` walks maps in their iteration order; re-reading
+    // the canonical text makes that byte order whichever map type
+    // `serde_json` was built with.
+    let (old, new) = (canonical(old), canonical(new));
+    let patch = json_patch::diff(&old, &new);
+    // The old value at each step: the operations apply in sequence.
+    let mut doc = old.clone();
+    let mut changes = Vec::with_capacity(patch.0.len());
+    for op in &patch.0 {
+        let before = |path: &str| doc.pointer(path).cloned().unwrap_or(Value::Null);
+        changes.push(match op {
+            PatchOperation::Add(op) => JsonChange::Added {
+                path: op.path.to_string(),
+                new: op.value.clone(),
+            },
+            PatchOperation::Remove(op) => JsonChange::Removed {
+                path: op.path.to_string(),
+                old: before(op.path.as_str()),
+            },
+            PatchOperation::Replace(op) => JsonChange::Changed {
+                path: op.path.to_string(),
+                old: before(op.path.as_str()),
+                new: op.value.clone(),
+            },
+            // A diff only adds, removes and replaces.
+            PatchOperation::Move(_) | PatchOperation::Copy(_) | PatchOperation::Test(_) => {
+                continue;
+            }
+        });
+        if json_patch::patch(&mut doc, std::slice::from_ref(op)).is_err() {
+            // A patch json-patch computed from `old` always applies; should
+            // it not, say the whole document changed rather than mislabel.
+            return vec![JsonChange::Changed {
+                path: String::new(),
+                old,
+                new,
+            }];
+        }
+    }
     changes
 }
 
-fn diff_at(out: &mut Vec<JsonChange>, path: String, old: &Value, new: &Value) {
-    if old == new {
-        return;
-    }
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            for key in keys {
-                diff_pair(out, key_path(&path, key), a.get(key), b.get(key));
-            }
-        }
-        (Value::Array(a), Value::Array(b)) if !(all_scalars(a) && all_scalars(b)) => {
-            for i in 0..a.len().max(b.len()) {
-                diff_pair(out, format!("{path}[{i}]"), a.get(i), b.get(i));
-            }
-        }
-        _ => out.push(JsonChange::Changed {
-            path,
-            old: old.clone(),
-            new: new.clone(),
-        }),
-    }
-}
-
-fn all_scalars(items: &[Value]) -> bool {
-    items
-        .iter()
-        .all(|v| !matches!(v, Value::Object(_) | Value::Array(_)))
-}
-
-fn key_path(parent: &str, key: &str) -> String {
-    let mut chars = key.chars();
-    let identifier = chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
-    if identifier {
-        format!("{parent}.{key}")
-    } else {
-        format!("{parent}[{}]", Value::String(key.to_owned()))
-    }
+fn canonical(value: &Value) -> Value {
+    serde_json::from_str(&to_canonical_string(value)).unwrap_or_else(|_| value.clone())
 }
 
 /// One line of a line diff.
@@ -144,68 +147,20 @@ pub(crate) enum Line<'a> {
     New(&'a str),
 }
 
-/// Above this many line pairs the diff does not search for common lines and
-/// shows the old text, then the new.
-const MAX_LINE_PAIRS: usize = 1_000_000;
-
-/// A longest-common-subsequence line diff of `old` and `new`.
+/// A line diff of `old` and `new` (Myers, from `similar`). Lines are split
+/// as [`str::lines`] does, so `\r\n` and `\n` endings compare equal.
 pub(crate) fn line_diff<'a>(old: &'a str, new: &'a str) -> Vec<Line<'a>> {
     let a: Vec<&str> = old.lines().collect();
     let b: Vec<&str> = new.lines().collect();
-    if a.len().saturating_mul(b.len()) > MAX_LINE_PAIRS {
-        return a
-            .iter()
-            .map(|l| Line::Old(l))
-            .chain(b.iter().map(|l| Line::New(l)))
-            .collect();
-    }
-    // lcs[i][j]: length of the longest common subsequence of a[i..], b[j..].
-    let width = b.len() + 1;
-    let mut lcs = vec![0usize; (a.len() + 1) * width];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i * width + j] = if a[i] == b[j] {
-                lcs[(i + 1) * width + j + 1] + 1
-            } else {
-                lcs[(i + 1) * width + j].max(lcs[i * width + j + 1])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    let mut out = Vec::with_capacity(a.len().max(b.len()));
-    while i < a.len() && j < b.len() {
-        if a[i] == b[j] {
-            out.push(Line::Same(a[i]));
-            i += 1;
-            j += 1;
-        } else if lcs[(i + 1) * width + j] >= lcs[i * width + j + 1] {
-            out.push(Line::Old(a[i]));
-            i += 1;
-        } else {
-            out.push(Line::New(b[j]));
-            j += 1;
-        }
-    }
-    out.extend(a[i..].iter().map(|l| Line::Old(l)));
-    out.extend(b[j..].iter().map(|l| Line::New(l)));
-    out
-}
-
-/// One key or index present on either side: recurse, or record it as added
-/// or removed.
-fn diff_pair(out: &mut Vec<JsonChange>, path: String, old: Option<&Value>, new: Option<&Value>) {
-    match (old, new) {
-        (Some(x), Some(y)) => diff_at(out, path, x, y),
-        (Some(x), None) => out.push(JsonChange::Removed {
-            path,
-            old: x.clone(),
-        }),
-        (None, Some(y)) => out.push(JsonChange::Added {
-            path,
-            new: y.clone(),
-        }),
-        (None, None) => {}
-    }
+    similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b)
+        .iter()
+        .flat_map(|op| op.iter_changes(&a, &b))
+        .map(|change| match change.tag() {
+            similar::ChangeTag::Equal => Line::Same(change.value()),
+            similar::ChangeTag::Delete => Line::Old(change.value()),
+            similar::ChangeTag::Insert => Line::New(change.value()),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -227,38 +182,41 @@ mod tests {
     }
 
     #[test]
-    fn nested_keys_are_located_by_path_in_key_order() {
+    fn nested_keys_are_located_by_pointer() {
         let old = json!({
             "properties": {"path": {"type": "string"}, "gone": {"type": "integer"}},
             "required": ["path"],
-            "odd key": 1,
+            "odd/key": 1,
         });
         let new = json!({
             "properties": {"path": {"type": "integer"}, "limit": {"type": "integer"}},
             "required": ["path", "limit"],
-            "odd key": 2,
+            "odd/key": 2,
         });
+        let mut changes = rendered(old, new);
+        changes.sort();
         assert_eq!(
-            rendered(old, new),
+            changes,
             [
-                r#"changed $["odd key"]: 1 -> 2"#,
-                r#"removed $.properties.gone: {"type":"integer"}"#,
-                r#"added   $.properties.limit: {"type":"integer"}"#,
-                r#"changed $.properties.path.type: "string" -> "integer""#,
-                r#"changed $.required: ["path"] -> ["path","limit"]"#,
+                r#"added   /properties/limit: {"type":"integer"}"#,
+                r#"added   /required/1: "limit""#,
+                r#"changed /odd~1key: 1 -> 2"#,
+                r#"changed /properties/path/type: "string" -> "integer""#,
+                r#"removed /properties/gone: {"type":"integer"}"#,
             ]
         );
     }
 
     #[test]
-    fn arrays_of_objects_are_compared_by_index() {
-        let old = json!({"anyOf": [{"type": "string"}, {"type": "null"}]});
+    fn removals_from_an_array_show_the_removed_items() {
+        let old = json!({"anyOf": [{"type": "string"}, {"type": "null"}, {"type": "integer"}]});
         let new = json!({"anyOf": [{"type": "integer"}]});
         assert_eq!(
             rendered(old, new),
             [
-                r#"changed $.anyOf[0].type: "string" -> "integer""#,
-                r#"removed $.anyOf[1]: {"type":"null"}"#,
+                r#"changed /anyOf/0/type: "string" -> "integer""#,
+                r#"removed /anyOf/1: {"type":"null"}"#,
+                r#"removed /anyOf/1: {"type":"integer"}"#,
             ]
         );
     }
@@ -268,9 +226,13 @@ mod tests {
         let long = "x".repeat(500);
         let changes = rendered(json!({"a": 1}), json!({"a": {"long": long}}));
         assert_eq!(changes.len(), 1);
-        assert!(changes[0].starts_with("changed $.a: 1 -> {\"long\":\"xxx"));
+        assert!(changes[0].starts_with("changed /a: 1 -> {\"long\":\"xxx"));
         assert!(changes[0].ends_with('…'));
         assert!(changes[0].chars().count() < 200);
+        assert_eq!(
+            rendered(json!(1), json!("one")),
+            [r#"changed (whole document): 1 -> "one""#]
+        );
     }
 
     #[test]
@@ -290,5 +252,9 @@ mod tests {
         );
         assert_eq!(line_diff("a", "a"), [Line::Same("a")]);
         assert_eq!(line_diff("", "b"), [Line::New("b")]);
+        assert_eq!(
+            line_diff("a\r\nb", "a\nb"),
+            [Line::Same("a"), Line::Same("b")]
+        );
     }
 }

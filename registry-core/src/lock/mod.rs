@@ -1,49 +1,177 @@
 //! The catalog lock: a committed file (`tools.lock.json`) recording, for
 //! every tool of the catalog, its name, aliases, a hash of its rendered
-//! definition, the definition itself and its safety posture, so a change
-//! that would break old transcripts, miss the prompt cache or loosen a
-//! posture is caught in review. The rules and the file format are documented
-//! on [`crate::testing`], the entry points used from test suites.
+//! definition, the definition itself and its safety posture. A test compares
+//! the catalog with it, so that a change which would break old transcripts,
+//! miss the prompt cache or loosen a safety posture cannot land without
+//! someone updating the lock, which shows up in review.
 //!
-//! This module holds the model and its (de)serialisation; `check` compares
-//! two locks and `diff` shows what changed.
+//! Available with the crate feature `lock`, meant for test builds only:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! registry-core = { version = "0.1", features = ["lock"] }
+//! ```
+//!
+//! One entry point, [`check`], with [`LockOptions`]:
+//!
+//! ```no_run
+//! // tests/catalog_lock.rs of a crate that declares tools. A crate testing
+//! // tools of a dependency also writes `registry_core::link!(that_crate);`.
+//! use registry_core::lock::{self, LockOptions};
+//!
+//! #[test]
+//! fn the_catalog_matches_its_lock() {
+//!     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tools.lock.json");
+//!     let report = lock::check(path, &LockOptions::new()).unwrap_or_else(|err| panic!("{err}"));
+//!     // Notes (tightenings, renames to aliases) pass; show them anyway.
+//!     eprintln!("{report}");
+//! }
+//! # fn main() {}
+//! ```
+//!
+//! After reviewing an intended change, update the lock and commit it:
+//!
+//! ```text
+//! REGISTRY_UPDATE_LOCK=1 cargo test
+//! ```
+//!
+//! # What the check covers
+//!
+//! By default [`check`] builds the catalog with
+//! [`try_all_base_tools`](crate::try_all_base_tools)`(&`[`Flags::all()`](crate::Flags::all)`)`,
+//! so tools behind a runtime flag are locked too;
+//! [`LockOptions::flags`] narrows that, [`LockOptions::tools`] takes any set
+//! of tools instead. Tools behind a `#[cfg]` are not compiled at all: check
+//! the lock under the features it was written with. (Each entry has room
+//! for the `cfg` predicate of a compiled-out tool, [`LockEntry::cfg`], so a
+//! later catalog that records compiled-out tools can serve every feature set
+//! from one file.)
+//!
+//! # What fails
+//!
+//! Every problem is listed, not just the first, each with what to do. The
+//! check fails when:
+//!
+//! 1. **a tool vanished** and its name is not an alias of any tool: old
+//!    transcripts that call it would break. If the name is now an alias of
+//!    another tool, that is a rename and passes with a note. A locked
+//!    **alias that no longer resolves** fails the same way.
+//! 2. **a definition changed**: the canonical JSON of
+//!    `{name, description, input_schema, loading}` hashes differently, so
+//!    the prompt cache will miss. The message shows the changed description
+//!    lines and every input-schema difference as a JSON Pointer.
+//! 3. **a posture was loosened**, field by field:
+//!
+//!    | field | loosening (fails) | tightening (passes, with a note) |
+//!    |---|---|---|
+//!    | `concurrency_safe` | `false` → per input or `true`; per input → `true` | the reverse |
+//!    | `read_only` | `false` → per input or `true`; per input → `true` | the reverse |
+//!    | `destructive` | `true` → per input or `false`; per input → `false` | the reverse |
+//!    | `max_result_chars` | raised, or bounded → `unbounded` | lowered, or `unbounded` → bounded |
+//!    | `classifier_input` | some → none (the safety classifier is skipped) | none → some |
+//!    | `internal` | internal → exposed | exposed → internal |
+//!    | aliases | an alias no longer resolves (as 1.) | an alias added, or moved to another tool |
+//!
+//!    The value compared is the one in force, declared or not. An undeclared
+//!    `destructive` is "not read-only", so declaring `read_only = true` on a
+//!    tool that declared neither loosens two fields (`read_only` false →
+//!    true, `destructive` true → false) and fails twice; declaring a per-input
+//!    `read_only` makes the undeclared `destructive` per input too
+//!    (`not_read_only` in the file).
+//!
+//!    A change from one per-input value to another fails too: the lock
+//!    cannot tell which way it goes. Posture expressions are compared as
+//!    token text: whitespace between tokens does not matter (a compiler
+//!    printing the same tokens differently does not fail the check), but
+//!    whitespace inside string and character literals does (`"read only"`
+//!    and `"readonly"` differ). Runtime tools built with
+//!    [`ToolBuilder`](crate::ToolBuilder)'s `*_when` all record
+//!    `<runtime closure>`, so such changes are not seen for them. Only the
+//!    expression is locked, not the body of a function it names: editing
+//!    `is_read_only_command` itself is invisible to the lock, so keep such
+//!    functions under their own table tests. A renamed tool is held to its
+//!    old entry's posture: loosening across a rename fails. A value that
+//!    changes only from default to declared, or back, passes with a note.
+//! 4. **a tool is new**: it passes every rule above but is not in the lock,
+//!    and an unlocked tool escapes review, so the check fails until the
+//!    lock is updated and committed. This is also why a rename fails until
+//!    the lock is updated: the new name is a new tool.
+//!
+//! The lock file itself being missing, unreadable, malformed, of another
+//! format version, or edited by hand (a hash that does not match its
+//! recorded definition) is a typed [`LockError`] naming the path.
+//!
+//! # Notes
+//!
+//! Changes that pass (tightenings, renames to an alias, added aliases) are
+//! returned in the [`LockReport`]; [`check`] prints nothing. A passing
+//! check with notes leaves the file out of date
+//! ([`LockReport::is_up_to_date`]); updating records them.
+//!
+//! # Updating
+//!
+//! With [`LockMode::FromEnv`] (the default), setting `REGISTRY_UPDATE_LOCK`
+//! to anything but empty or `0` makes [`check`] write the lock instead of
+//! failing, and report what it accepted, except under CI (see
+//! [`update_requested`]). [`LockMode::Update`] always writes;
+//! [`LockMode::Verify`] never does. The file is written only when its
+//! bytes change.
+//!
+//! # The file
+//!
+//! Canonical JSON (keys in byte order at every depth, two-space indent,
+//! ending in a newline): `about`, `tools` (an object keyed by tool name, so
+//! sorted by name) and `version` ([`LOCK_VERSION`]). Each tool records
+//! `aliases` (sorted), `description`, `hash` (`sha256:` and 64 hex digits
+//! of the compact canonical definition, see
+//! [`LockEntry::canonical_definition`]), `input_schema`, `posture` (the
+//! serde form of [`SafetyPosture`]: each field `{"declared": value}` or
+//! `{"default": value}`, a per-input value `{"per_input": "<expression>"}`;
+//! its `loading` is also part of the hashed definition, so a change to it
+//! is reported as a definition change) and, for a tool compiled in only
+//! under a `#[cfg]`, `cfg`. Updating twice writes identical bytes.
+//!
+//! Relative paths are resolved against the current directory, which
+//! `cargo test` sets to the package root; `concat!(env!("CARGO_MANIFEST_DIR"),
+//! "/tools.lock.json")` says so explicitly.
 
 mod check;
 mod diff;
+mod expr;
+mod options;
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 use crate::canonical::{to_canonical_pretty, to_canonical_string};
 use crate::error::CatalogError;
 use crate::handle::ToolHandle;
-use crate::posture::{Loading, PostureKind, ResultCap, Setting, Source};
+use crate::posture::SafetyPosture;
 
-pub use check::{DefinitionChange, LockNote, LockProblem, LockReport, PostureField, PostureValue};
-pub(crate) use check::{update, verify};
+pub use check::{DefinitionChange, LockNote, LockProblem, LockReport};
 pub use diff::JsonChange;
-
-/// The environment variable that turns a lock check into a lock update.
-pub(crate) const UPDATE_VAR: &str = "REGISTRY_UPDATE_LOCK";
+pub use options::{LockMode, LockOptions, UPDATE_LOCK_VAR, check, update_requested};
 
 /// What every message tells a reader to run once a change is reviewed.
 pub(crate) const UPDATE_HINT: &str = "REGISTRY_UPDATE_LOCK=1 cargo test";
 
 /// The `about` text written at the top of every lock file.
-const ABOUT: &str = "Catalog lock of registry_core (see registry_core::testing). \
+const ABOUT: &str = "Catalog lock of registry_core (see registry_core::lock). \
     Do not edit by hand: review the tool changes, then regenerate with REGISTRY_UPDATE_LOCK=1 cargo test, and commit.";
 
 /// The version of the lock file format this crate reads and writes.
-pub const LOCK_VERSION: u32 = 1;
+///
+/// Version 2: SHA-256 definition hashes, and the posture as one
+/// [`SafetyPosture`] record whose every value carries its source.
+pub const LOCK_VERSION: u32 = 2;
 
 /// The prefix of every definition hash: the algorithm, so a future format
 /// can change it without ambiguity.
-const HASH_PREFIX: &str = "fnv1a64:";
+const HASH_PREFIX: &str = "sha256:";
 
 /// A lock file could not be read, written or checked, or the catalog does
 /// not match it. Every message says what to do.
@@ -98,7 +226,9 @@ pub enum LockError {
     },
     /// The lock file was written by another version of the format.
     #[error(
-        "catalog lock `{}` has version {found}; this registry-core reads version {supported}: regenerate it with `{UPDATE_HINT}` and commit it",
+        "catalog lock `{}` is in format version {found}, but this registry-core reads only version {supported} \
+         (version 2 hashes definitions with SHA-256 and records each posture value with its source): \
+         regenerate it with `{UPDATE_HINT}`, review the diff and commit it",
         path.display()
     )]
     UnsupportedVersion {
@@ -166,110 +296,20 @@ pub enum LockError {
     },
 }
 
-/// A tool's locked posture: every value the lock guards against loosening.
-/// See [`crate::testing`] for what counts as loosening.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LockedPosture {
-    concurrency_safe: Setting<PostureKind>,
-    read_only: Setting<PostureKind>,
-    destructive: Setting<PostureKind>,
-    max_result_chars: Setting<ResultCap>,
-    classifier_input: Setting<bool>,
-    internal: bool,
-}
-
-impl LockedPosture {
-    /// May calls run alongside other concurrency-safe calls?
-    pub fn concurrency_safe(&self) -> &Setting<PostureKind> {
-        &self.concurrency_safe
-    }
-    /// Does a call only read?
-    pub fn read_only(&self) -> &Setting<PostureKind> {
-        &self.read_only
-    }
-    /// Can a call destroy data or state?
-    pub fn destructive(&self) -> &Setting<PostureKind> {
-        &self.destructive
-    }
-    /// The most characters a result may hand the model.
-    pub fn max_result_chars(&self) -> &Setting<ResultCap> {
-        &self.max_result_chars
-    }
-    /// Whether a safety classifier is handed text for each call.
-    pub fn classifier_input(&self) -> &Setting<bool> {
-        &self.classifier_input
-    }
-    /// Whether the tool is kept out of the ordinary pool.
-    pub fn is_internal(&self) -> bool {
-        self.internal
-    }
-
-    /// The value of one field.
-    pub fn value(&self, field: PostureField) -> PostureValue {
-        match field {
-            PostureField::ConcurrencySafe => {
-                PostureValue::Kind(self.concurrency_safe.value().clone())
-            }
-            PostureField::ReadOnly => PostureValue::Kind(self.read_only.value().clone()),
-            PostureField::Destructive => PostureValue::Kind(self.destructive.value().clone()),
-            PostureField::MaxResultChars => PostureValue::Cap(*self.max_result_chars.value()),
-            PostureField::ClassifierInput => PostureValue::Flag(*self.classifier_input.value()),
-            PostureField::Internal => PostureValue::Flag(self.internal),
-        }
-    }
-
-    /// Whether one field was declared or left to its default; `None` for
-    /// `internal`, which has no default to speak of.
-    pub fn source(&self, field: PostureField) -> Option<Source> {
-        match field {
-            PostureField::ConcurrencySafe => Some(self.concurrency_safe.source()),
-            PostureField::ReadOnly => Some(self.read_only.source()),
-            PostureField::Destructive => Some(self.destructive.source()),
-            PostureField::MaxResultChars => Some(self.max_result_chars.source()),
-            PostureField::ClassifierInput => Some(self.classifier_input.source()),
-            PostureField::Internal => None,
-        }
-    }
-
-    fn to_value(&self) -> Value {
-        let mut declared: Vec<&str> = PostureField::ALL
-            .iter()
-            .filter(|f| self.source(**f) == Some(Source::Declared))
-            .map(|f| f.key())
-            .collect();
-        declared.sort_unstable();
-        json!({
-            "classifier_input": self.classifier_input.value(),
-            "concurrency_safe": kind_value(self.concurrency_safe.value()),
-            "declared": declared,
-            "destructive": kind_value(self.destructive.value()),
-            "internal": self.internal,
-            "max_result_chars": match self.max_result_chars.value() {
-                ResultCap::Chars(n) => json!(n.get()),
-                ResultCap::Unbounded => json!("unbounded"),
-            },
-            "read_only": kind_value(self.read_only.value()),
-        })
-    }
-}
-
-fn kind_value(kind: &PostureKind) -> Value {
-    match kind {
-        PostureKind::Fixed(value) => json!(value),
-        PostureKind::PerInput(expr) => json!({ "per_input": expr }),
-    }
-}
-
-/// One tool's entry in a [`CatalogLock`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One tool's entry in a [`CatalogLock`]; its serde form is the entry's
+/// form in the file (the name is the key it is filed under).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct LockEntry {
+    #[serde(skip)]
     name: String,
     aliases: Vec<String>,
-    hash: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cfg: Option<String>,
     description: String,
+    hash: String,
     input_schema: Value,
-    loading: Loading,
-    posture: LockedPosture,
+    posture: SafetyPosture,
 }
 
 impl LockEntry {
@@ -278,28 +318,20 @@ impl LockEntry {
         let spec = tool.spec();
         let mut aliases = spec.aliases().to_vec();
         aliases.sort();
-        let description = spec.description().to_owned();
-        // What providers are sent: without `$schema` and the Rust type name
-        // in `title`, so renaming an input struct does not fail the lock.
-        let input_schema = crate::render::provider_input_schema(tool);
-        let loading = *spec.loading().value();
-        let hash = definition_hash(spec.name(), &description, &input_schema, loading);
-        LockEntry {
+        let mut entry = LockEntry {
             name: spec.name().to_owned(),
             aliases,
-            hash,
-            description,
-            input_schema,
-            loading,
-            posture: LockedPosture {
-                concurrency_safe: spec.concurrency_safe().clone(),
-                read_only: spec.read_only().clone(),
-                destructive: spec.destructive().clone(),
-                max_result_chars: spec.max_result_chars().clone(),
-                classifier_input: spec.has_classifier_input().clone(),
-                internal: spec.is_internal(),
-            },
-        }
+            cfg: None,
+            description: spec.description().to_owned(),
+            hash: String::new(),
+            // What providers are sent: without `$schema` and the Rust type
+            // name in `title`, so renaming an input struct does not fail
+            // the lock.
+            input_schema: crate::render::provider_input_schema(tool),
+            posture: spec.posture().clone(),
+        };
+        entry.hash = entry.computed_hash();
+        entry
     }
 
     /// The model-facing name.
@@ -310,7 +342,13 @@ impl LockEntry {
     pub fn aliases(&self) -> &[String] {
         &self.aliases
     }
-    /// `fnv1a64:` and 16 hex digits: the hash of
+    /// The `#[cfg]` predicate a tool is compiled in under, as written, for
+    /// a tool the catalog knows while it is compiled out. `None` for every
+    /// compiled-in tool.
+    pub fn cfg(&self) -> Option<&str> {
+        self.cfg.as_deref()
+    }
+    /// `sha256:` and 64 hex digits: the hash of
     /// [`canonical_definition`](Self::canonical_definition).
     pub fn hash(&self) -> &str {
         &self.hash
@@ -323,73 +361,38 @@ impl LockEntry {
     pub fn input_schema(&self) -> &Value {
         &self.input_schema
     }
-    /// Eager, deferred or always loaded.
-    pub fn loading(&self) -> Loading {
-        self.loading
-    }
     /// The locked safety posture.
-    pub fn posture(&self) -> &LockedPosture {
+    pub fn posture(&self) -> &SafetyPosture {
         &self.posture
     }
     /// The exact text that is hashed: compact canonical JSON of
     /// `{description, input_schema, loading, name}`, `loading` being
     /// `eager`, `deferred` or `always`.
     pub fn canonical_definition(&self) -> String {
-        canonical_definition(
-            &self.name,
-            &self.description,
-            &self.input_schema,
-            self.loading,
-        )
-    }
-
-    fn to_value(&self) -> Value {
-        json!({
-            "aliases": self.aliases,
+        to_canonical_string(&json!({
             "description": self.description,
-            "hash": self.hash,
             "input_schema": self.input_schema,
-            "loading": self.loading.to_string(),
-            "posture": self.posture.to_value(),
-        })
+            "loading": self.posture.loading().value(),
+            "name": self.name,
+        }))
     }
-}
 
-fn canonical_definition(name: &str, description: &str, schema: &Value, loading: Loading) -> String {
-    to_canonical_string(&json!({
-        "description": description,
-        "input_schema": schema,
-        "loading": loading.to_string(),
-        "name": name,
-    }))
-}
-
-fn definition_hash(name: &str, description: &str, schema: &Value, loading: Loading) -> String {
-    let text = canonical_definition(name, description, schema, loading);
-    format!("{HASH_PREFIX}{:016x}", fnv1a64(text.as_bytes()))
-}
-
-/// 64-bit FNV-1a: specified in a few lines, the same on every platform and
-/// in every release, and needs no dependency. It is not collision-resistant
-/// against an adversary, and it does not need to be: the lock also records
-/// the definition itself, and the check compares that too.
-fn fnv1a64(bytes: &[u8]) -> u64 {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    bytes
-        .iter()
-        .fold(OFFSET, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(PRIME))
+    fn computed_hash(&self) -> String {
+        let digest = Sha256::digest(self.canonical_definition().as_bytes());
+        format!("{HASH_PREFIX}{digest:x}")
+    }
 }
 
 /// A catalog lock: one [`LockEntry`] per tool, keyed and sorted by name.
 ///
 /// Built from tools with [`from_tools`](Self::from_tools), read from a file
 /// with [`read`](Self::read), written byte-stably with
-/// [`write`](Self::write). Test suites use the functions of
-/// [`crate::testing`], which compare a file against the catalog.
+/// [`write`](Self::write). Test suites use [`check`], which compares a file
+/// against the catalog.
 ///
 /// ```
-/// use registry_core::{CatalogLock, ToolBuilder, ToolOutput};
+/// use registry_core::lock::CatalogLock;
+/// use registry_core::{ToolBuilder, ToolOutput};
 ///
 /// let echo = ToolBuilder::new("echo", "Repeat the text.")
 ///     .aliases(["say"])
@@ -407,6 +410,25 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CatalogLock {
     tools: BTreeMap<String, LockEntry>,
+}
+
+/// The file as written.
+#[derive(Serialize)]
+struct FileOut<'a> {
+    about: &'a str,
+    tools: &'a BTreeMap<String, LockEntry>,
+    version: u32,
+}
+
+/// The file as read: the same shape, `about` optional.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileIn {
+    #[serde(default, rename = "about")]
+    _about: Option<String>,
+    tools: BTreeMap<String, LockEntry>,
+    #[serde(rename = "version")]
+    _version: u32,
 }
 
 impl CatalogLock {
@@ -459,16 +481,14 @@ impl CatalogLock {
     /// two-space indent) ending in a newline. The same lock always yields
     /// the same bytes.
     pub fn to_json(&self) -> String {
-        let tools: serde_json::Map<String, Value> = self
-            .tools
-            .iter()
-            .map(|(name, entry)| (name.clone(), entry.to_value()))
-            .collect();
-        let document = json!({
-            "about": ABOUT,
-            "tools": tools,
-            "version": LOCK_VERSION,
-        });
+        let file = FileOut {
+            about: ABOUT,
+            tools: &self.tools,
+            version: LOCK_VERSION,
+        };
+        // Every field is a string, number, bool, map with string keys or a
+        // JSON value: serialising into a `Value` cannot fail.
+        let document = serde_json::to_value(file).unwrap_or(Value::Null);
         let mut text = to_canonical_pretty(&document);
         text.push('\n');
         text
@@ -493,7 +513,7 @@ impl CatalogLock {
                 supported: LOCK_VERSION,
             });
         }
-        let file: FileRepr =
+        let file: FileIn =
             serde_path_to_error::deserialize(&document).map_err(|err| LockError::Invalid {
                 path: path.to_owned(),
                 at: err.path().to_string(),
@@ -501,14 +521,18 @@ impl CatalogLock {
             })?;
 
         let mut lock = CatalogLock::default();
-        for (name, entry) in file.tools {
-            let entry = entry.into_entry(name);
-            let computed = definition_hash(
-                &entry.name,
-                &entry.description,
-                &entry.input_schema,
-                entry.loading,
-            );
+        for (name, mut entry) in file.tools {
+            entry
+                .posture
+                .check()
+                .map_err(|message| LockError::Invalid {
+                    path: path.to_owned(),
+                    at: format!("tools.{name}.posture"),
+                    message,
+                })?;
+            entry.name = name;
+            entry.aliases.sort();
+            let computed = entry.computed_hash();
             if computed != entry.hash {
                 return Err(LockError::HashMismatch {
                     path: path.to_owned(),
@@ -568,177 +592,6 @@ fn read_lock_text(path: &Path) -> Result<String, LockError> {
             source,
         },
     })
-}
-
-impl fmt::Display for PostureValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PostureValue::Kind(PostureKind::Fixed(value)) | PostureValue::Flag(value) => {
-                write!(f, "{value}")
-            }
-            PostureValue::Kind(PostureKind::PerInput(expr)) => write!(f, "per input (`{expr}`)"),
-            PostureValue::Cap(cap) => write!(f, "{cap}"),
-        }
-    }
-}
-
-// ---- The file format, for parsing. Writing builds the JSON directly (see
-// `to_value`), so nothing on the write path can fail.
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileRepr {
-    #[serde(default)]
-    #[allow(dead_code)]
-    about: Option<String>,
-    #[allow(dead_code)]
-    version: u32,
-    tools: BTreeMap<String, EntryRepr>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EntryRepr {
-    aliases: Vec<String>,
-    description: String,
-    hash: String,
-    input_schema: Value,
-    loading: LoadingRepr,
-    posture: PostureRepr,
-}
-
-impl EntryRepr {
-    fn into_entry(self, name: String) -> LockEntry {
-        let declared = |field: SourcedField| self.posture.declared.contains(&field);
-        let setting = |value, field| {
-            if declared(field) {
-                Setting::declared(value)
-            } else {
-                Setting::default_value(value)
-            }
-        };
-        let posture = LockedPosture {
-            concurrency_safe: setting(
-                self.posture.concurrency_safe.clone().into(),
-                SourcedField::ConcurrencySafe,
-            ),
-            read_only: setting(
-                self.posture.read_only.clone().into(),
-                SourcedField::ReadOnly,
-            ),
-            destructive: setting(
-                self.posture.destructive.clone().into(),
-                SourcedField::Destructive,
-            ),
-            max_result_chars: if declared(SourcedField::MaxResultChars) {
-                Setting::declared(self.posture.max_result_chars.into())
-            } else {
-                Setting::default_value(self.posture.max_result_chars.into())
-            },
-            classifier_input: if declared(SourcedField::ClassifierInput) {
-                Setting::declared(self.posture.classifier_input)
-            } else {
-                Setting::default_value(self.posture.classifier_input)
-            },
-            internal: self.posture.internal,
-        };
-        let mut aliases = self.aliases;
-        aliases.sort();
-        LockEntry {
-            name,
-            aliases,
-            hash: self.hash,
-            description: self.description,
-            input_schema: self.input_schema,
-            loading: self.loading.into(),
-            posture,
-        }
-    }
-}
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(rename_all = "snake_case")]
-enum LoadingRepr {
-    Eager,
-    Deferred,
-    Always,
-}
-
-impl From<LoadingRepr> for Loading {
-    fn from(repr: LoadingRepr) -> Self {
-        match repr {
-            LoadingRepr::Eager => Loading::Eager,
-            LoadingRepr::Deferred => Loading::Deferred,
-            LoadingRepr::Always => Loading::AlwaysLoad,
-        }
-    }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PostureRepr {
-    classifier_input: bool,
-    concurrency_safe: KindRepr,
-    declared: Vec<SourcedField>,
-    destructive: KindRepr,
-    internal: bool,
-    max_result_chars: CapRepr,
-    read_only: KindRepr,
-}
-
-/// The posture fields that record whether they were declared.
-#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-enum SourcedField {
-    ConcurrencySafe,
-    ReadOnly,
-    Destructive,
-    MaxResultChars,
-    ClassifierInput,
-}
-
-#[derive(Deserialize, Clone)]
-#[serde(untagged)]
-enum KindRepr {
-    Fixed(bool),
-    PerInput(PerInputRepr),
-}
-
-#[derive(Deserialize, Clone)]
-#[serde(deny_unknown_fields)]
-struct PerInputRepr {
-    per_input: String,
-}
-
-impl From<KindRepr> for PostureKind {
-    fn from(repr: KindRepr) -> Self {
-        match repr {
-            KindRepr::Fixed(value) => PostureKind::Fixed(value),
-            KindRepr::PerInput(p) => PostureKind::PerInput(p.per_input),
-        }
-    }
-}
-
-#[derive(Deserialize, Clone, Copy)]
-#[serde(untagged)]
-enum CapRepr {
-    Chars(NonZeroUsize),
-    Unbounded(UnboundedRepr),
-}
-
-#[derive(Deserialize, Clone, Copy)]
-enum UnboundedRepr {
-    #[serde(rename = "unbounded")]
-    Unbounded,
-}
-
-impl From<CapRepr> for ResultCap {
-    fn from(repr: CapRepr) -> Self {
-        match repr {
-            CapRepr::Chars(n) => ResultCap::Chars(n),
-            CapRepr::Unbounded(UnboundedRepr::Unbounded) => ResultCap::Unbounded,
-        }
-    }
 }
 
 #[cfg(test)]

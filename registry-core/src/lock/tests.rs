@@ -4,10 +4,11 @@ use std::num::NonZeroUsize;
 
 use serde_json::json;
 
-use super::check::{Comparison, compare};
+use super::check::{Comparison, compare, update, verify};
 use super::*;
 use crate::builder::ToolBuilder;
 use crate::output::ToolOutput;
+use crate::posture::{Loading, PostureField, PostureKind, PostureValue, ResultCap, Source};
 
 fn tool(name: &str) -> ToolBuilder {
     ToolBuilder::new(name, "A test tool.").input_schema(json!({
@@ -39,7 +40,7 @@ fn cap(n: usize) -> ResultCap {
     ResultCap::Chars(NonZeroUsize::new(n).unwrap())
 }
 
-/// A reader tool: concurrent, read-only, capped, with a classifier.
+/// A reader tool: concurrent, read-only, capped, with classifier input.
 fn reader() -> ToolBuilder {
     tool("read")
         .aliases(["cat"])
@@ -52,13 +53,6 @@ fn reader() -> ToolBuilder {
 }
 
 #[test]
-fn fnv1a64_matches_the_reference_vectors() {
-    assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-    assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-    assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
-}
-
-#[test]
 fn the_hash_is_of_the_canonical_definition() {
     let lock = lock_of(&[build(tool("read").loading(Loading::Deferred))]);
     let entry = lock.get("read").unwrap();
@@ -66,12 +60,12 @@ fn the_hash_is_of_the_canonical_definition() {
         entry.canonical_definition(),
         r#"{"description":"A test tool.","input_schema":{"properties":{"path":{"type":"string"}},"required":["path"],"type":"object"},"loading":"deferred","name":"read"}"#
     );
+    // SHA-256 of the text above, computed independently: pins the
+    // algorithm and the canonical form, so no release changes a hash
+    // silently.
     assert_eq!(
         entry.hash(),
-        format!(
-            "fnv1a64:{:016x}",
-            fnv1a64(entry.canonical_definition().as_bytes())
-        )
+        "sha256:dc7b354a180522db21f1c72f387beb066b0f45e201efc67898e10171d2b270a3"
     );
 }
 
@@ -244,8 +238,8 @@ fn a_changed_definition_fails_showing_what_changed() {
     assert_eq!(
         texts(&change.input_schema),
         [
-            r#"added   $.properties.limit: {"type":"integer"}"#,
-            r#"changed $.properties.path.type: "string" -> "integer""#,
+            r#"added   /properties/limit: {"type":"integer"}"#,
+            r#"changed /properties/path/type: "string" -> "integer""#,
         ]
     );
     assert_eq!(change.loading, Some((Loading::Eager, Loading::Deferred)));
@@ -270,72 +264,54 @@ fn a_whitespace_only_description_change_is_still_shown() {
 
 // ---- 3. postures
 
+/// The strictest runtime tool: every field at its strictest, declared.
+fn strictest() -> ToolBuilder {
+    tool("t")
+        .internal()
+        .classifier_input(|a| a.to_string())
+        .concurrency_safe(false)
+        .read_only(false)
+        .destructive(true)
+}
+
 /// Every field's loosening fails and its reverse passes with a note.
 #[test]
 fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
-    let strict = || build(tool("t").internal().classifier_input(|a| a.to_string()));
-    let cases: Vec<(PostureField, ToolHandle)> = vec![
-        (
-            PostureField::ConcurrencySafe,
-            build(
-                tool("t")
-                    .internal()
-                    .classifier_input(|a| a.to_string())
-                    .concurrency_safe(true),
-            ),
-        ),
-        (
-            PostureField::ConcurrencySafe,
-            build(
-                tool("t")
-                    .internal()
-                    .classifier_input(|a| a.to_string())
-                    .concurrency_safe_when(|_| true),
-            ),
-        ),
-        (
-            PostureField::ReadOnly,
-            build(
-                tool("t")
-                    .internal()
-                    .classifier_input(|a| a.to_string())
-                    .read_only(true),
-            ),
-        ),
-        (
-            PostureField::ReadOnly,
-            build(
-                tool("t")
-                    .internal()
-                    .classifier_input(|a| a.to_string())
-                    .read_only_when(|_| true),
-            ),
-        ),
-        (
-            PostureField::MaxResultChars,
-            build(
-                tool("t")
-                    .internal()
-                    .classifier_input(|a| a.to_string())
-                    .max_result_chars(cap(50_001)),
-            ),
-        ),
-        (
-            PostureField::MaxResultChars,
-            build(
-                tool("t")
-                    .internal()
-                    .classifier_input(|a| a.to_string())
-                    .max_result_chars(ResultCap::Unbounded),
-            ),
-        ),
-        (PostureField::ClassifierInput, build(tool("t").internal())),
-        (
-            PostureField::Internal,
-            build(tool("t").classifier_input(|a| a.to_string())),
-        ),
+    type Loosen = fn(ToolBuilder) -> ToolBuilder;
+    let cases: [(PostureField, Loosen); 9] = [
+        (PostureField::ConcurrencySafe, |t| t.concurrency_safe(true)),
+        (PostureField::ConcurrencySafe, |t| {
+            t.concurrency_safe_when(|_| true)
+        }),
+        (PostureField::ReadOnly, |t| t.read_only(true)),
+        (PostureField::ReadOnly, |t| t.read_only_when(|_| true)),
+        (PostureField::Destructive, |t| t.destructive(false)),
+        (PostureField::Destructive, |t| t.destructive_when(|_| true)),
+        (PostureField::MaxResultChars, |t| {
+            t.max_result_chars(cap(50_001))
+        }),
+        (PostureField::MaxResultChars, |t| {
+            t.max_result_chars(ResultCap::Unbounded)
+        }),
+        (PostureField::ClassifierInput, |_| {
+            tool("t")
+                .internal()
+                .concurrency_safe(false)
+                .read_only(false)
+                .destructive(true)
+        }),
     ];
+    let exposed = tool("t")
+        .classifier_input(|a| a.to_string())
+        .concurrency_safe(false)
+        .read_only(false)
+        .destructive(true);
+    let cases = cases
+        .into_iter()
+        .map(|(field, loosen)| (field, build(loosen(strictest()))))
+        .chain([(PostureField::Internal, build(exposed))]);
     for (field, loose) in cases {
+        let strict = || build(strictest());
         let Comparison { problems, notes } = diff(&[strict()], std::slice::from_ref(&loose));
         assert_eq!(problems.len(), 1, "{field}: {problems:?}");
         let LockProblem::Loosened { field: found, .. } = &problems[0] else {
@@ -362,6 +338,127 @@ fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
             "{field}: {notes:?}"
         );
     }
+}
+
+fn loosened(problems: &[LockProblem]) -> Vec<(PostureField, String, String)> {
+    problems
+        .iter()
+        .map(|p| match p {
+            LockProblem::Loosened {
+                field, old, new, ..
+            } => (*field, old.to_string(), new.to_string()),
+            other => panic!("not a loosening: {other}"),
+        })
+        .collect()
+}
+
+fn tightened(notes: &[LockNote]) -> Vec<(PostureField, String, String)> {
+    notes
+        .iter()
+        .filter_map(|n| match n {
+            LockNote::Tightened {
+                field, old, new, ..
+            } => Some((*field, old.to_string(), new.to_string())),
+            _ => None,
+        })
+        .collect()
+}
+
+fn row(field: PostureField, old: &str, new: &str) -> (PostureField, String, String) {
+    (field, old.to_owned(), new.to_owned())
+}
+
+/// An undeclared `destructive` is "not read-only": declaring a tool
+/// read-only loosens it too, and the lock says so for both fields.
+#[test]
+fn the_default_destructive_follows_read_only_in_the_lock() {
+    use PostureField::{Destructive, ReadOnly};
+    let bare = || build(tool("t"));
+    let reads = || build(tool("t").read_only(true));
+    let sometimes = || build(tool("t").read_only_when(|_| true));
+
+    let Comparison { problems, .. } = diff(&[bare()], &[reads()]);
+    assert_eq!(
+        loosened(&problems),
+        [
+            row(ReadOnly, "false", "true"),
+            row(Destructive, "true", "false")
+        ]
+    );
+    let Comparison { problems, notes } = diff(&[reads()], &[bare()]);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(
+        tightened(&notes),
+        [
+            row(ReadOnly, "true", "false"),
+            row(Destructive, "false", "true")
+        ]
+    );
+
+    // A per-input read_only makes the default destructive per input.
+    let Comparison { problems, .. } = diff(&[bare()], &[sometimes()]);
+    assert_eq!(
+        loosened(&problems),
+        [
+            row(ReadOnly, "false", "per input (`<runtime closure>`)"),
+            row(Destructive, "true", "per input (unless read-only)"),
+        ]
+    );
+    let Comparison { problems, notes } = diff(&[sometimes()], &[reads()]);
+    assert_eq!(
+        loosened(&problems),
+        [
+            row(ReadOnly, "per input (`<runtime closure>`)", "true"),
+            row(Destructive, "per input (unless read-only)", "false"),
+        ]
+    );
+    assert!(tightened(&notes).is_empty());
+    let Comparison { problems, notes } = diff(&[sometimes()], &[bare()]);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(tightened(&notes).len(), 2, "{notes:?}");
+}
+
+#[test]
+fn a_declared_destructive_is_held_to_its_own_value() {
+    use PostureField::Destructive;
+    // Declared `true` on a read-only tool, then left to the default
+    // (which for a read-only tool is `false`): a loosening.
+    let Comparison { problems, .. } = diff(
+        &[build(tool("t").read_only(true).destructive(true))],
+        &[build(tool("t").read_only(true))],
+    );
+    assert_eq!(loosened(&problems), [row(Destructive, "true", "false")]);
+
+    // Declaring `destructive = true` on a tool that reads per input is a
+    // tightening of its default.
+    let Comparison { problems, notes } = diff(
+        &[build(tool("t").read_only_when(|_| true))],
+        &[build(tool("t").read_only_when(|_| true).destructive(true))],
+    );
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(
+        tightened(&notes),
+        [row(Destructive, "per input (unless read-only)", "true")]
+    );
+
+    // Trading the default per-input rule for an expression of one's own:
+    // the lock cannot tell which is stricter.
+    let Comparison { problems, .. } = diff(
+        &[build(tool("t").read_only_when(|_| true))],
+        &[build(
+            tool("t")
+                .read_only_when(|_| true)
+                .destructive_when(|_| false),
+        )],
+    );
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0]
+            .to_string()
+            .contains("the lock cannot tell whether that is looser"),
+        "{}",
+        problems[0]
+    );
 }
 
 #[test]
@@ -446,6 +543,23 @@ fn a_per_input_expression_printed_with_other_spacing_is_the_same() {
 }
 
 #[test]
+fn the_contents_of_literals_in_an_expression_matter() {
+    let lock_with = |expr: &str| {
+        let text = lock_of(&[build(tool("sh").concurrency_safe_when(|_| false))])
+            .to_json()
+            .replace("<runtime closure>", expr);
+        CatalogLock::parse(&text, "tools.lock.json").unwrap()
+    };
+    let locked = lock_with(r#"|i: &In| i.mode == \"read only\""#);
+    let respaced = lock_with(r#"| i : & In | i . mode == \"read only\""#);
+    let Comparison { problems, .. } = compare(&locked, &respaced);
+    assert!(problems.is_empty(), "{problems:?}");
+    let squeezed = lock_with(r#"|i: &In| i.mode == \"readonly\""#);
+    let Comparison { problems, .. } = compare(&locked, &squeezed);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+}
+
+#[test]
 fn declaring_the_default_value_passes_with_a_note() {
     let Comparison { problems, notes } = diff(
         &[build(tool("t"))],
@@ -485,7 +599,7 @@ fn every_problem_is_listed_in_one_message() {
         .unwrap();
     let current = lock_of(&[
         build(reader().loading(Loading::Deferred)),
-        build(tool("sh").read_only(true)),
+        build(tool("sh").concurrency_safe(true)),
         build(tool("new")),
     ]);
     let err = verify(&path, &current).unwrap_err();
@@ -539,20 +653,21 @@ fn the_file_is_canonical_sorted_versioned_and_byte_stable() {
     assert_eq!(document["tools"]["zeta"]["aliases"], json!(["z1", "z2"]));
     assert_eq!(
         document["tools"]["sh"]["posture"]["concurrency_safe"],
-        json!({ "per_input": "<runtime closure>" })
+        json!({ "declared": { "per_input": "<runtime closure>" } })
     );
     assert_eq!(
         document["tools"]["read"]["posture"],
         json!({
-            "classifier_input": true,
-            "concurrency_safe": false,
-            "declared": ["classifier_input", "concurrency_safe", "destructive", "max_result_chars", "read_only"],
-            "destructive": true,
-            "internal": true,
-            "max_result_chars": 1000,
-            "read_only": false,
+            "classifier_input": { "declared": true },
+            "concurrency_safe": { "declared": false },
+            "destructive": { "declared": true },
+            "internal": { "declared": true },
+            "loading": { "default": "eager" },
+            "max_result_chars": { "declared": 1000 },
+            "read_only": { "declared": false },
         })
     );
+    assert!(document["tools"]["read"].get("cfg").is_none());
     assert_eq!(CatalogLock::parse(&text, &path).unwrap(), lock_of(&tools));
 
     let report = verify(&path, &lock_of(&tools)).unwrap();
@@ -566,13 +681,13 @@ fn an_update_reports_what_it_accepted() {
     lock_of(&[build(tool("a")), build(tool("b"))])
         .write(&path)
         .unwrap();
-    let report = update(&path, &lock_of(&[build(tool("a").read_only(true))])).unwrap();
+    let report = update(&path, &lock_of(&[build(tool("a").concurrency_safe(true))])).unwrap();
     assert!(report.was_update() && report.wrote_file());
     assert_eq!(report.accepted().len(), 2, "{report}");
     let text = report.to_string();
     assert!(text.contains("updated (1 tools)"), "{text}");
     assert!(text.contains("Accepted into the lock"), "{text}");
-    verify(&path, &lock_of(&[build(tool("a").read_only(true))])).unwrap();
+    verify(&path, &lock_of(&[build(tool("a").concurrency_safe(true))])).unwrap();
 }
 
 #[test]
@@ -584,7 +699,8 @@ fn a_passing_check_with_notes_says_the_file_is_out_of_date() {
         .unwrap();
     let report = verify(&path, &lock_of(&[build(tool("a").read_only(false))])).unwrap();
     assert!(!report.is_up_to_date());
-    assert_eq!(report.notes().len(), 1);
+    // `read_only` and, following it, the undeclared `destructive`.
+    assert_eq!(report.notes().len(), 2);
     let text = report.to_string();
     assert!(
         text.contains(
@@ -617,23 +733,41 @@ fn lock_file_errors_are_typed_and_name_the_path() {
     assert!(matches!(err, LockError::Syntax { .. }), "{err}");
     assert!(err.to_string().contains(&path.display().to_string()));
 
-    let err = parse(r#"{"version": 2, "tools": {}}"#);
+    // A file of the first format (FNV hashes, a `declared` list).
+    let err = parse(r#"{"version": 1, "tools": {}}"#);
     assert!(matches!(err, LockError::UnsupportedVersion { .. }), "{err}");
     assert!(
         err.to_string()
-            .contains("has version 2; this registry-core reads version 1")
+            .contains("is in format version 1, but this registry-core reads only version 2"),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("regenerate it with `REGISTRY_UPDATE_LOCK=1 cargo test`"),
+        "{err}"
     );
 
     let good = current.to_json();
-    let err = parse(&good.replace("\"loading\": \"eager\"", "\"loading\": \"lazy\""));
+    let err = parse(&good.replace("\"eager\"", "\"lazy\""));
     let LockError::Invalid { at, .. } = &err else {
         panic!("{err}");
     };
-    assert_eq!(at, "tools.a.loading");
+    assert!(at.starts_with("tools.a.posture.loading"), "{at}");
     assert!(err.to_string().contains("REGISTRY_UPDATE_LOCK=1"), "{err}");
 
-    let err = parse(&good.replace("\"declared\": []", "\"declared\": [],\n\"extra\": 1"));
+    let err = parse(&good.replace("\"hash\":", "\"extra\": 1,\n\"hash\":"));
     assert!(matches!(err, LockError::Invalid { .. }), "{err}");
+
+    // `not_read_only` belongs to an undeclared `destructive` only.
+    let err = parse(&good.replace(
+        "\"concurrency_safe\": {\n          \"default\": false\n        }",
+        "\"concurrency_safe\": {\n          \"default\": \"not_read_only\"\n        }",
+    ));
+    let LockError::Invalid { at, message, .. } = &err else {
+        panic!("{err}");
+    };
+    assert_eq!(at, "tools.a.posture");
+    assert!(message.contains("`concurrency_safe`"), "{message}");
 
     let err = parse(&good.replace("A test tool.", "A tool edited by hand."));
     assert!(
@@ -641,6 +775,18 @@ fn lock_file_errors_are_typed_and_name_the_path() {
         "{err}"
     );
     assert!(err.to_string().contains("edited by hand"), "{err}");
+}
+
+#[test]
+fn an_entry_records_the_cfg_of_a_compiled_out_tool() {
+    let good = lock_of(&[build(tool("a"))]).to_json();
+    let gated = good.replace(
+        "\"aliases\": [],",
+        "\"aliases\": [],\n      \"cfg\": \"feature = \\\"web\\\"\",",
+    );
+    let lock = CatalogLock::parse(&gated, "tools.lock.json").unwrap();
+    assert_eq!(lock.get("a").unwrap().cfg(), Some("feature = \"web\""));
+    assert_eq!(lock.to_json(), gated, "written back byte for byte");
 }
 
 #[test]

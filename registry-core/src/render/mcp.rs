@@ -8,14 +8,40 @@ use super::{CACHE_KEY_PREFIX, provider_input_schema};
 use crate::canonical::to_canonical_string;
 use crate::handle::ToolHandle;
 use crate::pool::ToolPool;
-use crate::posture::{PostureKind, Setting};
+use crate::posture::{PostureKind, SafetyPosture};
 
 const KEY: &str = "mcp_tools_list";
 
-/// The value of a hint only when the author declared a fixed boolean.
-fn declared_fixed(setting: &Setting<PostureKind>) -> Option<bool> {
-    match setting.value() {
-        PostureKind::Fixed(value) if setting.is_declared() => Some(*value),
+/// The annotations a posture justifies, as `(key, value)` pairs.
+///
+/// MCP's defaults are this crate's defaults: a tool that says nothing is
+/// `readOnlyHint: false` and `destructiveHint: true`, and `destructiveHint`
+/// means something only when `readOnlyHint` is false. So a hint is written
+/// only where the tool's answer is the same for every call and looser than
+/// MCP's default; everything else is left out, and the client assumes the
+/// worst:
+///
+/// | `read_only` | `destructive` | hints |
+/// |---|---|---|
+/// | `true` | `false` | `readOnlyHint: true` |
+/// | `true` | `true` or per input | none (contradictory: the worst wins) |
+/// | `false` | `false` | `destructiveHint: false` |
+/// | anything else (`false` and `true`, or per input) | | none |
+///
+/// Declared and defaulted values count alike: an undeclared `destructive`
+/// is already "not read-only". Hints are never trusted for safety by a
+/// careful client; they only tell it which calls it may skip asking about.
+fn hints(posture: &SafetyPosture) -> Option<(&'static str, bool)> {
+    let fixed = |kind: &PostureKind| match kind {
+        PostureKind::Fixed(value) => Some(*value),
+        _ => None,
+    };
+    match (
+        fixed(posture.read_only().value()),
+        fixed(posture.destructive().value()),
+    ) {
+        (Some(true), Some(false)) => Some(("readOnlyHint", true)),
+        (Some(false), Some(false)) => Some(("destructiveHint", false)),
         _ => None,
     }
 }
@@ -24,13 +50,14 @@ fn declared_fixed(setting: &Setting<PostureKind>) -> Option<bool> {
 /// `user_facing_name`, when one was declared), `description`,
 /// `inputSchema`, and `annotations`.
 ///
-/// The annotations fail closed: `readOnlyHint` and `destructiveHint` appear
-/// only when the posture was declared as a fixed boolean. A per-input or
-/// defaulted posture is omitted, so the client applies MCP's strict
-/// defaults (`readOnlyHint: false`, `destructiveHint: true`).
-/// `idempotentHint` and `openWorldHint` are never emitted (nothing declares
-/// them); `annotations.title` repeats `title`. Empty annotations are left
-/// out.
+/// The annotations fail closed: `readOnlyHint: true` for a tool that only
+/// reads, `destructiveHint: false` for one that writes but never destroys,
+/// nothing otherwise (see the table on `hints` in the source: MCP's own
+/// defaults, `readOnlyHint: false` and `destructiveHint: true`, are exactly
+/// this crate's fail-closed defaults, so they need no hint, and a per-input
+/// posture is never promised for every call). `idempotentHint` and
+/// `openWorldHint` are never emitted (nothing declares them);
+/// `annotations.title` repeats `title`. Empty annotations are left out.
 ///
 /// ```
 /// use registry_core::{ToolBuilder, ToolOutput, mcp_tool};
@@ -54,6 +81,13 @@ fn declared_fixed(setting: &Setting<PostureKind>) -> Option<bool> {
 ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
 ///     .unwrap();
 /// assert!(mcp_tool(&bare).get("annotations").is_none());
+///
+/// // Writes but never destroys: the one thing MCP's defaults do not say.
+/// let append = ToolBuilder::new("notes_append", "Append to a note.")
+///     .destructive(false)
+///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+///     .unwrap();
+/// assert_eq!(mcp_tool(&append)["annotations"], json!({ "destructiveHint": false }));
 /// ```
 pub fn mcp_tool(tool: &ToolHandle) -> Value {
     let spec = tool.spec();
@@ -63,11 +97,8 @@ pub fn mcp_tool(tool: &ToolHandle) -> Value {
     if let Some(title) = title {
         annotations.insert("title".into(), Value::String(title.to_owned()));
     }
-    if let Some(read_only) = declared_fixed(spec.read_only()) {
-        annotations.insert("readOnlyHint".into(), Value::Bool(read_only));
-    }
-    if let Some(destructive) = declared_fixed(spec.destructive()) {
-        annotations.insert("destructiveHint".into(), Value::Bool(destructive));
+    if let Some((hint, value)) = hints(spec.posture()) {
+        annotations.insert(hint.into(), Value::Bool(value));
     }
 
     let mut out = Map::new();
@@ -99,5 +130,41 @@ impl ToolPool {
             );
             to_canonical_string(&Value::Object(result))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::ToolBuilder;
+    use crate::output::ToolOutput;
+
+    fn hint_of(builder: ToolBuilder) -> Option<(&'static str, bool)> {
+        let tool = builder
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"));
+        hints(tool.spec().posture())
+    }
+
+    #[test]
+    fn hints_say_only_what_is_looser_than_mcp_defaults_for_every_call() {
+        let t = || ToolBuilder::new("t", "A tool.");
+        let cases: [(ToolBuilder, Option<(&str, bool)>); 9] = [
+            (t(), None),
+            (t().read_only(true), Some(("readOnlyHint", true))),
+            (
+                t().read_only(true).destructive(false),
+                Some(("readOnlyHint", true)),
+            ),
+            (t().read_only(true).destructive(true), None),
+            (t().read_only(false), None),
+            (t().destructive(false), Some(("destructiveHint", false))),
+            (t().destructive(true), None),
+            (t().read_only_when(|_| true), None),
+            (t().read_only(false).destructive_when(|_| false), None),
+        ];
+        for (i, (builder, want)) in cases.into_iter().enumerate() {
+            assert_eq!(hint_of(builder), want, "case {i}");
+        }
     }
 }

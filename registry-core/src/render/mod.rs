@@ -117,16 +117,16 @@
 //! "inputSchema", "annotations"?}`. `title` (top level and in
 //! `annotations`) is the tool's `user_facing_name` when one was declared.
 //!
-//! The hints fail closed. MCP's own defaults are `readOnlyHint: false` and
-//! `destructiveHint: true`, the strictest reading. A hint is emitted only
-//! when the tool's author declared the posture as a fixed boolean
-//! ([`Source::Declared`](crate::Source) and
-//! [`PostureKind::Fixed`](crate::PostureKind)): `read_only = true` gives
-//! `"readOnlyHint": true`, `destructive = false` gives
-//! `"destructiveHint": false`. A posture decided per input, or left to this
-//! crate's default, is omitted, so the client assumes MCP's strict default
-//! rather than a value nobody decided (our default `destructive = false`
-//! must not become a declared "not destructive"). `idempotentHint` and
+//! The hints fail closed. MCP's own defaults, `readOnlyHint: false` and
+//! `destructiveHint: true` (meaningful only when not read-only), are this
+//! crate's defaults too (unsaid `destructive` means "not read-only"), so
+//! only what is looser than them needs saying, and only when it holds for
+//! every call (a fixed boolean, declared or following from `read_only`):
+//! `"readOnlyHint": true` for a tool that is read-only and not
+//! destructive, `"destructiveHint": false` for one that writes but never
+//! destroys. Anything else (a per-input posture, or a contradictory
+//! `read_only = true, destructive = true`) is omitted, so the client
+//! assumes the worst. `idempotentHint` and
 //! `openWorldHint` are never emitted: nothing declares them. An empty
 //! `annotations` object is left out.
 //!
