@@ -4,26 +4,36 @@
 //! changed (the prompt cache would miss), a posture was loosened, or a tool
 //! is new. After reviewing an intended change, update the lock with
 //! `REGISTRY_UPDATE_LOCK=1 cargo test -p registry-examples --test catalog_lock`
-//! and commit it.
+//! (in the default build, which compiles every tool) and commit it.
 //!
-//! The lock describes the default build, which has the `web` feature and so
-//! `web_fetch`. Without that feature `web_fetch` is compiled out, and the
-//! check would report it as vanished; rather than keep a second lock for a
-//! reduced build, the test is compiled only with `web`
-//! (`cargo test -p registry-examples --no-default-features` runs without
-//! it). The default-feature run in CI checks the lock.
+//! One lock serves both feature sets: `web_fetch` is gated with
+//! `#[tool(cfg(feature = "web"))]`, so a build without `web` knows it is
+//! compiled out and leaves its entry alone (CI runs this test both ways).
 
 registry_core::link!(registry_examples);
 
-#[cfg(feature = "web")]
+use registry_core::lock::{self, LockOptions};
+
 #[test]
 fn the_catalog_matches_its_lock() {
-    use registry_core::lock::{self, LockOptions};
-
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tools.lock.json");
     let report = lock::check(path, &LockOptions::new()).unwrap_or_else(|err| panic!("{err}"));
     // Notes pass the check; show them (the harness prints this for a
     // failing test or under `--nocapture`).
     eprintln!("{report}");
     assert!(report.tool_count() > 0);
+}
+
+#[test]
+fn the_lock_records_the_gate_of_web_fetch() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tools.lock.json");
+    let locked = lock::CatalogLock::read(path).unwrap_or_else(|err| panic!("{err}"));
+    let web = locked.get("web_fetch").expect("locked in every build");
+    assert_eq!(web.cfg(), Some("feature = \"web\""));
+    assert!(
+        locked
+            .entries()
+            .filter(|e| e.name() != "web_fetch")
+            .all(|e| e.cfg().is_none())
+    );
 }

@@ -330,6 +330,24 @@ pub enum LockNote {
         /// Where the value comes from now.
         now: Source,
     },
+    /// A gated tool's `cfg` differs from the one locked (it may be compiled
+    /// into different builds now).
+    GateChanged {
+        /// The tool.
+        tool: String,
+        /// The locked predicate (`None`: ungated).
+        old: Option<String>,
+        /// The predicate now (`None`: ungated).
+        new: Option<String>,
+    },
+    /// A tool compiled out of this build has no entry yet, so nothing about
+    /// it could be checked.
+    CompiledOutUnlocked {
+        /// The tool.
+        tool: String,
+        /// The gate that does not hold in this build.
+        gate: String,
+    },
     /// An update created the lock file.
     Created,
     /// An update replaced a lock file that could not be used.
@@ -368,6 +386,23 @@ impl fmt::Display for LockNote {
                     "`{field}` of `{tool}` is now the default (it was declared); the value is unchanged"
                 ),
             },
+            LockNote::GateChanged { tool, old, new } => {
+                let gate = |g: &Option<String>| {
+                    g.as_ref()
+                        .map_or_else(|| "no gate".to_owned(), |g| format!("`cfg({g})`"))
+                };
+                write!(
+                    f,
+                    "the gate of `{tool}` changed: {} -> {}",
+                    gate(old),
+                    gate(new)
+                )
+            }
+            LockNote::CompiledOutUnlocked { tool, gate } => write!(
+                f,
+                "`{tool}` is compiled out of this build (`cfg({gate})` does not hold) and the lock has no entry for it: \
+                 update the lock in a build that compiles it"
+            ),
             LockNote::Created => f.write_str("the lock file did not exist and was created"),
             LockNote::Replaced { reason } => {
                 write!(
@@ -553,7 +588,18 @@ pub(crate) fn compare(locked: &CatalogLock, current: &CatalogLock) -> Comparison
     let resolve = current.resolver();
     let mut out = Comparison::default();
     for old in locked.entries() {
+        if current.compiled_out.contains_key(&old.name) {
+            // Compiled out of this build: carried over, checked elsewhere.
+            continue;
+        }
         if let Some(now) = current.get(&old.name) {
+            if old.cfg != now.cfg {
+                out.notes.push(LockNote::GateChanged {
+                    tool: now.name.clone(),
+                    old: old.cfg.clone(),
+                    new: now.cfg.clone(),
+                });
+            }
             check_aliases(old, Some(now), &resolve, &mut out);
             check_definition(old, now, &mut out);
             check_posture(&now.name, None, &old.posture, &now.posture, &mut out);
@@ -596,6 +642,14 @@ pub(crate) fn compare(locked: &CatalogLock, current: &CatalogLock) -> Comparison
         if locked.get(&now.name).is_none() {
             out.problems.push(LockProblem::NewTool {
                 name: now.name.clone(),
+            });
+        }
+    }
+    for (tool, gate) in &current.compiled_out {
+        if locked.get(tool).is_none() {
+            out.notes.push(LockNote::CompiledOutUnlocked {
+                tool: tool.clone(),
+                gate: gate.clone(),
             });
         }
     }
@@ -721,6 +775,7 @@ pub(crate) fn verify(path: &Path, current: &CatalogLock) -> Result<LockReport, L
     let text = read_lock_text(path)?;
     let locked = CatalogLock::parse(&text, path)?;
     let Comparison { problems, notes } = compare(&locked, current);
+    let expected = current.with_compiled_out_entries_of(&locked);
     if !problems.is_empty() {
         return Err(LockError::Mismatch {
             path: path.to_owned(),
@@ -734,7 +789,7 @@ pub(crate) fn verify(path: &Path, current: &CatalogLock) -> Result<LockReport, L
         notes,
         accepted: Vec::new(),
         outcome: Outcome::Verified {
-            up_to_date: text == current.to_json(),
+            up_to_date: text == expected.to_json(),
         },
     })
 }
@@ -742,9 +797,11 @@ pub(crate) fn verify(path: &Path, current: &CatalogLock) -> Result<LockReport, L
 /// Writes `current` to `path`, reporting what changed relative to the
 /// file's previous contents (if they could be read).
 pub(crate) fn update(path: &Path, current: &CatalogLock) -> Result<LockReport, LockError> {
+    let mut next = current.clone();
     let (notes, accepted) = match CatalogLock::read(path) {
         Ok(locked) => {
             let Comparison { problems, notes } = compare(&locked, current);
+            next = current.with_compiled_out_entries_of(&locked);
             (notes, problems)
         }
         Err(LockError::NotFound { .. }) => (vec![LockNote::Created], Vec::new()),
@@ -755,10 +812,10 @@ pub(crate) fn update(path: &Path, current: &CatalogLock) -> Result<LockReport, L
             Vec::new(),
         ),
     };
-    let wrote = current.write(path)?;
+    let wrote = next.write(path)?;
     Ok(LockReport {
         path: path.to_owned(),
-        tools: current.len(),
+        tools: next.len(),
         notes,
         accepted,
         outcome: Outcome::Updated { wrote },

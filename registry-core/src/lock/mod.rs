@@ -41,11 +41,13 @@
 //! [`try_all_base_tools`](crate::try_all_base_tools)`(&`[`Flags::all()`](crate::Flags::all)`)`,
 //! so tools behind a runtime flag are locked too;
 //! [`LockOptions::flags`] narrows that, [`LockOptions::tools`] takes any set
-//! of tools instead. Tools behind a `#[cfg]` are not compiled at all: check
-//! the lock under the features it was written with. (Each entry has room
-//! for the `cfg` predicate of a compiled-out tool, [`LockEntry::cfg`], so a
-//! later catalog that records compiled-out tools can serve every feature set
-//! from one file.)
+//! of tools instead. A tool gated with `#[tool(cfg(...))]` is recorded with
+//! its predicate ([`LockEntry::cfg`]). In a build where its gate does not
+//! hold, its entry is neither checked nor called vanished, and an update
+//! keeps it: one lock file serves every feature set. Update the lock in a
+//! build that compiles every gated tool (e.g. `--all-features`); a
+//! compiled-out tool the lock does not know yet passes with a note saying
+//! so.
 //!
 //! # What fails
 //!
@@ -147,6 +149,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::base_list::BaseTools;
 use crate::canonical::{to_canonical_pretty, to_canonical_string};
 use crate::error::CatalogError;
 use crate::handle::ToolHandle;
@@ -342,9 +345,9 @@ impl LockEntry {
     pub fn aliases(&self) -> &[String] {
         &self.aliases
     }
-    /// The `#[cfg]` predicate a tool is compiled in under, as written, for
-    /// a tool the catalog knows while it is compiled out. `None` for every
-    /// compiled-in tool.
+    /// The `#[cfg]` predicate the tool is compiled under
+    /// (`#[tool(cfg(...))]`), e.g. `feature = "web"`; `None` for an ungated
+    /// tool. Not part of the hashed definition.
     pub fn cfg(&self) -> Option<&str> {
         self.cfg.as_deref()
     }
@@ -410,6 +413,11 @@ impl LockEntry {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CatalogLock {
     tools: BTreeMap<String, LockEntry>,
+    /// Tools of the catalog a `#[cfg]` gate compiled out of this build,
+    /// with their gate: they cannot be locked from here, and their entries
+    /// (if any) are carried over, neither vanished nor new. Empty for a
+    /// lock read from a file.
+    compiled_out: BTreeMap<String, String>,
 }
 
 /// The file as written.
@@ -455,6 +463,47 @@ impl CatalogLock {
             lock.tools.insert(entry.name.clone(), entry);
         }
         Ok(lock)
+    }
+
+    /// The lock of the authoritative list: every compiled-in tool, each
+    /// gated one with its `cfg`, plus the names of the tools a `#[cfg]` gate
+    /// compiled out, so a check in this build neither calls their locked
+    /// entries vanished nor drops them when it updates the file. One lock
+    /// file thus serves every feature set.
+    pub fn from_base(tools: &BaseTools) -> Result<Self, LockError> {
+        let mut lock = Self::from_tools(tools)?;
+        for entry in lock.tools.values_mut() {
+            entry.cfg = tools.gate_of(&entry.name).map(ToString::to_string);
+        }
+        lock.compiled_out = tools
+            .compiled_out()
+            .iter()
+            .map(|tool| (tool.name.to_owned(), tool.gate.to_string()))
+            .collect();
+        Ok(lock)
+    }
+
+    /// The tools a `#[cfg]` gate compiled out of the build this lock was
+    /// made in, with their gate (see [`from_base`](Self::from_base)).
+    pub fn compiled_out(&self) -> impl ExactSizeIterator<Item = (&str, &str)> {
+        self.compiled_out
+            .iter()
+            .map(|(name, gate)| (name.as_str(), gate.as_str()))
+    }
+
+    /// This lock plus the entries `locked` holds for tools compiled out of
+    /// this build, their `cfg` set to the gate in force: what an update
+    /// writes, and what an up-to-date file holds.
+    fn with_compiled_out_entries_of(&self, locked: &CatalogLock) -> CatalogLock {
+        let mut merged = self.clone();
+        for (name, gate) in &self.compiled_out {
+            if let Some(entry) = locked.get(name) {
+                let mut entry = entry.clone();
+                entry.cfg = Some(gate.clone());
+                merged.tools.insert(name.clone(), entry);
+            }
+        }
+        merged
     }
 
     /// The entries, sorted by name (byte order).

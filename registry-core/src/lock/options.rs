@@ -111,7 +111,7 @@ pub fn update_requested() -> bool {
 pub fn check(path: impl AsRef<Path>, options: &LockOptions) -> Result<LockReport, LockError> {
     let path = path.as_ref();
     let current = match &options.catalog {
-        Catalog::Linked(flags) => CatalogLock::from_tools(&try_all_base_tools(flags)?)?,
+        Catalog::Linked(flags) => CatalogLock::from_base(&try_all_base_tools(flags)?)?,
         Catalog::Tools(tools) => CatalogLock::from_tools(tools)?,
     };
     let write = match options.mode {

@@ -812,3 +812,100 @@ fn two_tools_claiming_one_name_cannot_be_locked() {
         "{err}"
     );
 }
+
+// ---- compiled-out tools
+
+/// The lock of a build where `tools` are compiled in (the `gated` ones
+/// under their gate) and `out` are compiled out under theirs.
+fn build_lock(tools: &[(ToolHandle, Option<&str>)], out: &[(&str, &str)]) -> CatalogLock {
+    let handles: Vec<ToolHandle> = tools.iter().map(|(t, _)| t.clone()).collect();
+    let mut lock = lock_of(&handles);
+    for (tool, gate) in tools {
+        lock.tools.get_mut(tool.name()).unwrap().cfg = gate.map(str::to_owned);
+    }
+    lock.compiled_out = out
+        .iter()
+        .map(|(name, gate)| ((*name).to_owned(), (*gate).to_owned()))
+        .collect();
+    lock
+}
+
+const WEB: &str = "feature = \"web\"";
+
+#[test]
+fn a_compiled_out_tool_is_neither_vanished_nor_new() {
+    let full = build_lock(
+        &[(build(tool("a")), None), (build(tool("web")), Some(WEB))],
+        &[],
+    );
+    let narrow = build_lock(&[(build(tool("a")), None)], &[("web", WEB)]);
+    let Comparison { problems, notes } = compare(&full, &narrow);
+    assert!(
+        problems.is_empty() && notes.is_empty(),
+        "{problems:?} {notes:?}"
+    );
+    // And back: the entry carried over is the one checked when it returns.
+    let Comparison { problems, notes } = compare(&full, &full);
+    assert!(problems.is_empty() && notes.is_empty());
+}
+
+#[test]
+fn one_file_serves_both_feature_sets_through_updates() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.lock.json");
+    let full = build_lock(
+        &[(build(tool("a")), None), (build(tool("web")), Some(WEB))],
+        &[],
+    );
+    let narrow = build_lock(&[(build(tool("a")), None)], &[("web", WEB)]);
+
+    update(&path, &full).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        written.contains(r#""cfg": "feature = \"web\"""#),
+        "{written}"
+    );
+
+    // The narrow build checks and is up to date; updating there keeps the
+    // gated entry byte for byte.
+    assert!(verify(&path, &narrow).unwrap().is_up_to_date());
+    let report = update(&path, &narrow).unwrap();
+    assert!(!report.wrote_file(), "{report}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
+    assert!(verify(&path, &full).unwrap().is_up_to_date());
+}
+
+#[test]
+fn a_compiled_out_tool_missing_from_the_lock_passes_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.lock.json");
+    let narrow = build_lock(&[(build(tool("a")), None)], &[("web", WEB)]);
+    update(&path, &narrow).unwrap();
+    let report = verify(&path, &narrow).unwrap();
+    assert_eq!(
+        texts(report.notes()),
+        [
+            "`web` is compiled out of this build (`cfg(feature = \"web\")` does not hold) and the lock has no entry for it: \
+          update the lock in a build that compiles it"
+        ]
+    );
+    // The full build then finds it new, as any unlocked tool.
+    let full = build_lock(
+        &[(build(tool("a")), None), (build(tool("web")), Some(WEB))],
+        &[],
+    );
+    let err = verify(&path, &full).unwrap_err();
+    assert!(err.to_string().contains("`web`"), "{err}");
+}
+
+#[test]
+fn a_changed_gate_passes_with_a_note() {
+    let gated = build_lock(&[(build(tool("web")), Some(WEB))], &[]);
+    let ungated = build_lock(&[(build(tool("web")), None)], &[]);
+    let Comparison { problems, notes } = compare(&gated, &ungated);
+    assert!(problems.is_empty());
+    assert_eq!(
+        texts(&notes),
+        ["the gate of `web` changed: `cfg(feature = \"web\")` -> no gate"]
+    );
+}
