@@ -14,6 +14,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::schema;
+
 /// Object nesting OpenAI accepts (counted on the schema as written, root
 /// object = 1; references are not followed).
 const MAX_OBJECT_DEPTH: usize = 10;
@@ -232,7 +234,7 @@ pub fn openai_strict_schema(schema: &Value) -> Result<Value> {
         }
     };
     let mut cx = Transform {
-        defs,
+        root: schema,
         inlining: Vec::new(),
         properties: 0,
         enum_values: 0,
@@ -253,7 +255,8 @@ pub fn openai_strict_schema(schema: &Value) -> Result<Value> {
 }
 
 struct Transform<'a> {
-    defs: Option<&'a Map<String, Value>>,
+    /// The schema being transformed: what `$ref`s resolve against.
+    root: &'a Value,
     /// Definitions being inlined right now (cycle guard).
     inlining: Vec<String>,
     properties: usize,
@@ -333,9 +336,9 @@ impl Transform<'_> {
             .strip_prefix("#/$defs/")
             .filter(|name| !name.contains(['/', '~', '%']))
             .ok_or_else(unsupported)?;
-        match self.defs {
-            Some(defs) if defs.contains_key(name) => Ok(Some(name)),
-            _ => Err(unsupported()),
+        match schema::ref_target(self.root, reference) {
+            Some(_) => Ok(Some(name)),
+            None => Err(unsupported()),
         }
     }
 
@@ -370,7 +373,7 @@ impl Transform<'_> {
                 }
                 self.inlining.push(name.to_owned());
                 pushed += 1;
-                let Some(Value::Object(target)) = self.defs.and_then(|defs| defs.get(name)) else {
+                let Some(Value::Object(target)) = schema::ref_target(self.root, &reference) else {
                     return Err(StrictSchemaError::UnsupportedRef {
                         path: path.into(),
                         reference,
@@ -655,7 +658,7 @@ impl Transform<'_> {
             let property_path = format!("{path}/properties/{}", escape(name));
             let mut schema = self.schema(property, &property_path, objects, nesting + 1)?;
             if !required.contains(&name.as_str()) {
-                schema = nullable(schema);
+                schema = nullable(schema, self.root);
             }
             new_properties.insert(name.clone(), Value::Object(schema));
             names.push(Value::String(name.clone()));
@@ -702,9 +705,11 @@ impl Transform<'_> {
     }
 }
 
-/// Makes an already transformed schema admit `null`.
-fn nullable(mut schema: Map<String, Value>) -> Map<String, Value> {
-    if admits_null(&schema) {
+/// Makes an already transformed schema admit `null`. `root` is the
+/// original schema: a transformed definition admits `null` exactly when
+/// the original does, so a reference is answered from there.
+fn nullable(mut schema: Map<String, Value>, root: &Value) -> Map<String, Value> {
+    if schema::object_admits_null(&schema, root) {
         return schema;
     }
     let simple = !schema.contains_key("enum") && !schema.contains_key("anyOf");
@@ -746,26 +751,6 @@ fn nullable(mut schema: Map<String, Value>) -> Map<String, Value> {
         }
     }
     outer
-}
-
-fn admits_null(schema: &Map<String, Value>) -> bool {
-    let typed_null = match schema.get("type") {
-        Some(Value::String(t)) => t == "null",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
-        _ => false,
-    };
-    let enum_ok = match schema.get("enum") {
-        Some(Value::Array(values)) => values.contains(&Value::Null),
-        _ => true,
-    };
-    let union_null = match schema.get("anyOf") {
-        Some(Value::Array(branches)) => branches.iter().any(|b| match b {
-            Value::Object(b) => admits_null(b),
-            _ => false,
-        }),
-        _ => false,
-    };
-    (typed_null && enum_ok) || union_null
 }
 
 /// `type` as a list of names (`None` when absent).
@@ -1108,6 +1093,14 @@ mod tests {
             out["properties"]["node"],
             json!({ "anyOf": [{ "$ref": "#/$defs/Node" }, { "type": "null" }] })
         );
+        // A reference to a definition that already admits null is left as
+        // it is: the schema module follows it.
+        let maybe = strict(json!({
+            "type": "object",
+            "properties": { "n": { "$ref": "#/$defs/Maybe" } },
+            "$defs": { "Maybe": { "type": ["integer", "null"] } }
+        }));
+        assert_eq!(maybe["properties"]["n"], json!({ "$ref": "#/$defs/Maybe" }));
         // Recursion through $defs stays a reference.
         assert_eq!(
             out["$defs"]["Node"]["properties"]["next"],
