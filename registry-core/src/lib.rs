@@ -234,11 +234,11 @@ pub use pool::{
     Partition, PoolEntry, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
 };
 pub use posture::{Loading, Posture, PostureKind, ResultCap, Setting, Source};
-pub use schema::{ObjectSchemaError, require_object_schema};
 pub use render::{
     AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
     openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
 };
+pub use schema::{ObjectSchemaError, require_object_schema};
 
 /// Declares a tool on a struct.
 ///

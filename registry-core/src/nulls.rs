@@ -64,9 +64,7 @@ fn walk<'s>(
             map.retain(|key, value| {
                 !(value.is_null()
                     && !required.contains(&key.as_str())
-                    && properties
-                        .get(key)
-                        .is_some_and(|p| !admits_null(p, root)))
+                    && properties.get(key).is_some_and(|p| !admits_null(p, root)))
             });
             for (key, child) in map.iter_mut() {
                 if let Some(child_schema) = properties.get(key) {

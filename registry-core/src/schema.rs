@@ -222,10 +222,16 @@ mod tests {
         assert!(!admits(json!({ "enum": ["a", "b"] })));
         assert!(admits(json!({ "const": null })));
         assert!(!admits(json!({ "const": "a" })));
-        assert!(admits(json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] })));
-        assert!(admits(json!({ "oneOf": [{ "type": "string" }, { "type": "null" }] })));
+        assert!(admits(
+            json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] })
+        ));
+        assert!(admits(
+            json!({ "oneOf": [{ "type": "string" }, { "type": "null" }] })
+        ));
         assert!(!admits(json!({ "anyOf": [{ "type": "string" }] })));
-        assert!(!admits(json!({ "allOf": [{ "type": ["string", "null"] }, { "type": "string" }] })));
+        assert!(!admits(
+            json!({ "allOf": [{ "type": ["string", "null"] }, { "type": "string" }] })
+        ));
         assert!(!admits(json!({ "not": { "type": "null" } })));
         assert!(admits(json!({ "not": { "type": "string" } })));
     }
@@ -233,10 +239,16 @@ mod tests {
     #[test]
     fn every_keyword_must_agree() {
         // A nullable type narrowed by an enum without null.
-        assert!(!admits(json!({ "type": ["string", "null"], "enum": ["a"] })));
+        assert!(!admits(
+            json!({ "type": ["string", "null"], "enum": ["a"] })
+        ));
         // A union next to a type that excludes null.
-        assert!(!admits(json!({ "type": "string", "anyOf": [{ "type": "null" }] })));
-        assert!(admits(json!({ "type": ["string", "null"], "enum": ["a", null] })));
+        assert!(!admits(
+            json!({ "type": "string", "anyOf": [{ "type": "null" }] })
+        ));
+        assert!(admits(
+            json!({ "type": ["string", "null"], "enum": ["a", null] })
+        ));
     }
 
     #[test]
@@ -267,8 +279,14 @@ mod tests {
     fn refs_resolve_as_json_pointers() {
         let root = json!({ "$defs": { "a/b": { "type": "string" }, "A": { "type": "integer" } } });
         assert_eq!(ref_target(&root, "#"), Some(&root));
-        assert_eq!(ref_target(&root, "#/$defs/A"), Some(&json!({ "type": "integer" })));
-        assert_eq!(ref_target(&root, "#/$defs/a~1b"), Some(&json!({ "type": "string" })));
+        assert_eq!(
+            ref_target(&root, "#/$defs/A"),
+            Some(&json!({ "type": "integer" }))
+        );
+        assert_eq!(
+            ref_target(&root, "#/$defs/a~1b"),
+            Some(&json!({ "type": "string" }))
+        );
         assert_eq!(ref_target(&root, "#/$defs/B"), None);
         assert_eq!(ref_target(&root, "other.json#/A"), None);
     }
@@ -287,7 +305,11 @@ mod tests {
             Some(&json!({ "type": "integer" }))
         );
         assert_eq!(seen, ["#/$defs/A", "#/$defs/B"]);
-        assert_eq!(follow_ref(&start, &root, &mut seen), None, "already followed");
+        assert_eq!(
+            follow_ref(&start, &root, &mut seen),
+            None,
+            "already followed"
+        );
         let plain = json!({ "type": "string" });
         assert_eq!(follow_ref(&plain, &root, &mut Vec::new()), Some(&plain));
         let cycle = json!({ "$ref": "#/$defs/Self" });
