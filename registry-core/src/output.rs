@@ -94,6 +94,7 @@ impl IntoToolOutput for &'static str {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl IntoToolOutput for serde_json::Value {
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
         Ok(ToolOutput::text(crate::canonical::to_canonical_pretty(
