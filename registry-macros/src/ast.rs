@@ -296,25 +296,6 @@ pub fn cfgs(attrs: &[Attribute]) -> Vec<TokenStream> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::nearest_key;
-
-    #[test]
-    fn typos_get_the_nearest_key_and_strangers_get_none() {
-        assert_eq!(nearest_key("readonly"), Some("read_only"));
-        assert_eq!(nearest_key("read-only"), Some("read_only"));
-        assert_eq!(nearest_key("ReadOnly"), Some("read_only"));
-        assert_eq!(nearest_key("concurency_safe"), Some("concurrency_safe"));
-        assert_eq!(nearest_key("alias"), Some("aliases"));
-        assert_eq!(nearest_key("desc"), None);
-        assert_eq!(nearest_key("colour"), None);
-        assert_eq!(nearest_key("nam"), Some("name"));
-        assert_eq!(nearest_key("max_result_char"), Some("max_result_chars"));
-        assert_eq!(nearest_key("always_loaded"), Some("always_load"));
-    }
-}
-
 /// Expression text for display, with the spaces token printing adds around
 /// punctuation removed where Rust code would not have them.
 pub fn expr_text(expr: &Expr) -> String {
@@ -343,4 +324,23 @@ pub fn expr_text(expr: &Expr) -> String {
         text = format!("|{}|{}", &rest[..end], &rest[end + 2..]);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest_key;
+
+    #[test]
+    fn typos_get_the_nearest_key_and_strangers_get_none() {
+        assert_eq!(nearest_key("readonly"), Some("read_only"));
+        assert_eq!(nearest_key("read-only"), Some("read_only"));
+        assert_eq!(nearest_key("ReadOnly"), Some("read_only"));
+        assert_eq!(nearest_key("concurency_safe"), Some("concurrency_safe"));
+        assert_eq!(nearest_key("alias"), Some("aliases"));
+        assert_eq!(nearest_key("desc"), None);
+        assert_eq!(nearest_key("colour"), None);
+        assert_eq!(nearest_key("nam"), Some("name"));
+        assert_eq!(nearest_key("max_result_char"), Some("max_result_chars"));
+        assert_eq!(nearest_key("always_loaded"), Some("always_load"));
+    }
 }
