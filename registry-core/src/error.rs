@@ -64,7 +64,7 @@ pub enum DefinitionError {
     },
     /// The input schema is not an object schema, which every provider
     /// requires.
-    #[error("tool `{tool}`: {source}")]
+    #[error("tool `{tool}`: {source}; pass one to `ToolBuilder::input_schema`")]
     InputNotObject {
         /// The tool being defined.
         tool: String,
@@ -149,7 +149,10 @@ pub enum CatalogError {
     },
     /// A tool's `type Input` does not render an object schema, so no
     /// provider would accept its definition.
-    #[error("tool `{tool}` ({origin}): {source}")]
+    #[error(
+        "tool `{tool}` ({origin}): {source}; make its `type Input` a struct with named fields \
+         deriving `Deserialize` and `JsonSchema` (wrap a bare value: `struct Input {{ text: String }}`)"
+    )]
     InputNotObject {
         /// The tool's name.
         tool: String,

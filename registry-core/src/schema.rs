@@ -27,9 +27,7 @@ pub enum ObjectSchemaError {
     /// The root schema describes something other than an object, or does
     /// not say (a union, a nullable object, a boolean schema).
     #[error(
-        "the input schema is {found}, not `\"type\": \"object\"`; every provider requires an object \
-         (make `type Input` a struct with named fields, e.g. `struct Input {{ text: String }}` \
-         deriving `Deserialize` and `JsonSchema`)"
+        "the input schema is {found}, not `\"type\": \"object\"`; every provider requires an object schema"
     )]
     NotAnObject {
         /// What the root says instead, as it would read in the schema.
@@ -345,6 +343,10 @@ mod tests {
         let message = require_object_schema(&json!({ "type": "string" }))
             .unwrap_err()
             .to_string();
-        assert!(message.contains("make `type Input` a struct"), "{message}");
+        assert_eq!(
+            message,
+            "the input schema is `\"type\": \"string\"`, not `\"type\": \"object\"`; \
+             every provider requires an object schema"
+        );
     }
 }

@@ -47,7 +47,13 @@ fn a_declared_tool_with_a_string_input_stops_the_list() {
         message.starts_with("tool `sh` (crate `input_object`, module `input_object`, "),
         "{message}"
     );
-    assert!(message.contains("make `type Input` a struct"), "{message}");
+    assert!(
+        message.ends_with(
+            "make its `type Input` a struct with named fields deriving `Deserialize` and \
+             `JsonSchema` (wrap a bare value: `struct Input { text: String }`)"
+        ),
+        "{message}"
+    );
 }
 
 #[test]
@@ -69,5 +75,11 @@ fn a_runtime_tool_must_describe_an_object() {
             "{schema}: {err}"
         );
     }
+    assert_eq!(
+        build(json!({ "type": "string" })).unwrap_err().to_string(),
+        "tool `mcp__srv__echo`: the input schema is `\"type\": \"string\"`, not \
+         `\"type\": \"object\"`; every provider requires an object schema; pass one to \
+         `ToolBuilder::input_schema`"
+    );
     assert!(build(json!({ "type": "object", "properties": {} })).is_ok());
 }
