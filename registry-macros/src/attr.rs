@@ -91,6 +91,16 @@ fn example(key: &str) -> &'static str {
     }
 }
 
+/// The type a function-valued key promises; `check.rs` binds the user's
+/// expression to the same type.
+fn fn_type(key: &str) -> &'static str {
+    match key {
+        "enabled" => "fn() -> bool",
+        "classifier_input" => "Fn(&Input) -> String",
+        _ => "Fn(&Input) -> bool",
+    }
+}
+
 /// The value of `key = value`. A key written alone (`flag`) or as a list
 /// (`flag("web")`) is an error naming the key and showing the right form,
 /// instead of darling's "unexpected meta-item format".
@@ -212,7 +222,8 @@ impl FromMeta for PostureArg {
                 lit: Lit::Bool(b), ..
             }) => Ok(PostureArg::Fixed(b.clone())),
             Expr::Lit(lit) => Err(Error::custom(format!(
-                "`{key}` expects `true`, `false`, or a posture expression of type `Fn(&Input) -> bool`, found {}",
+                "`{key}` expects `true`, `false`, or a posture expression of type `{}`, found {}",
+                fn_type(&key),
                 describe_lit(&lit.lit)
             ))
             .with_span(lit)),
@@ -282,7 +293,7 @@ impl FromMeta for FnExpr {
         match value_of(item)? {
             Expr::Lit(lit) => Err(Error::custom(format!(
                 "`{key}` expects a function of type `{}` (a path or a closure), found {}; write `{}`",
-                if key == "enabled" { "fn() -> bool" } else { "Fn(&Input) -> String" },
+                fn_type(&key),
                 describe_lit(&lit.lit),
                 example(&key)
             ))
