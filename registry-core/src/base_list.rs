@@ -441,6 +441,13 @@ fn build_list(
                 message: crate::panic_message(payload.as_ref()),
             }
         })?;
+        crate::schema::require_object_schema(handle.input_schema()).map_err(|source| {
+            CatalogError::InputNotObject {
+                tool: registration.name.to_owned(),
+                origin: registration.origin.clone(),
+                source,
+            }
+        })?;
         index_names(
             &mut list.by_name,
             list.tools.len(),

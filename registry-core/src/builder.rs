@@ -183,6 +183,12 @@ impl ToolBuilder {
         Fut: Future<Output = Result<ToolOutput, BoxError>> + Send + 'static,
     {
         self.declaration.validate()?;
+        crate::schema::require_object_schema(&self.schema).map_err(|source| {
+            DefinitionError::InputNotObject {
+                tool: self.declaration.spec().name().to_owned(),
+                source,
+            }
+        })?;
         let handler: Handler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
         Ok(ToolHandle::from_parts(
             RuntimeTool { handler },

@@ -63,6 +63,16 @@ pub enum DefinitionError {
         /// The alias.
         alias: String,
     },
+    /// The input schema is not an object schema, which every provider
+    /// requires.
+    #[error("tool `{tool}`: {source}; pass one to `ToolBuilder::input_schema`")]
+    InputNotObject {
+        /// The tool being defined.
+        tool: String,
+        /// What the schema is instead.
+        #[source]
+        source: crate::schema::ObjectSchemaError,
+    },
     /// The description is empty; the model could not choose the tool.
     #[error("tool `{tool}` has an empty description; the model chooses tools by their description")]
     EmptyDescription {
@@ -147,6 +157,21 @@ pub enum CatalogError {
         origin: Origin,
         /// The panic payload, when it was a string.
         message: String,
+    },
+    /// A tool's `type Input` does not render an object schema, so no
+    /// provider would accept its definition.
+    #[error(
+        "tool `{tool}` ({origin}): {source}; make its `type Input` a struct with named fields \
+         deriving `Deserialize` and `JsonSchema` (wrap a bare value: `struct Input {{ text: String }}`)"
+    )]
+    InputNotObject {
+        /// The tool's name.
+        tool: String,
+        /// Where it is declared.
+        origin: Origin,
+        /// What the schema is instead, and the fix.
+        #[source]
+        source: crate::schema::ObjectSchemaError,
     },
     /// A runtime definition broke a naming rule.
     #[error(transparent)]

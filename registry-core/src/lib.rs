@@ -171,9 +171,10 @@
 //! #[tool(name = "run_command")]
 //! struct RunCommand;
 //!
+//! # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args {}
 //! # macro_rules! body { ($t:ty) => { impl Tool for $t {
-//! #     type Input = serde_json::Value; type Output = String; type Error = std::convert::Infallible;
-//! #     async fn call(&self, _: serde_json::Value, _: &ToolContext) -> Result<String, Self::Error> { Ok(String::new()) }
+//! #     type Input = Args; type Output = String; type Error = std::convert::Infallible;
+//! #     async fn call(&self, _: Args, _: &ToolContext) -> Result<String, Self::Error> { Ok(String::new()) }
 //! # } } }
 //! # body!(ListDir);
 //! # body!(RunCommand);
@@ -231,6 +232,7 @@ mod plugins;
 mod pool;
 mod posture;
 mod render;
+mod schema;
 mod tool;
 
 #[doc(hidden)]
@@ -272,6 +274,7 @@ pub use render::{
     AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
     openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
 };
+pub use schema::{ObjectSchemaError, require_object_schema};
 
 /// Declares a tool on a struct.
 ///
@@ -301,30 +304,49 @@ pub use render::{
 /// program start). It must also implement [`Tool`]. Every mistake in the
 /// attribute is reported in one compile, on the token at fault.
 ///
+/// The input must be a struct with named fields (deriving `Deserialize`
+/// and `JsonSchema`): every provider requires an object schema, and the
+/// list refuses a tool whose `Input` renders anything else (a bare
+/// `String`, an enum, an `Option`) with [`CatalogError::InputNotObject`].
+///
 /// ```
 /// use registry_core::{tool, Tool, ToolContext};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
 ///
-/// fn is_listing(command: &String) -> bool {
-///     command.starts_with("ls")
+/// #[derive(Deserialize, JsonSchema)]
+/// struct ShellInput {
+///     /// The command line.
+///     command: String,
+/// }
+///
+/// fn is_listing(input: &ShellInput) -> bool {
+///     input.command.starts_with("ls")
 /// }
 ///
 /// /// Run a shell command.
-/// #[tool(name = "sh", concurrency_safe = is_listing, read_only = is_listing, destructive = |c: &String| c.starts_with("rm"))]
+/// #[tool(
+///     name = "sh",
+///     concurrency_safe = is_listing,
+///     read_only = is_listing,
+///     destructive = |i: &ShellInput| i.command.starts_with("rm"),
+/// )]
 /// struct Shell;
 ///
 /// impl Tool for Shell {
-///     type Input = String;
+///     type Input = ShellInput;
 ///     type Output = String;
 ///     type Error = std::convert::Infallible;
-///     async fn call(&self, command: String, _cx: &ToolContext) -> Result<String, Self::Error> {
-///         Ok(format!("would run {command}"))
+///     async fn call(&self, input: ShellInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+///         Ok(format!("would run {}", input.command))
 ///     }
 /// }
 ///
 /// let shell = registry_core::ToolHandle::new(Shell);
-/// assert!(shell.prepare("ls -l".into()).unwrap().is_concurrency_safe());
-/// assert!(!shell.prepare("rm -rf /".into()).unwrap().is_concurrency_safe());
-/// assert!(shell.prepare("rm -rf /".into()).unwrap().is_destructive());
+/// let call = |command: &str| shell.prepare(serde_json::json!({ "command": command })).unwrap();
+/// assert!(call("ls -l").is_concurrency_safe());
+/// assert!(!call("rm -rf /").is_concurrency_safe());
+/// assert!(call("rm -rf /").is_destructive());
 /// ```
 pub use registry_macros::tool;
 pub use tool::{Tool, ToolInput};

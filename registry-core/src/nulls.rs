@@ -8,6 +8,8 @@
 
 use serde_json::Value;
 
+use crate::schema::{admits_null, follow_ref};
+
 /// Removes nulls the schema does not allow for optional properties, at
 /// every depth the schema describes (objects, arrays, unions, `$ref` to
 /// `$defs`).
@@ -32,7 +34,7 @@ fn walk<'s>(
     if depth > MAX_DEPTH {
         return;
     }
-    let Some(schema) = follow(schema, root, refs) else {
+    let Some(schema) = follow_ref(schema, root, refs) else {
         return;
     };
     // `Option<Struct>` is `anyOf: [{$ref}, {type: null}]`: a non-null value
@@ -62,9 +64,7 @@ fn walk<'s>(
             map.retain(|key, value| {
                 !(value.is_null()
                     && !required.contains(&key.as_str())
-                    && properties
-                        .get(key)
-                        .is_some_and(|p| !admits_null(p, root, &mut Vec::new())))
+                    && properties.get(key).is_some_and(|p| !admits_null(p, root)))
             });
             for (key, child) in map.iter_mut() {
                 if let Some(child_schema) = properties.get(key) {
@@ -80,57 +80,6 @@ fn walk<'s>(
             }
         }
         _ => {}
-    }
-}
-
-/// Resolves a `#/...` `$ref` (once per value: `None` when this reference was
-/// already followed). Schemas without `$ref` come back as they are.
-fn follow<'s>(schema: &'s Value, root: &'s Value, refs: &mut Vec<&'s str>) -> Option<&'s Value> {
-    let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
-        return Some(schema);
-    };
-    if refs.contains(&reference) {
-        return None;
-    }
-    refs.push(reference);
-    let target = reference
-        .strip_prefix('#')
-        .and_then(|pointer| root.pointer(pointer))
-        .unwrap_or(schema);
-    Some(target)
-}
-
-fn admits_null<'s>(schema: &'s Value, root: &'s Value, refs: &mut Vec<&'s str>) -> bool {
-    // A reference already being followed adds nothing new: answering
-    // "no" keeps the null away from serde, which then names the field.
-    let Some(schema) = follow(schema, root, refs) else {
-        return false;
-    };
-    match schema {
-        Value::Bool(b) => *b,
-        Value::Object(map) => {
-            if map.is_empty() {
-                return true;
-            }
-            let by_type = match map.get("type") {
-                Some(Value::String(t)) => t == "null",
-                Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
-                _ => false,
-            };
-            let by_enum = map
-                .get("enum")
-                .and_then(Value::as_array)
-                .is_some_and(|values| values.iter().any(Value::is_null));
-            by_type
-                || by_enum
-                || map.get("const") == Some(&Value::Null)
-                || ["anyOf", "oneOf"].iter().any(|key| {
-                    map.get(*key)
-                        .and_then(Value::as_array)
-                        .is_some_and(|alts| alts.iter().any(|alt| admits_null(alt, root, refs)))
-                })
-        }
-        _ => false,
     }
 }
 
@@ -226,6 +175,18 @@ mod tests {
         let mut nested = json!({"expr": 3});
         drop_null_optionals(&mut nested, &schema);
         assert_eq!(nested, json!({"expr": 3}));
+    }
+
+    #[test]
+    fn a_nullable_type_narrowed_by_an_enum_without_null_does_not_admit_it() {
+        // `type` says null is fine, `enum` says it is not: both must agree.
+        let schema = json!({
+            "type": "object",
+            "properties": {"mode": {"type": ["string", "null"], "enum": ["fast", "exact"]}}
+        });
+        let mut args = json!({"mode": null});
+        drop_null_optionals(&mut args, &schema);
+        assert_eq!(args, json!({}));
     }
 
     #[test]

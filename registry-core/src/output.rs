@@ -66,6 +66,11 @@ impl ToolOutput {
 /// Implemented for text (`String`, `&'static str`), [`ToolOutput`],
 /// `serde_json::Value` and [`Json`] (any `Serialize` type, rendered as
 /// pretty JSON with keys in a stable order).
+#[diagnostic::on_unimplemented(
+    message = "tool output `{Self}` cannot be rendered as text for the model",
+    label = "used as a tool's `type Output` here",
+    note = "use `String`, `&'static str`, `registry_core::ToolOutput` or `serde_json::Value`, or wrap any `Serialize` type as `registry_core::Json<{Self}>`"
+)]
 pub trait IntoToolOutput {
     /// Renders the result; an error becomes the call's error result.
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error>;
@@ -89,6 +94,7 @@ impl IntoToolOutput for &'static str {
     }
 }
 
+#[diagnostic::do_not_recommend]
 impl IntoToolOutput for serde_json::Value {
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
         Ok(ToolOutput::text(crate::canonical::to_canonical_pretty(

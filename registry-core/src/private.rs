@@ -64,8 +64,9 @@ pub(crate) fn declaration_of<T: ToolDeclaration>() -> Declaration<T::Input> {
     T::declare(identity()).with_identity_of(identity())
 }
 
-/// Not public API. Type-checks a posture expression against the tool's
-/// input, so a mistake is reported on the expression itself.
+/// Not public API. Wraps a posture expression, already bound to
+/// `fn(&Input) -> bool` by the macro (where a mistake is reported on the
+/// expression itself), with its text for display.
 pub fn per_input<I, F>(eval: F, expr: &'static str) -> Posture<I>
 where
     F: Fn(&I) -> bool + Send + Sync + 'static,
@@ -74,19 +75,6 @@ where
         eval: std::sync::Arc::new(eval),
         expr: expr.to_owned(),
     }
-}
-
-/// Not public API. Type-checks a `classifier_input` expression.
-pub fn classifier_text<I, F>(f: F) -> F
-where
-    F: Fn(&I) -> String + Send + Sync + 'static,
-{
-    f
-}
-
-/// Not public API. Type-checks an `enabled` self-check.
-pub fn self_check(check: fn() -> bool) -> fn() -> bool {
-    check
 }
 
 /// Not public API. A result cap the macro has already checked is non-zero.

@@ -13,13 +13,17 @@ use crate::permission::PermissionDecision;
 /// described to the model by its JSON Schema.
 ///
 /// Implemented for every `Deserialize + JsonSchema` type; derive both on
-/// your input struct. The trait has no supertraits on purpose: a missing
+/// your input struct. The schema must be an object (`"type": "object"`):
+/// every provider requires one, so the list refuses any other input
+/// ([`CatalogError::InputNotObject`](crate::CatalogError::InputNotObject)).
+/// That check runs when the list is built, not at compile time: whether a
+/// type's schema is an object is only known once schemars has produced it. The trait has no supertraits on purpose: a missing
 /// derive is then reported as this trait's message, which names both
 /// derives, rather than as whichever bound rustc happened to check first.
 #[diagnostic::on_unimplemented(
     message = "tool input `{Self}` must implement `serde::Deserialize` and `schemars::JsonSchema`",
     label = "used as a tool's `type Input` here",
-    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`"
+    note = "add `#[derive(serde::Deserialize, schemars::JsonSchema)]` to `{Self}`, a struct with named fields: a tool's input is a JSON object"
 )]
 pub trait ToolInput: Send + Sync + Sized + 'static {
     /// Parses the model's arguments; on failure, the field path and

@@ -10,15 +10,21 @@ use registry_core::{
     tools, try_all_base_tools,
 };
 
+/// Every tool's input is an object; the list refuses anything else.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Text {
+    text: String,
+}
+
 macro_rules! echo_tool {
     ($ty:ident) => {
         impl Tool for $ty {
-            type Input = String;
+            type Input = Text;
             type Output = String;
             type Error = std::convert::Infallible;
 
-            async fn call(&self, input: String, _cx: &ToolContext) -> Result<String, Self::Error> {
-                Ok(input)
+            async fn call(&self, input: Text, _cx: &ToolContext) -> Result<String, Self::Error> {
+                Ok(input.text)
             }
         }
     };

@@ -747,9 +747,12 @@ fn renders_are_cached_per_pool_and_format() {
 
 #[test]
 fn schemas_are_generated_once_per_tool() {
-    let base = try_all_base_tools(&Flags::new().with("counted")).unwrap();
-    let registry = PluginRegistry::new();
+    // Only this test sets the flag, so only it generates this schema: once,
+    // when the list checks that it is an object; everything after reuses it.
     let before = SCHEMA_CALLS.load(Ordering::SeqCst);
+    let base = try_all_base_tools(&Flags::new().with("counted")).unwrap();
+    assert_eq!(SCHEMA_CALLS.load(Ordering::SeqCst) - before, 1);
+    let registry = PluginRegistry::new();
     let pool = assemble_tool_pool(&base, &PermissionContext::new(), &registry.snapshot());
     assert!(pool.get("counted").is_some());
     renders(&pool);

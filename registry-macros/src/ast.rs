@@ -5,7 +5,7 @@ use darling::ast::NestedMeta;
 use darling::{Error, FromMeta};
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Attribute, Expr, Ident, ItemStruct, LitStr};
+use syn::{Expr, Ident, ItemStruct, LitStr};
 
 use crate::attr::{KEYS, PostureArg, ResultCapArg, ToolArgs};
 use crate::check;
@@ -81,11 +81,13 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
     let original = item.clone();
     let mut errors = Error::accumulator();
 
-    let metas = match NestedMeta::parse_meta_list(args) {
-        Ok(metas) => metas,
+    // After a syntax error nothing of the list is known, so nothing may be
+    // reported as missing either: the syntax error is the one to fix.
+    let (metas, syntax_ok) = match NestedMeta::parse_meta_list(args) {
+        Ok(metas) => (metas, true),
         Err(err) => {
             errors.push(err.into());
-            Vec::new()
+            (Vec::new(), false)
         }
     };
     let metas = screen_keys(&metas, &mut errors);
@@ -120,12 +122,26 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
     // A second `#[tool]` was just reported; dropping it keeps it from
     // expanding again into conflicting impls.
     item.attrs.retain(|attr| !check::is_tool_attr(attr));
-    let name = errors.handle(check::name(parsed.name.as_ref().map(|s| &s.0)));
+    // A key written with a wrong value was reported where it was parsed;
+    // it must not also count as missing.
+    let written = |key: &str| {
+        !syntax_ok
+            || metas
+                .iter()
+                .any(|meta| matches!(meta, NestedMeta::Meta(m) if m.path().is_ident(key)))
+    };
+    let name = match &parsed.name {
+        None if written("name") => None,
+        name => errors.handle(check::name(name.as_ref().map(|s| &s.0))),
+    };
     let aliases = errors.handle(check::aliases(&parsed.aliases.0, name.as_ref()));
-    let description = errors.handle(check::description(
-        parsed.description.as_ref().map(|s| &s.0),
-        &item,
-    ));
+    let description = match &parsed.description {
+        None if written("description") => None,
+        description => errors.handle(check::description(
+            description.as_ref().map(|s| &s.0),
+            &item,
+        )),
+    };
     let loading = errors.handle(check::loading(parsed.defer, parsed.always_load));
     if let Some(flag) = &parsed.flag {
         errors.handle(check::flag(&flag.0));
@@ -188,9 +204,12 @@ fn screen_keys(metas: &[NestedMeta], errors: &mut darling::error::Accumulator) -
             .or_else(|| path.is_ident("crate").then(|| "crate".to_owned()))
             .unwrap_or_else(|| quote!(#path).to_string());
         if !KEYS.contains(&key.as_str()) {
+            let suggestion = nearest_key(&key)
+                .map(|near| format!("did you mean `{near}`? "))
+                .unwrap_or_default();
             errors.push(
                 Error::custom(format!(
-                    "unknown key `{key}` in #[tool(...)]; expected one of: {}",
+                    "unknown key `{key}` in #[tool(...)]; {suggestion}expected one of: {}",
                     KEYS.join(", ")
                 ))
                 .with_span(path),
@@ -208,6 +227,25 @@ fn screen_keys(metas: &[NestedMeta], errors: &mut darling::error::Accumulator) -
         kept.push(meta.clone());
     }
     kept
+}
+
+/// The valid key closest to an unknown one, when it is close enough to be
+/// a typo (`readonly`, `read-only`, `concurency_safe`), compared without
+/// case, `_` or `-` and then by edit distance; ties go to the earlier key
+/// in [`KEYS`], so the suggestion is the same in every build.
+fn nearest_key(unknown: &str) -> Option<&'static str> {
+    let squash = |key: &str| -> String {
+        key.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted = squash(unknown);
+    KEYS.iter()
+        .map(|key| (strsim::levenshtein(&wanted, &squash(key)), *key))
+        .filter(|(distance, key)| *distance <= (key.len() / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, key)| key)
 }
 
 /// Runs darling over the screened keys. darling fails a whole struct when
@@ -230,32 +268,6 @@ fn parse_args(metas: &[NestedMeta], errors: &mut darling::error::Accumulator) ->
     errors
         .handle(ToolArgs::from_list(&good))
         .unwrap_or_default()
-}
-
-/// The `#[cfg(...)]` gates on the struct, and the `cfg`s inside any
-/// `#[cfg_attr(pred, ...)]`, re-expressed so the generated items vanish
-/// exactly when the struct does.
-pub fn cfgs(attrs: &[Attribute]) -> Vec<TokenStream> {
-    let mut out = Vec::new();
-    for attr in attrs {
-        if attr.path().is_ident("cfg") {
-            out.push(quote!(#attr));
-        } else if attr.path().is_ident("cfg_attr") {
-            let Ok(nested) = attr.parse_args_with(
-                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
-            ) else {
-                continue;
-            };
-            let mut parts = nested.into_iter();
-            let Some(predicate) = parts.next() else {
-                continue;
-            };
-            for inner in parts.filter(|m| m.path().is_ident("cfg")) {
-                out.push(quote!(#[cfg_attr(#predicate, #inner)]));
-            }
-        }
-    }
-    out
 }
 
 /// Expression text for display, with the spaces token printing adds around
@@ -286,4 +298,23 @@ pub fn expr_text(expr: &Expr) -> String {
         text = format!("|{}|{}", &rest[..end], &rest[end + 2..]);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::nearest_key;
+
+    #[test]
+    fn typos_get_the_nearest_key_and_strangers_get_none() {
+        assert_eq!(nearest_key("readonly"), Some("read_only"));
+        assert_eq!(nearest_key("read-only"), Some("read_only"));
+        assert_eq!(nearest_key("ReadOnly"), Some("read_only"));
+        assert_eq!(nearest_key("concurency_safe"), Some("concurrency_safe"));
+        assert_eq!(nearest_key("alias"), Some("aliases"));
+        assert_eq!(nearest_key("desc"), None);
+        assert_eq!(nearest_key("colour"), None);
+        assert_eq!(nearest_key("nam"), Some("name"));
+        assert_eq!(nearest_key("max_result_char"), Some("max_result_chars"));
+        assert_eq!(nearest_key("always_loaded"), Some("always_load"));
+    }
 }

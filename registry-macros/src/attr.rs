@@ -74,19 +74,101 @@ pub struct ToolArgs {
     pub krate: Option<SpannedValue<CratePath>>,
 }
 
+/// What a key looks like written correctly, for messages about a key
+/// written wrongly.
+fn example(key: &str) -> &'static str {
+    match key {
+        "name" => "name = \"read_file\"",
+        "aliases" => "aliases = [\"Read\", \"cat\"]",
+        "description" => "description = \"Read a UTF-8 file.\"",
+        "concurrency_safe" => "concurrency_safe = true",
+        "read_only" => "read_only = true",
+        "destructive" => "destructive = false",
+        "search_hint" => "search_hint = \"open view file\"",
+        "max_result_chars" => "max_result_chars = 100_000",
+        "flag" => "flag = \"web\"",
+        "enabled" => "enabled = path::to::check",
+        "classifier_input" => "classifier_input = |i: &Input| i.command.clone()",
+        "user_facing_name" => "user_facing_name = \"Read file\"",
+        "crate" => "crate = \"::registry_core\"",
+        _ => "key = value",
+    }
+}
+
+/// The type a function-valued key promises; `check.rs` binds the user's
+/// expression to the same type.
+fn fn_type(key: &str) -> &'static str {
+    match key {
+        "enabled" => "fn() -> bool",
+        "classifier_input" => "Fn(&Input) -> String",
+        _ => "Fn(&Input) -> bool",
+    }
+}
+
+/// The value of `key = value`. A key written alone (`flag`) or as a list
+/// (`flag("web")`) is an error naming the key and showing the right form,
+/// instead of darling's "unexpected meta-item format".
+fn value_of(meta: &Meta) -> Result<&Expr> {
+    let key = key_of(meta);
+    match meta {
+        Meta::NameValue(nv) => Ok(ungroup(&nv.value)),
+        Meta::Path(path) => Err(Error::custom(format!(
+            "`{key}` needs a value, e.g. `{}`",
+            example(&key)
+        ))
+        .with_span(path)),
+        Meta::List(list) => Err(Error::custom(format!(
+            "write `{key}` as `key = value`, e.g. `{}`",
+            example(&key)
+        ))
+        .with_span(list)),
+    }
+}
+
+/// The expression inside the invisible group macro_rules! wraps around a
+/// `$value:expr` it passes on.
+fn ungroup(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Group(group) => ungroup(&group.expr),
+        other => other,
+    }
+}
+
+/// What a value is, for "expected X, found Y" messages.
+fn describe_expr(expr: &Expr) -> &'static str {
+    match expr {
+        Expr::Lit(lit) => describe_lit(&lit.lit),
+        Expr::Path(_) => "a path",
+        Expr::Closure(_) => "a closure",
+        Expr::Array(_) => "an array",
+        Expr::Call(_) | Expr::MethodCall(_) => "a call",
+        _ => "an expression",
+    }
+}
+
+/// The string literal of `key = "..."`.
+fn string_value(meta: &Meta) -> Result<LitStr> {
+    let key = key_of(meta);
+    match value_of(meta)? {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Ok(s.clone()),
+        other => Err(Error::custom(format!(
+            "`{key}` expects a string literal, found {}; write `{}`",
+            describe_expr(other),
+            example(&key)
+        ))
+        .with_span(other)),
+    }
+}
+
 /// A string literal value, kept with its span.
 #[derive(Debug, Clone)]
 pub struct Str(pub LitStr);
 
 impl FromMeta for Str {
-    fn from_value(value: &Lit) -> Result<Self> {
-        match value {
-            Lit::Str(s) => Ok(Str(s.clone())),
-            other => Err(
-                Error::custom("expected a string literal, e.g. `name = \"read_file\"`")
-                    .with_span(other),
-            ),
-        }
+    fn from_meta(item: &Meta) -> Result<Self> {
+        string_value(item).map(Str)
     }
 }
 
@@ -95,11 +177,13 @@ impl FromMeta for Str {
 pub struct Aliases(pub Vec<LitStr>);
 
 impl FromMeta for Aliases {
-    fn from_expr(expr: &Expr) -> Result<Self> {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        let expr = value_of(item)?;
         let Expr::Array(array) = expr else {
-            return Err(Error::custom(
-                "expected an array of string literals, e.g. `aliases = [\"Read\", \"cat\"]`",
-            )
+            return Err(Error::custom(format!(
+                "`aliases` expects an array of string literals, found {}; write `aliases = [\"Read\", \"cat\"]`",
+                describe_expr(expr)
+            ))
             .with_span(expr));
         };
         let mut errors = Error::accumulator();
@@ -112,7 +196,11 @@ impl FromMeta for Aliases {
                 }) => Some(s.clone()),
                 other => {
                     errors.push(
-                        Error::custom("each alias must be a string literal").with_span(other),
+                        Error::custom(format!(
+                            "each alias must be a string literal, found {}",
+                            describe_expr(other)
+                        ))
+                        .with_span(other),
                     );
                     None
                 }
@@ -131,23 +219,18 @@ pub enum PostureArg {
 }
 
 impl FromMeta for PostureArg {
-    fn from_word() -> Result<Self> {
-        Err(Error::custom(
-            "this key needs a value: `true`, `false`, or an expression of type `Fn(&Input) -> bool`",
-        ))
-    }
-
-    fn from_expr(expr: &Expr) -> Result<Self> {
-        match expr {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        let key = key_of(item);
+        match value_of(item)? {
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Bool(b), ..
             }) => Ok(PostureArg::Fixed(b.clone())),
             Expr::Lit(lit) => Err(Error::custom(format!(
-                "expected `true`, `false`, or an expression of type `Fn(&Input) -> bool`, found {}",
+                "`{key}` expects `true`, `false`, or a posture expression of type `{}`, found {}",
+                fn_type(&key),
                 describe_lit(&lit.lit)
             ))
             .with_span(lit)),
-            Expr::Group(group) => Self::from_expr(&group.expr),
             other => Ok(PostureArg::PerInput(other.clone())),
         }
     }
@@ -161,8 +244,8 @@ pub enum ResultCapArg {
 }
 
 impl FromMeta for ResultCapArg {
-    fn from_expr(expr: &Expr) -> Result<Self> {
-        match expr {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        match value_of(item)? {
             Expr::Lit(syn::ExprLit {
                 lit: Lit::Int(int), ..
             }) => match int.base10_parse::<usize>() {
@@ -171,13 +254,16 @@ impl FromMeta for ResultCapArg {
                 )
                 .with_span(int)),
                 Ok(_) => Ok(ResultCapArg::Chars(int.clone())),
-                Err(err) => Err(Error::custom(format!("invalid `max_result_chars`: {err}")).with_span(int)),
+                Err(err) => Err(Error::custom(format!(
+                    "`max_result_chars` does not fit in a `usize`: {err}; write `max_result_chars = unbounded` to remove the cap"
+                ))
+                .with_span(int)),
             },
             Expr::Path(path) if path.path.is_ident("unbounded") => Ok(ResultCapArg::Unbounded(path.span())),
-            Expr::Group(group) => Self::from_expr(&group.expr),
-            other => Err(Error::custom(
-                "expected a positive integer or `unbounded`, e.g. `max_result_chars = 100_000`",
-            )
+            other => Err(Error::custom(format!(
+                "`max_result_chars` expects a positive integer or `unbounded`, found {}; write `max_result_chars = 100_000`",
+                describe_expr(other)
+            ))
             .with_span(other)),
         }
     }
@@ -206,14 +292,16 @@ impl FromMeta for Switch {
 pub struct FnExpr(pub Expr);
 
 impl FromMeta for FnExpr {
-    fn from_expr(expr: &Expr) -> Result<Self> {
-        match expr {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        let key = key_of(item);
+        match value_of(item)? {
             Expr::Lit(lit) => Err(Error::custom(format!(
-                "expected a function (a path or a closure), found {}",
-                describe_lit(&lit.lit)
+                "`{key}` expects a function of type `{}` (a path or a closure), found {}; write `{}`",
+                fn_type(&key),
+                describe_lit(&lit.lit),
+                example(&key)
             ))
             .with_span(lit)),
-            Expr::Group(group) => Self::from_expr(&group.expr),
             other => Ok(FnExpr(other.clone())),
         }
     }
@@ -224,15 +312,22 @@ impl FromMeta for FnExpr {
 pub struct CratePath(pub syn::Path);
 
 impl FromMeta for CratePath {
-    fn from_string(value: &str) -> Result<Self> {
-        let path: syn::Path = syn::parse_str(value)
-            .map_err(|err| Error::custom(format!("`crate` is not a path: {err}")))?;
+    fn from_meta(item: &Meta) -> Result<Self> {
+        let lit = string_value(item)?;
+        let value = lit.value();
+        let path: syn::Path = syn::parse_str(&value).map_err(|err| {
+            Error::custom(format!(
+                "`crate` is not a path ({err}); write `crate = \"::registry_core\"`"
+            ))
+            .with_span(&lit)
+        })?;
         let absolute = path.leading_colon.is_some()
             || path.segments.first().is_some_and(|s| s.ident == "crate");
         if !absolute {
             return Err(Error::custom(format!(
                 "`crate` must be an absolute path: write `crate = \"::{value}\"` (or a `crate::` path to a re-export)"
-            )));
+            ))
+            .with_span(&lit));
         }
         Ok(CratePath(path))
     }

@@ -2,8 +2,10 @@
 //! token that breaks it. Messages are lowercase and name the key as written.
 
 use darling::{Error, Result};
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Fields, Item, ItemStruct, LitStr};
+use syn::{Expr, Fields, Item, ItemStruct, LitStr};
 
 use crate::ast::{Description, Loading};
 use crate::attr::Switch;
@@ -12,19 +14,22 @@ const MAX_NAME_LEN: usize = 64;
 
 /// `^[a-zA-Z0-9_-]{1,64}$`, the strictest rule among the providers.
 /// registry-core holds the same rule for names made at run time.
+/// What is wrong with a name, as a phrase that starts with the name.
 fn name_problem(name: &str) -> Option<String> {
     if name.is_empty() {
-        return Some("is empty".to_owned());
+        return Some("the empty string is not a name".to_owned());
     }
     if name.len() > MAX_NAME_LEN {
         return Some(format!(
-            "is {} characters long; the limit is {MAX_NAME_LEN}",
+            "`{name}` is {} characters long; the limit is {MAX_NAME_LEN}",
             name.len()
         ));
     }
     name.chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
-        .map(|c| format!("contains `{c}`; only ASCII letters, digits, `_` and `-` are allowed"))
+        .map(|c| {
+            format!("`{name}` contains `{c}`; only ASCII letters, digits, `_` and `-` are allowed")
+        })
 }
 
 pub fn name(name: Option<&LitStr>) -> Result<LitStr> {
@@ -35,8 +40,7 @@ pub fn name(name: Option<&LitStr>) -> Result<LitStr> {
     };
     match name_problem(&name.value()) {
         Some(problem) => Err(Error::custom(format!(
-            "#[tool(name = ...)]: `{}` {problem} (names must match ^[a-zA-Z0-9_-]{{1,64}}$)",
-            name.value()
+            "#[tool(name = ...)]: {problem} (names must match ^[a-zA-Z0-9_-]{{1,64}}$)"
         ))
         .with_span(name)),
         None => Ok(name.clone()),
@@ -50,7 +54,7 @@ pub fn aliases(aliases: &[LitStr], name: Option<&LitStr>) -> Result<Vec<LitStr>>
         if let Some(problem) = name_problem(&value) {
             errors.push(
                 Error::custom(format!(
-                    "#[tool(aliases = ...)]: `{value}` {problem} (aliases follow the name rule ^[a-zA-Z0-9_-]{{1,64}}$)"
+                    "#[tool(aliases = ...)]: {problem} (aliases follow the name rule ^[a-zA-Z0-9_-]{{1,64}}$)"
                 ))
                 .with_span(alias),
             );
@@ -194,4 +198,40 @@ pub fn unsupported_item(item: &Item) -> Error {
         "#[tool] applies to a struct (the tool's type), not to {what}"
     ))
     .with_span(&span)
+}
+
+// Type rules handed to rustc. Each function-valued key binds the user's
+// expression to the function-pointer type the key promises, with that type
+// spanned on the expression: a mismatch is then reported on the expression
+// (or the closure parameter) and names only the user's types, never a
+// `__private` helper. Every valid value is a path to a function or a
+// closure that captures nothing (an attribute has no locals to capture), so
+// the coercion accepts all of them and untyped closure parameters are
+// inferred from it.
+
+/// `concurrency_safe`, `read_only`, `destructive` as an expression:
+/// `fn(&Input) -> bool`.
+pub fn posture_expr(expr: &Expr) -> TokenStream {
+    let ty = quote_spanned!(expr.span()=> fn(&Self::Input) -> ::core::primitive::bool);
+    coerced(expr, &ty)
+}
+
+/// `classifier_input`: `fn(&Input) -> String`, the text the safety
+/// classifier reads.
+pub fn classifier_input_expr(expr: &Expr) -> TokenStream {
+    let ty = quote_spanned!(expr.span()=> fn(&Self::Input) -> ::std::string::String);
+    coerced(expr, &ty)
+}
+
+/// `enabled`: `fn() -> bool`, the self-check run when the pool is narrowed.
+pub fn enabled_expr(expr: &Expr) -> TokenStream {
+    let ty = quote_spanned!(expr.span()=> fn() -> ::core::primitive::bool);
+    coerced(expr, &ty)
+}
+
+fn coerced(expr: &Expr, ty: &TokenStream) -> TokenStream {
+    quote! {{
+        let checked: #ty = #expr;
+        checked
+    }}
 }

@@ -6,7 +6,6 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
 
 use crate::ast::{self, Loading, ToolModel};
 use crate::attr::{PostureArg, ResultCapArg};
@@ -177,11 +176,11 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
         calls.push(quote!(.internal()));
     }
     if let Some(expr) = &model.classifier_input {
-        let checked = quote_spanned!(expr.span()=> #krate::__private::classifier_text::<Self::Input, _>(#expr));
+        let checked = check::classifier_input_expr(expr);
         calls.push(quote!(.classifier_input(#checked)));
     }
     if let Some(expr) = &model.enabled {
-        let checked = quote_spanned!(expr.span()=> #krate::__private::self_check(#expr));
+        let checked = check::enabled_expr(expr);
         calls.push(quote!(.enabled(#checked)));
     }
     if calls.is_empty() {
@@ -201,9 +200,8 @@ fn posture_tokens(krate: &syn::Path, posture: &PostureArg) -> TokenStream {
         PostureArg::Fixed(value) => quote!(#krate::__private::Posture::Fixed(#value)),
         PostureArg::PerInput(expr) => {
             let text = ast::expr_text(expr);
-            quote_spanned! {expr.span()=>
-                #krate::__private::per_input::<Self::Input, _>(#expr, #text)
-            }
+            let eval = check::posture_expr(expr);
+            quote!(#krate::__private::per_input::<Self::Input, _>(#eval, #text))
         }
     }
 }

@@ -18,9 +18,7 @@ pub fn expand(failure: Box<Failure>) -> TokenStream {
     // A generic struct cannot take the stubs; its error already says why.
     let stubs = tool.filter(|tool| tool.generics.params.is_empty()).map(|tool| {
         let ident = &tool.ident;
-        let cfgs = crate::ast::cfgs(&tool.attrs);
         quote! {
-            #(#cfgs)*
             const _: () = {
                 #[automatically_derived]
                 impl #krate::__private::Sealed for #ident {}

@@ -71,17 +71,23 @@ const _: () = {
         ::core::file!(), line : ::core::line!(), }, & GATE)
     }
 };
+/// The URL to fetch.
+#[cfg(feature = "web")]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct WebFetchInput {
+    pub url: String,
+}
 #[cfg(feature = "web")]
 impl registry_core::Tool for WebFetch {
-    type Input = String;
+    type Input = WebFetchInput;
     type Output = String;
     type Error = std::convert::Infallible;
     async fn call(
         &self,
-        url: String,
+        input: WebFetchInput,
         _cx: &registry_core::ToolContext,
     ) -> Result<String, Self::Error> {
-        Ok(url)
+        Ok(input.url)
     }
 }
 fn main() {}

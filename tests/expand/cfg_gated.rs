@@ -15,14 +15,21 @@ use registry_core::tool;
 )]
 pub struct WebFetch;
 
+/// The URL to fetch.
+#[cfg(feature = "web")]
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct WebFetchInput {
+    pub url: String,
+}
+
 #[cfg(feature = "web")]
 impl registry_core::Tool for WebFetch {
-    type Input = String;
+    type Input = WebFetchInput;
     type Output = String;
     type Error = std::convert::Infallible;
 
-    async fn call(&self, url: String, _cx: &registry_core::ToolContext) -> Result<String, Self::Error> {
-        Ok(url)
+    async fn call(&self, input: WebFetchInput, _cx: &registry_core::ToolContext) -> Result<String, Self::Error> {
+        Ok(input.url)
     }
 }
 

@@ -44,20 +44,37 @@ const _: () = {
                     ::registry_core::__private::per_input::<
                         Self::Input,
                         _,
-                    >(is_read_only_command, "is_read_only_command"),
+                    >(
+                        {
+                            let checked: fn(&Self::Input) -> ::core::primitive::bool = is_read_only_command;
+                            checked
+                        },
+                        "is_read_only_command",
+                    ),
                 )
                 .read_only(
                     ::registry_core::__private::per_input::<
                         Self::Input,
                         _,
-                    >(is_read_only_command, "is_read_only_command"),
+                    >(
+                        {
+                            let checked: fn(&Self::Input) -> ::core::primitive::bool = is_read_only_command;
+                            checked
+                        },
+                        "is_read_only_command",
+                    ),
                 )
                 .destructive(
                     ::registry_core::__private::per_input::<
                         Self::Input,
                         _,
                     >(
-                        |input: &RunInput| input.command.contains("rm "),
+                        {
+                            let checked: fn(&Self::Input) -> ::core::primitive::bool = |
+                                input: &RunInput|
+                            input.command.contains("rm ");
+                            checked
+                        },
                         "|input: &RunInput| input.command.contains(\"rm \")",
                     ),
                 )
@@ -66,13 +83,16 @@ const _: () = {
                 .search_hint("shell exec terminal")
                 .user_facing_name("Shell")
                 .internal()
-                .classifier_input(
-                    ::registry_core::__private::classifier_text::<
-                        Self::Input,
-                        _,
-                    >(|input: &RunInput| input.command.clone()),
-                )
-                .enabled(::registry_core::__private::self_check(sandbox_available))
+                .classifier_input({
+                    let checked: fn(&Self::Input) -> ::std::string::String = |
+                        input: &RunInput|
+                    input.command.clone();
+                    checked
+                })
+                .enabled({
+                    let checked: fn() -> ::core::primitive::bool = sandbox_available;
+                    checked
+                })
         }
     }
     ::registry_core::__private::inventory::submit! {

@@ -37,9 +37,11 @@
 //!
 //! Nothing else is removed: nested `title`s were written by the author,
 //! `description`s are what the model reads, `$defs`/`$ref` are understood by
-//! all three providers. Schemas that are not `{"type": "object", ...}` (a
-//! tool whose `Input` is a bare `String`) are passed through unchanged; the
-//! providers expect an object there.
+//! all three providers. Every provider requires `{"type": "object", ...}`
+//! at the root; the list and [`ToolBuilder`](crate::ToolBuilder) refuse
+//! any other input schema ([`require_object_schema`](crate::require_object_schema)),
+//! so only a handle made by hand with [`ToolHandle::new`] could carry one,
+//! and it is rendered unchanged.
 //!
 //! # Anthropic
 //!

@@ -1,0 +1,352 @@
+//! The JSON Schema questions the runtime asks of a tool's input schema,
+//! answered in one place: where a local `$ref` points, whether a schema
+//! admits `null`, and whether a schema is the object schema every provider
+//! requires as a tool's input.
+//!
+//! This module only reads schemas. Rewriting one (OpenAI's strict subset)
+//! belongs to the strict renderer; dropping nulls from arguments belongs to
+//! [`nulls`](crate::nulls). Both ask their questions here, so the two can
+//! never disagree about what a schema means.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+/// Why a tool's input schema cannot be sent to a provider: Anthropic,
+/// OpenAI and MCP all require `{"type": "object", ...}` at the root.
+///
+/// ```
+/// use registry_core::ObjectSchemaError;
+///
+/// let err = registry_core::require_object_schema(&serde_json::json!({ "type": "string" })).unwrap_err();
+/// assert_eq!(err, ObjectSchemaError::NotAnObject { found: "`\"type\": \"string\"`".into() });
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ObjectSchemaError {
+    /// The root schema describes something other than an object, or does
+    /// not say (a union, a nullable object, a boolean schema).
+    #[error(
+        "the input schema is {found}, not `\"type\": \"object\"`; every provider requires an object schema"
+    )]
+    NotAnObject {
+        /// What the root says instead, as it would read in the schema.
+        found: String,
+    },
+}
+
+/// Checks that a tool's input schema is an object schema at its root:
+/// a JSON object whose `"type"` is exactly `"object"`. A union of objects
+/// (an enum as the input), `["object", "null"]` (an `Option` as the input)
+/// or a bare `true` (`serde_json::Value`) are refused: providers reject
+/// them, so the tool could never be offered to a model.
+///
+/// ```
+/// use registry_core::require_object_schema;
+/// use serde_json::json;
+///
+/// assert!(require_object_schema(&json!({ "type": "object", "properties": {} })).is_ok());
+/// assert!(require_object_schema(&json!({ "type": ["object", "null"] })).is_err());
+/// assert!(require_object_schema(&json!(true)).is_err());
+/// ```
+pub fn require_object_schema(schema: &Value) -> Result<(), ObjectSchemaError> {
+    let found = match schema {
+        Value::Object(map) => match map.get("type") {
+            Some(Value::String(t)) if t == "object" => return Ok(()),
+            Some(other) => format!("`\"type\": {other}`"),
+            None => match ["anyOf", "oneOf", "allOf", "$ref"]
+                .into_iter()
+                .find(|key| map.contains_key(*key))
+            {
+                Some(key) => format!("a `{key}` without `\"type\": \"object\"`"),
+                None => "a schema without `\"type\"` (any value)".to_owned(),
+            },
+        },
+        Value::Bool(b) => format!("the boolean schema `{b}` (any value)"),
+        other => format!("`{other}`, which is not a schema"),
+    };
+    Err(ObjectSchemaError::NotAnObject { found })
+}
+
+/// The schema a local reference (`#`, `#/$defs/Name`, any `#/json/pointer`)
+/// points at inside `root`; `None` for a remote or dangling reference.
+pub(crate) fn ref_target<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
+    root.pointer(reference.strip_prefix('#')?)
+}
+
+/// Follows `schema`'s `$ref` (and a chain of bare references) to the schema
+/// that says something. `seen` holds the references already followed for
+/// the value at hand: a reference met again, or one that does not resolve,
+/// gives `None`, so a recursive union (`anyOf: [{$ref: Expr}, ...]` inside
+/// `Expr`) is visited once rather than forever. Schemas without `$ref` come
+/// back as they are.
+pub(crate) fn follow_ref<'s>(
+    mut schema: &'s Value,
+    root: &'s Value,
+    seen: &mut Vec<&'s str>,
+) -> Option<&'s Value> {
+    while let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        if seen.contains(&reference) {
+            return None;
+        }
+        seen.push(reference);
+        schema = ref_target(root, reference)?;
+    }
+    Some(schema)
+}
+
+/// Whether `null` is a valid instance of `schema`, resolving local
+/// references against `root`.
+///
+/// Every assertion keyword must allow `null`: `type`, `enum`, `const`,
+/// some branch of `anyOf` / `oneOf`, every branch of `allOf`, the target of
+/// `$ref`, and `not` must exclude it. Keywords that only constrain other
+/// types (`minimum`, `properties`, `format`, ...) and annotations say
+/// nothing about `null`, so `true`, `{}` and `{"description": ...}` admit
+/// it. A reference that does not resolve answers no; one that leads back
+/// to itself contributes nothing on that path (the least fixed point: a
+/// schema admits `null` only through a branch that ends).
+pub(crate) fn admits_null(schema: &Value, root: &Value) -> bool {
+    NullCheck::new(root).admits(schema)
+}
+
+/// [`admits_null`] for a schema held as its map.
+pub(crate) fn object_admits_null(schema: &Map<String, Value>, root: &Value) -> bool {
+    NullCheck::new(root).admits_map(schema)
+}
+
+/// One [`admits_null`] question: remembers each reference's answer, so a
+/// schema that names one definition many times is still read once.
+struct NullCheck<'s> {
+    root: &'s Value,
+    in_progress: Vec<&'s str>,
+    known: BTreeMap<&'s str, bool>,
+}
+
+impl<'s> NullCheck<'s> {
+    fn new(root: &'s Value) -> Self {
+        NullCheck {
+            root,
+            in_progress: Vec::new(),
+            known: BTreeMap::new(),
+        }
+    }
+
+    fn admits(&mut self, schema: &'s Value) -> bool {
+        match schema {
+            Value::Bool(b) => *b,
+            Value::Object(map) => self.admits_map(map),
+            _ => false,
+        }
+    }
+
+    fn admits_map(&mut self, map: &'s Map<String, Value>) -> bool {
+        let by_type = match map.get("type") {
+            None => true,
+            Some(Value::String(t)) => t == "null",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+            Some(_) => false,
+        };
+        let by_enum = map
+            .get("enum")
+            .is_none_or(|values| values.as_array().is_some_and(|v| v.contains(&Value::Null)));
+        let by_const = map.get("const").is_none_or(Value::is_null);
+        if !(by_type && by_enum && by_const) {
+            return false;
+        }
+        let some_branch = |this: &mut Self, key: &str| match map.get(key) {
+            None => true,
+            Some(Value::Array(branches)) => branches.iter().any(|b| this.admits(b)),
+            Some(_) => false,
+        };
+        if !some_branch(self, "anyOf") || !some_branch(self, "oneOf") {
+            return false;
+        }
+        if let Some(all) = map.get("allOf") {
+            let Some(branches) = all.as_array() else {
+                return false;
+            };
+            if !branches.iter().all(|b| self.admits(b)) {
+                return false;
+            }
+        }
+        if map.get("not").is_some_and(|not| self.admits(not)) {
+            return false;
+        }
+        match map.get("$ref") {
+            None => true,
+            Some(Value::String(reference)) => self.reference(reference),
+            Some(_) => false,
+        }
+    }
+
+    fn reference(&mut self, reference: &'s str) -> bool {
+        if let Some(answer) = self.known.get(reference) {
+            return *answer;
+        }
+        if self.in_progress.contains(&reference) {
+            return false;
+        }
+        let Some(target) = ref_target(self.root, reference) else {
+            return false;
+        };
+        self.in_progress.push(reference);
+        let answer = self.admits(target);
+        self.in_progress.pop();
+        self.known.insert(reference, answer);
+        answer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn admits(schema: Value) -> bool {
+        admits_null(&schema, &schema)
+    }
+
+    #[test]
+    fn null_follows_every_assertion_keyword() {
+        assert!(admits(json!(true)));
+        assert!(!admits(json!(false)));
+        assert!(admits(json!({})));
+        assert!(admits(json!({ "description": "anything" })));
+        assert!(admits(json!({ "type": "null" })));
+        assert!(admits(json!({ "type": ["string", "null"] })));
+        assert!(!admits(json!({ "type": "string" })));
+        assert!(admits(json!({ "enum": ["a", null] })));
+        assert!(!admits(json!({ "enum": ["a", "b"] })));
+        assert!(admits(json!({ "const": null })));
+        assert!(!admits(json!({ "const": "a" })));
+        assert!(admits(
+            json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] })
+        ));
+        assert!(admits(
+            json!({ "oneOf": [{ "type": "string" }, { "type": "null" }] })
+        ));
+        assert!(!admits(json!({ "anyOf": [{ "type": "string" }] })));
+        assert!(!admits(
+            json!({ "allOf": [{ "type": ["string", "null"] }, { "type": "string" }] })
+        ));
+        assert!(!admits(json!({ "not": { "type": "null" } })));
+        assert!(admits(json!({ "not": { "type": "string" } })));
+    }
+
+    #[test]
+    fn every_keyword_must_agree() {
+        // A nullable type narrowed by an enum without null.
+        assert!(!admits(
+            json!({ "type": ["string", "null"], "enum": ["a"] })
+        ));
+        // A union next to a type that excludes null.
+        assert!(!admits(
+            json!({ "type": "string", "anyOf": [{ "type": "null" }] })
+        ));
+        assert!(admits(
+            json!({ "type": ["string", "null"], "enum": ["a", null] })
+        ));
+    }
+
+    #[test]
+    fn references_are_followed_once_and_cycles_end() {
+        let root = json!({
+            "$defs": {
+                "Maybe": { "type": ["integer", "null"] },
+                "Alias": { "$ref": "#/$defs/Maybe" },
+                "Expr": { "anyOf": [{ "$ref": "#/$defs/Expr" }, { "type": "integer" }] },
+                "Loop": { "$ref": "#/$defs/Loop" }
+            }
+        });
+        let check = |schema: Value| admits_null(&schema, &root);
+        assert!(check(json!({ "$ref": "#/$defs/Maybe" })));
+        assert!(check(json!({ "$ref": "#/$defs/Alias" })));
+        assert!(!check(json!({ "$ref": "#/$defs/Expr" })));
+        assert!(!check(json!({ "$ref": "#/$defs/Loop" })));
+        assert!(!check(json!({ "$ref": "#/$defs/Missing" })));
+        assert!(!check(json!({ "$ref": "https://example.invalid/schema" })));
+        // The same definition reached on two paths gives one answer.
+        assert!(check(json!({ "anyOf": [
+            { "allOf": [{ "$ref": "#/$defs/Maybe" }, { "type": "string" }] },
+            { "$ref": "#/$defs/Maybe" }
+        ] })));
+    }
+
+    #[test]
+    fn refs_resolve_as_json_pointers() {
+        let root = json!({ "$defs": { "a/b": { "type": "string" }, "A": { "type": "integer" } } });
+        assert_eq!(ref_target(&root, "#"), Some(&root));
+        assert_eq!(
+            ref_target(&root, "#/$defs/A"),
+            Some(&json!({ "type": "integer" }))
+        );
+        assert_eq!(
+            ref_target(&root, "#/$defs/a~1b"),
+            Some(&json!({ "type": "string" }))
+        );
+        assert_eq!(ref_target(&root, "#/$defs/B"), None);
+        assert_eq!(ref_target(&root, "other.json#/A"), None);
+    }
+
+    #[test]
+    fn follow_ref_walks_chains_and_stops_at_a_repeat() {
+        let root = json!({ "$defs": {
+            "A": { "$ref": "#/$defs/B" },
+            "B": { "type": "integer" },
+            "Self": { "$ref": "#/$defs/Self" }
+        } });
+        let mut seen = Vec::new();
+        let start = json!({ "$ref": "#/$defs/A" });
+        assert_eq!(
+            follow_ref(&start, &root, &mut seen),
+            Some(&json!({ "type": "integer" }))
+        );
+        assert_eq!(seen, ["#/$defs/A", "#/$defs/B"]);
+        assert_eq!(
+            follow_ref(&start, &root, &mut seen),
+            None,
+            "already followed"
+        );
+        let plain = json!({ "type": "string" });
+        assert_eq!(follow_ref(&plain, &root, &mut Vec::new()), Some(&plain));
+        let cycle = json!({ "$ref": "#/$defs/Self" });
+        assert_eq!(follow_ref(&cycle, &root, &mut Vec::new()), None);
+    }
+
+    #[test]
+    fn only_an_object_schema_is_an_input() {
+        assert!(require_object_schema(&json!({ "type": "object" })).is_ok());
+        let found = |schema: Value| match require_object_schema(&schema) {
+            Err(ObjectSchemaError::NotAnObject { found }) => found,
+            Ok(()) => panic!("accepted {schema}"),
+        };
+        assert_eq!(found(json!({ "type": "string" })), "`\"type\": \"string\"`");
+        assert_eq!(
+            found(json!({ "type": ["object", "null"] })),
+            "`\"type\": [\"object\",\"null\"]`"
+        );
+        assert_eq!(
+            found(json!({ "oneOf": [{ "type": "object" }] })),
+            "a `oneOf` without `\"type\": \"object\"`"
+        );
+        assert_eq!(
+            found(json!({ "$ref": "#/$defs/A" })),
+            "a `$ref` without `\"type\": \"object\"`"
+        );
+        assert_eq!(
+            found(json!({ "description": "x" })),
+            "a schema without `\"type\"` (any value)"
+        );
+        assert_eq!(found(json!(true)), "the boolean schema `true` (any value)");
+        assert_eq!(found(json!(3)), "`3`, which is not a schema");
+        let message = require_object_schema(&json!({ "type": "string" }))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            message,
+            "the input schema is `\"type\": \"string\"`, not `\"type\": \"object\"`; \
+             every provider requires an object schema"
+        );
+    }
+}

@@ -1,0 +1,85 @@
+//! Every tool's input must be an object schema (what every provider
+//! requires): a `#[tool]` whose `Input` renders anything else stops the
+//! list from being built, and a runtime tool with such a schema is not
+//! built, each with an error naming the tool and the fix.
+
+use registry_core::{
+    CatalogError, DefinitionError, ObjectSchemaError, Tool, ToolBuilder, ToolContext, ToolOutput,
+    tool, try_all_base_tools,
+};
+use serde_json::json;
+
+/// Run a shell command given as a bare string.
+#[tool(name = "sh")]
+struct Shell;
+
+impl Tool for Shell {
+    type Input = String;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, command: String, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(command)
+    }
+}
+
+#[test]
+fn a_declared_tool_with_a_string_input_stops_the_list() {
+    let err = try_all_base_tools(&registry_core::Flags::new()).unwrap_err();
+    let CatalogError::InputNotObject {
+        tool,
+        origin,
+        source,
+    } = &err
+    else {
+        panic!("expected InputNotObject, got {err}");
+    };
+    assert_eq!(tool, "sh");
+    assert_eq!(origin.crate_name, "input_object");
+    assert_eq!(
+        source,
+        &ObjectSchemaError::NotAnObject {
+            found: "`\"type\": \"string\"`".into()
+        }
+    );
+    let message = err.to_string();
+    assert!(
+        message.starts_with("tool `sh` (crate `input_object`, module `input_object`, "),
+        "{message}"
+    );
+    assert!(
+        message.ends_with(
+            "make its `type Input` a struct with named fields deriving `Deserialize` and \
+             `JsonSchema` (wrap a bare value: `struct Input { text: String }`)"
+        ),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_runtime_tool_must_describe_an_object() {
+    let build = |schema| {
+        ToolBuilder::new("mcp__srv__echo", "Echo.")
+            .input_schema(schema)
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+    };
+    for schema in [
+        json!({ "type": "string" }),
+        json!(true),
+        json!({ "anyOf": [{ "type": "object" }, { "type": "null" }] }),
+        json!({ "type": ["object", "null"] }),
+    ] {
+        let err = build(schema.clone()).unwrap_err();
+        assert!(
+            matches!(&err, DefinitionError::InputNotObject { tool, .. } if tool == "mcp__srv__echo"),
+            "{schema}: {err}"
+        );
+    }
+    assert_eq!(
+        build(json!({ "type": "string" })).unwrap_err().to_string(),
+        "tool `mcp__srv__echo`: the input schema is `\"type\": \"string\"`, not \
+         `\"type\": \"object\"`; every provider requires an object schema; pass one to \
+         `ToolBuilder::input_schema`"
+    );
+    assert!(build(json!({ "type": "object", "properties": {} })).is_ok());
+}

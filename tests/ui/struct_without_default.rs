@@ -1,0 +1,24 @@
+use registry_core::{tool, Tool, ToolContext};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct EchoInput {
+    text: String,
+}
+
+/// Echo with a prefix.
+#[tool(name = "echo")]
+struct Echo {
+    prefix: String,
+}
+
+impl Tool for Echo {
+    type Input = EchoInput;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: EchoInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(format!("{}{}", self.prefix, input.text))
+    }
+}
+
+fn main() {}
