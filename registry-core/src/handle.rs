@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::context::ToolContext;
 use crate::definition::{Declaration, ToolSpec};
-use crate::error::ToolError;
+use crate::error::{ToolError, cap_error_text};
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::permission::PermissionDecision;
 use crate::tool::{Tool, ToolInput};
@@ -107,11 +107,9 @@ impl<T: Tool> ErasedTool for Typed<T> {
     fn parse(&self, args: Value) -> Result<AnyInput, ToolError> {
         match <T::Input as ToolInput>::__parse(args) {
             Ok(input) => Ok(Box::new(input)),
-            Err((path, message)) => Err(ToolError::InvalidInput {
-                tool: self.declaration.spec.name().to_owned(),
-                path,
-                message,
-            }),
+            Err((path, message)) => {
+                Err(invalid_input(self.declaration.spec.name(), &path, &message))
+            }
         }
     }
 
@@ -257,7 +255,22 @@ impl ToolHandle {
     /// `null` for an optional field whose schema does not admit null means
     /// "absent": providers' strict modes make optional fields nullable and
     /// models then send `null` (see [`openai_strict_schema`](crate::openai_strict_schema)).
+    ///
+    /// A tool whose input schema describes an object takes only a JSON
+    /// object: serde would also read a struct from an array of its fields
+    /// in order (`["ls"]`), a form no provider sends and no schema
+    /// advertises, so it is refused here rather than guessed at.
     pub fn prepare(&self, mut args: Value) -> Result<PreparedCall, ToolError> {
+        if !args.is_object() && requires_object(self.input_schema()) {
+            return Err(invalid_input(
+                self.name(),
+                "",
+                &format!(
+                    "expected a JSON object holding the tool's arguments, got {}",
+                    json_kind(&args)
+                ),
+            ));
+        }
         crate::nulls::drop_null_optionals(&mut args, self.input_schema());
         let input = self.inner.tool.parse(args)?;
         Ok(PreparedCall {
@@ -407,6 +420,65 @@ impl PreparedCall {
             .await
             .map_err(|payload| panicked(name, "call", payload))??;
         Ok(output.capped(*self.tool.spec().max_result_chars().value()))
+    }
+}
+
+/// The error for arguments that do not fit: `path` as serde_path_to_error
+/// writes it (`.` for the root, which is stored as the empty path), both
+/// texts capped since they quote the model's input.
+fn invalid_input(tool: &str, path: &str, message: &str) -> ToolError {
+    let path = if path == "." { "" } else { path };
+    ToolError::InvalidInput {
+        tool: tool.to_owned(),
+        path: cap_error_text(path).into_owned(),
+        message: cap_error_text(message).into_owned(),
+    }
+}
+
+/// Whether every value the schema admits is a JSON object: its `type` is
+/// `object`, or every branch of its `anyOf` / `oneOf` requires one.
+/// `$ref`s to `$defs` are followed a bounded number of times.
+fn requires_object(schema: &Value) -> bool {
+    fn walk(schema: &Value, root: &Value, depth: usize) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        let Some(map) = schema.as_object() else {
+            return false;
+        };
+        if let Some(target) = map
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| r.strip_prefix('#'))
+            .and_then(|pointer| root.pointer(pointer))
+        {
+            return walk(target, root, depth + 1);
+        }
+        match map.get("type") {
+            Some(Value::String(t)) => return t == "object",
+            Some(Value::Array(types)) => return types.iter().all(|t| t == "object"),
+            _ => {}
+        }
+        ["anyOf", "oneOf"].iter().any(|key| {
+            map.get(*key)
+                .and_then(Value::as_array)
+                .is_some_and(|branches| {
+                    !branches.is_empty() && branches.iter().all(|b| walk(b, root, depth + 1))
+                })
+        })
+    }
+    walk(schema, schema, 0)
+}
+
+/// What kind of JSON value `value` is, for a message.
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 

@@ -153,7 +153,7 @@ async fn calls_parse_run_and_cap() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid input for tool `full` at `.`: missing field `text`"
+        "invalid input for tool `full` at the input root: missing field `text`"
     );
     let err = full
         .call_json(json!({"text": 1}), &ToolContext::new())
