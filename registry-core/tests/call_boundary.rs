@@ -37,7 +37,13 @@ impl Tool for Edits {
     type Error = std::convert::Infallible;
 
     async fn call(&self, input: EditsInput, _cx: &ToolContext) -> Result<String, Self::Error> {
-        Ok(format!("{input:?}").repeat(10))
+        let edits: Vec<String> = input
+            .edits
+            .iter()
+            .map(|e| format!("{}/{}", e.old, e.all))
+            .collect();
+        let inner = input.inner.map(|e| e.old);
+        Ok(format!("{} {edits:?} {inner:?}", input.path).repeat(10))
     }
 }
 
@@ -58,7 +64,10 @@ impl Tool for ActionTool {
     type Error = std::convert::Infallible;
 
     async fn call(&self, input: Action, _cx: &ToolContext) -> Result<String, Self::Error> {
-        Ok(format!("{input:?}"))
+        Ok(match input {
+            Action::Start { id } => format!("start {id}"),
+            Action::Stop { id } => format!("stop {id}"),
+        })
     }
 }
 
