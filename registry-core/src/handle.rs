@@ -256,19 +256,22 @@ impl ToolHandle {
     /// "absent": providers' strict modes make optional fields nullable and
     /// models then send `null` (see [`openai_strict_schema`](crate::openai_strict_schema)).
     ///
-    /// A tool whose input schema describes an object takes only a JSON
-    /// object: serde would also read a struct from an array of its fields
-    /// in order (`["ls"]`), a form no provider sends and no schema
-    /// advertises, so it is refused here rather than guessed at.
+    /// Where the input schema describes an object (the arguments
+    /// themselves, a nested struct), only a JSON object is accepted: serde
+    /// would also read a struct from an array of its fields in order
+    /// (`["ls"]`), a form no provider sends and no schema advertises, so it
+    /// is refused here rather than guessed at.
     pub fn prepare(&self, mut args: Value) -> Result<PreparedCall, ToolError> {
-        if !args.is_object() && requires_object(self.input_schema()) {
+        if let Some(mismatch) = crate::shape::first_mismatch(&args, self.input_schema()) {
+            let expected = if mismatch.path.is_empty() {
+                "a JSON object holding the tool's arguments"
+            } else {
+                "a JSON object"
+            };
             return Err(invalid_input(
                 self.name(),
-                "",
-                &format!(
-                    "expected a JSON object holding the tool's arguments, got {}",
-                    json_kind(&args)
-                ),
+                &mismatch.path,
+                &format!("expected {expected}, got {}", mismatch.found),
             ));
         }
         crate::nulls::drop_null_optionals(&mut args, self.input_schema());
@@ -432,53 +435,6 @@ fn invalid_input(tool: &str, path: &str, message: &str) -> ToolError {
         tool: tool.to_owned(),
         path: cap_error_text(path).into_owned(),
         message: cap_error_text(message).into_owned(),
-    }
-}
-
-/// Whether every value the schema admits is a JSON object: its `type` is
-/// `object`, or every branch of its `anyOf` / `oneOf` requires one.
-/// `$ref`s to `$defs` are followed a bounded number of times.
-fn requires_object(schema: &Value) -> bool {
-    fn walk(schema: &Value, root: &Value, depth: usize) -> bool {
-        if depth > 16 {
-            return false;
-        }
-        let Some(map) = schema.as_object() else {
-            return false;
-        };
-        if let Some(target) = map
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            .and_then(|pointer| root.pointer(pointer))
-        {
-            return walk(target, root, depth + 1);
-        }
-        match map.get("type") {
-            Some(Value::String(t)) => return t == "object",
-            Some(Value::Array(types)) => return types.iter().all(|t| t == "object"),
-            _ => {}
-        }
-        ["anyOf", "oneOf"].iter().any(|key| {
-            map.get(*key)
-                .and_then(Value::as_array)
-                .is_some_and(|branches| {
-                    !branches.is_empty() && branches.iter().all(|b| walk(b, root, depth + 1))
-                })
-        })
-    }
-    walk(schema, schema, 0)
-}
-
-/// What kind of JSON value `value` is, for a message.
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -196,6 +196,7 @@ mod plugins;
 mod pool;
 mod posture;
 mod render;
+mod shape;
 pub mod testing;
 mod tool;
 

@@ -131,6 +131,41 @@ fn object_tools_refuse_every_other_json_kind() {
 }
 
 #[test]
+fn nested_structs_refuse_the_sequence_form_too() {
+    let tool = ToolHandle::new(Edits);
+    // serde alone would read both as structs.
+    assert!(
+        serde_json::from_value::<EditsInput>(json!({"path": "a", "edits": [["x", true]]})).is_ok()
+    );
+    for (args, at, kind) in [
+        (
+            json!({"path": "a", "edits": [{"old": "x"}, ["x", true]]}),
+            "edits[1]",
+            "an array",
+        ),
+        (
+            json!({"path": "a", "edits": [], "inner": ["x"]}),
+            "inner",
+            "an array",
+        ),
+        (
+            json!({"path": "a", "edits": [], "inner": "x"}),
+            "inner",
+            "a string",
+        ),
+    ] {
+        let (path, message, text) = invalid(tool.prepare(args.clone()).unwrap_err());
+        assert_eq!(path, at, "{args}");
+        assert_eq!(message, format!("expected a JSON object, got {kind}"));
+        assert!(text.contains(&format!("at `{at}`")), "{text}");
+    }
+    assert!(
+        tool.prepare(json!({"path": "a", "edits": [], "inner": null}))
+            .is_ok()
+    );
+}
+
+#[test]
 fn unions_of_objects_and_runtime_tools_count_as_objects() {
     let action = ToolHandle::new(ActionTool);
     assert!(action.prepare(json!({"kind": "start", "id": 1})).is_ok());
