@@ -13,7 +13,7 @@ use registry_core::{
     try_all_base_tools,
 };
 use registry_examples::sandbox::{MAX_LINE_BYTES, MAX_PATTERN_CHARS, SpecialFile};
-use registry_examples::tools::edit_file::EditFileError;
+use registry_examples::tools::edit_file::{EditFileError, MAX_EDIT_BYTES};
 use registry_examples::tools::glob::GlobError;
 use registry_examples::tools::grep::GrepError;
 use registry_examples::tools::read_file::{MAX_OUTPUT_BYTES, ReadFileError};
@@ -260,6 +260,30 @@ async fn a_huge_line_costs_a_bounded_result() {
         .expect("grep");
     assert!(out.contains("[skipped 1 file(s) over"), "{out}");
     assert!(out.contains("`huge.txt`"), "{out}");
+}
+
+#[tokio::test]
+async fn edit_file_refuses_files_it_would_have_to_hold_whole() {
+    let f = Fixture::new();
+    let len = usize::try_from(MAX_EDIT_BYTES).expect("fits") + 1;
+    write_big(&f.path("big.log"), len, b'e');
+    let err = f
+        .call(
+            "edit_file",
+            json!({"path": "big.log", "old_string": "e", "new_string": "f", "replace_all": true}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(source(&err), EditFileError::TooLarge { size, max, .. } if *size == len as u64 && *max == MAX_EDIT_BYTES),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::metadata(f.path("big.log"))
+            .expect("still there")
+            .len(),
+        len as u64
+    );
 }
 
 #[tokio::test]
