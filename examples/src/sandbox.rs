@@ -351,22 +351,7 @@ pub fn check_paths<'a>(
     paths: impl IntoIterator<Item = &'a str>,
     inside: PermissionDecision,
 ) -> PermissionDecision {
-    let sandbox = match Sandbox::from_context(cx) {
-        Ok(sandbox) => sandbox,
-        Err(err) => {
-            return PermissionDecision::Deny {
-                reason: err.to_string(),
-            };
-        }
-    };
-    for path in paths {
-        if let Err(err) = sandbox.resolve(path) {
-            return PermissionDecision::Deny {
-                reason: err.to_string(),
-            };
-        }
-    }
-    inside
+    check_with(cx, paths, inside, Sandbox::resolve)
 }
 
 /// [`check_paths`] for tools that write: also denies git internals (see
@@ -375,6 +360,17 @@ pub fn check_write_paths<'a>(
     cx: &ToolContext,
     paths: impl IntoIterator<Item = &'a str>,
     inside: PermissionDecision,
+) -> PermissionDecision {
+    check_with(cx, paths, inside, Sandbox::resolve_for_write)
+}
+
+/// `Deny` with the reason when there is no sandbox or `resolve` refuses one
+/// of `paths`, otherwise `inside`.
+fn check_with<'a>(
+    cx: &ToolContext,
+    paths: impl IntoIterator<Item = &'a str>,
+    inside: PermissionDecision,
+    resolve: fn(&Sandbox, &str) -> Result<PathBuf, SandboxError>,
 ) -> PermissionDecision {
     let sandbox = match Sandbox::from_context(cx) {
         Ok(sandbox) => sandbox,
@@ -385,7 +381,7 @@ pub fn check_write_paths<'a>(
         }
     };
     for path in paths {
-        if let Err(err) = sandbox.resolve_for_write(path) {
+        if let Err(err) = resolve(sandbox, path) {
             return PermissionDecision::Deny {
                 reason: err.to_string(),
             };

@@ -12,13 +12,12 @@
 //! - Permission: `Allow` when the search path is inside the sandbox. The
 //!   walk never follows symlinks, so it cannot read outside.
 //! - Bounded cost whatever the tree holds: files are read line by line,
-//!   keeping at most [`MAX_LINE_BYTES`] of
-//!   a line (matches further into a longer line are not found), files over
-//!   [`MAX_FILE_BYTES`] are skipped, the pattern is capped at
-//!   [`MAX_PATTERN_CHARS`] characters
-//!   and its compiled size at [`MAX_REGEX_BYTES`]. FIFOs, sockets and
-//!   devices are never opened: a walk lists them as skipped, and naming one
-//!   as `path` is an error (see
+//!   keeping at most [`MAX_LINE_BYTES`] of a line (matches further into a
+//!   longer line are not found), files over [`MAX_FILE_BYTES`] are skipped,
+//!   the pattern is capped at [`MAX_PATTERN_CHARS`] characters and its
+//!   compiled size at [`MAX_REGEX_BYTES`]. FIFOs, sockets and devices are
+//!   never opened: a walk lists them as skipped, and naming one as `path`
+//!   is an error (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
 
 use std::io::{self, BufReader, Read};
@@ -153,7 +152,8 @@ pub enum GrepError {
 /// pattern such as `(a{1000}){1000}` is an error instead of a long compile.
 pub const MAX_REGEX_BYTES: usize = 1 << 20;
 
-/// How many skipped special files a result names before it only counts.
+/// How many skipped files of one kind (special, too large) a result names
+/// before it only counts the rest.
 const MAX_SKIPPED_SHOWN: usize = 10;
 
 /// Compiles the search pattern, refusing over-long and over-large ones.

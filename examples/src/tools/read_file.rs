@@ -14,9 +14,9 @@
 //!   and so does [`MAX_OUTPUT_BYTES`]: the read stops at a line boundary
 //!   below the cap and says which `offset` continues it.
 //! - Memory is bounded whatever the file: lines longer than
-//!   [`MAX_LINE_BYTES`] are cut with a
-//!   marker, lines before `offset` are skipped without being kept, and
-//!   reading stops after the last requested line.
+//!   [`MAX_LINE_BYTES`] are cut with a marker, lines before `offset` are
+//!   skipped without being kept, and reading stops after the last
+//!   requested line.
 //! - FIFOs, sockets and devices are refused before they are read (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
 //! - `aliases = ["Read", "cat"]`: names other agents use for this tool, so
@@ -190,12 +190,7 @@ struct Request {
 /// most [`MAX_LINE_BYTES`] of each line and stopping as soon as the
 /// requested lines (or [`MAX_OUTPUT_BYTES`] of them) are in.
 fn read(full: &Path, request: &Request) -> Result<String, ReadFileError> {
-    let Request {
-        path,
-        offset,
-        limit,
-    } = request;
-    let (offset, limit) = (*offset, *limit);
+    let (path, offset, limit) = (request.path.as_str(), request.offset, request.limit);
     let file = open_regular(full, Access::Read).map_err(|err| match err {
         OpenError::NotRegular(SpecialFile::Directory) => {
             ReadFileError::IsADirectory { path: shown(path) }
