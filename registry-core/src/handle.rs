@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::context::ToolContext;
 use crate::definition::{Declaration, ToolSpec};
-use crate::error::{ToolError, cap_error_text};
+use crate::error::{ToolError, cap_error_text, capped_message};
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::permission::PermissionDecision;
 use crate::tool::{Tool, ToolInput};
@@ -399,13 +399,13 @@ impl PreparedCall {
             PermissionDecision::Deny { reason } => {
                 return Err(ToolError::PermissionDenied {
                     tool: name.to_owned(),
-                    reason,
+                    reason: capped_message(&reason).to_string(),
                 });
             }
             PermissionDecision::Ask { reason } if !approved => {
                 return Err(ToolError::NeedsApproval {
                     tool: name.to_owned(),
-                    reason,
+                    reason: capped_message(&reason).to_string(),
                 });
             }
             _ => {}
@@ -439,7 +439,8 @@ fn invalid_input(tool: &str, path: &str, message: &str) -> ToolError {
 }
 
 fn panicked(tool: &str, phase: &str, payload: Box<dyn Any + Send>) -> ToolError {
-    let message = crate::panic_message(payload.as_ref());
+    // A panic message can quote anything the tool was given.
+    let message = capped_message(&crate::panic_message(payload.as_ref())).to_string();
     tracing::error!(tool, phase, message, "tool panicked");
     ToolError::Failed {
         tool: tool.to_owned(),

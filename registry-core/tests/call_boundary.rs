@@ -86,6 +86,9 @@ impl Tool for Quoter {
     type Error = std::io::Error;
 
     async fn call(&self, input: PathInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+        if let Some(rest) = input.path.strip_prefix("panic:") {
+            panic!("cannot open {rest}");
+        }
         Err(std::io::Error::other(format!(
             "file `{}` does not exist",
             input.path
