@@ -85,10 +85,16 @@ impl<T: fmt::Display + ?Sized> fmt::Display for Capped<'_, T> {
 /// written.
 struct Capper {
     max: usize,
+    /// The start of the text: everything, until more than `max` characters
+    /// arrive; then the first `head_max()` of them.
     head: String,
     head_chars: usize,
+    /// Set once the text is known to be longer than `max`.
+    overflowed: bool,
+    /// The last `tail_max` characters seen after the head.
     tail: VecDeque<char>,
     tail_max: usize,
+    /// Characters dropped between head and tail.
     cut: usize,
 }
 
@@ -98,19 +104,15 @@ const MARKER_RESERVE: usize = " [… 18446744073709551615 characters cut …] ".
 impl Capper {
     fn new(max: usize) -> Self {
         let room = max.saturating_sub(MARKER_RESERVE);
-        let tail_max = room / 4;
         Capper {
             max,
             head: String::new(),
             head_chars: 0,
-            tail: VecDeque::with_capacity(tail_max),
-            tail_max,
+            overflowed: false,
+            tail: VecDeque::new(),
+            tail_max: room / 4,
             cut: 0,
         }
-    }
-
-    fn head_max(&self) -> usize {
-        self.max.saturating_sub(MARKER_RESERVE) - self.tail_max
     }
 
     fn finish(self) -> String {
@@ -121,51 +123,68 @@ impl Capper {
         out.extend(self.tail);
         out
     }
-}
 
-impl fmt::Write for Capper {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        // Until `max` characters have arrived nothing needs cutting: keep
-        // them all in `head`, then move the overflow into the tail window.
-        for c in s.chars() {
-            if self.cut == 0 && self.tail.is_empty() && self.head_chars < self.max {
-                self.head.push(c);
-                self.head_chars += 1;
-                continue;
-            }
-            if self.cut == 0 && self.tail.is_empty() {
-                // The text is longer than `max`: split what `head` holds
-                // into the kept start and the tail window.
-                let keep = self.head_max();
-                let split = self
-                    .head
-                    .char_indices()
-                    .nth(keep)
-                    .map_or(self.head.len(), |(i, _)| i);
-                let rest: Vec<char> = self.head[split..].chars().collect();
-                self.head.truncate(split);
-                self.head_chars = keep;
-                for r in rest {
-                    self.push_tail(r);
+    /// The text turned out longer than `max`: keep the start of the head,
+    /// and move the rest of it into the tail window.
+    fn overflow(&mut self) {
+        self.overflowed = true;
+        let keep = self.max.saturating_sub(MARKER_RESERVE) - self.tail_max;
+        let split = self
+            .head
+            .char_indices()
+            .nth(keep)
+            .map_or(self.head.len(), |(i, _)| i);
+        let rest = self.head.split_off(split);
+        self.head_chars = keep;
+        self.push_tail(&rest);
+    }
+
+    /// Adds `s` to the tail window, counting what falls out of it. Only
+    /// the last `tail_max` characters of a long piece are looked at twice.
+    fn push_tail(&mut self, s: &str) {
+        let n = s.chars().count();
+        if n >= self.tail_max {
+            self.cut += self.tail.len() + (n - self.tail_max);
+            self.tail.clear();
+            let start = match self.tail_max {
+                0 => s.len(),
+                m => s.char_indices().rev().nth(m - 1).map_or(0, |(i, _)| i),
+            };
+            self.tail.extend(s[start..].chars());
+        } else {
+            for c in s.chars() {
+                if self.tail.len() == self.tail_max {
+                    self.tail.pop_front();
+                    self.cut += 1;
                 }
+                self.tail.push_back(c);
             }
-            self.push_tail(c);
         }
-        Ok(())
     }
 }
 
-impl Capper {
-    fn push_tail(&mut self, c: char) {
-        if self.tail_max == 0 {
-            self.cut += 1;
-            return;
+impl fmt::Write for Capper {
+    fn write_str(&mut self, mut s: &str) -> fmt::Result {
+        if !self.overflowed {
+            // Until more than `max` characters have arrived nothing needs
+            // cutting.
+            let room = self.max - self.head_chars;
+            match s.char_indices().nth(room) {
+                None => {
+                    self.head.push_str(s);
+                    self.head_chars += s.chars().count();
+                    return Ok(());
+                }
+                Some((at, _)) => {
+                    self.head.push_str(&s[..at]);
+                    self.head_chars = self.max;
+                    s = &s[at..];
+                    self.overflow();
+                }
+            }
         }
-        if self.tail.len() == self.tail_max {
-            self.tail.pop_front();
-            self.cut += 1;
-        }
-        self.tail.push_back(c);
+        self.push_tail(s);
+        Ok(())
     }
 }
 
@@ -469,6 +488,30 @@ mod tests {
         let start = shown.find(" [… ").unwrap();
         let end = shown.find(" characters cut …] ").unwrap() + " characters cut …] ".len();
         shown[..start].chars().count() + shown[end..].chars().count()
+    }
+
+    #[test]
+    fn the_cut_does_not_depend_on_how_the_text_arrives() {
+        for len in [
+            MAX_ERROR_TEXT_CHARS - 1,
+            MAX_ERROR_TEXT_CHARS,
+            MAX_ERROR_TEXT_CHARS + 1,
+            MAX_ERROR_TEXT_CHARS + 300,
+            5_000,
+        ] {
+            let text: String = (0..len)
+                .map(|i| if i % 3 == 0 { 'é' } else { 'x' })
+                .collect();
+            let whole = cap_error_text(&text).into_owned();
+            for piece in [1, 2, 3, 7, 255, 1000, len] {
+                let mut capper = Capper::new(MAX_ERROR_TEXT_CHARS);
+                let chars: Vec<char> = text.chars().collect();
+                for chunk in chars.chunks(piece) {
+                    capper.write_str(&chunk.iter().collect::<String>()).unwrap();
+                }
+                assert_eq!(capper.finish(), whole, "len {len}, pieces of {piece}");
+            }
+        }
     }
 
     #[test]
