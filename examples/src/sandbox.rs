@@ -57,8 +57,9 @@
 //!   compiled form is too big are error results naming the argument.
 //!
 //! What is not recognised as git internals: a git directory elsewhere that
-//! a `gitdir:` file or `$GIT_DIR` points to, or one the model builds file
-//! by file (its `config` before its `HEAD`); programs run through
+//! a `gitdir:` file or `$GIT_DIR` points to, one the model builds file by
+//! file (its `config` before its `HEAD`), or a hard link to a file inside
+//! `.git` (only a program could make one); programs run through
 //! `run_command` are not confined by the sandbox at all.
 
 mod lines;
