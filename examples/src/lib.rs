@@ -24,7 +24,9 @@
 //! [`ToolContext`](registry_core::ToolContext). Paths are relative to its
 //! root; a path that leaves it is denied by `check_permissions` and refused
 //! again by `call`. A call without a sandbox fails with
-//! [`SandboxError::Missing`].
+//! [`SandboxError::Missing`]. What else the file tools refuse (FIFOs and
+//! devices, writes into `.git`, over-long patterns) and why is listed in
+//! [the `sandbox` module](sandbox#what-the-file-tools-refuse-and-why).
 //!
 //! ```
 //! registry_core::link!(registry_examples);

@@ -28,14 +28,64 @@
 //!
 //! The check is a guard against mistakes and prompt injection, not a jail:
 //! a symlink swapped in between the check and the use (a race with another
-//! process) is not detected. `run_command` is not confined by it at all; see
-//! that tool's documentation.
+//! process) is not detected, except in the last component, which is opened
+//! without following symlinks. `run_command` is not confined by it at all;
+//! see that tool's documentation.
+//!
+//! # What the file tools refuse, and why
+//!
+//! - **Paths outside the root**, as above.
+//! - **Anything but a regular file** where a file is read or written:
+//!   FIFOs, sockets and devices ([`SandboxError::NotARegularFile`]). Opening
+//!   a FIFO waits for the other end, possibly forever, and a device can
+//!   stream without end; either would hang the call. The check is made on
+//!   the opened descriptor, so a FIFO swapped in after the path was checked
+//!   is refused too; `grep` skips such files while walking and says so.
+//! - **Writes into git's internals** ([`SandboxError::GitInternals`]): any
+//!   path with a `.git` component (in any letter case, however it is
+//!   reached: `..`, symlinks and absolute paths are resolved first), or
+//!   inside a directory shaped like a git directory (`HEAD`, `objects/`
+//!   and `refs/`: a bare repository, a submodule's git directory). A
+//!   written `core.fsmonitor`, `core.pager` or hook makes the next
+//!   innocent-looking `git status` run a program of the model's choosing.
+//!   A runtime that really wants the model to edit git internals says so
+//!   with [`Sandbox::allow_git_internal_writes`].
+//! - **Unbounded reads**: lines longer than [`MAX_LINE_BYTES`] are cut
+//!   (with a marker saying how much), and reading stops once the requested
+//!   lines are found, so a huge file costs time, never memory.
+//! - **Over-long patterns** ([`MAX_PATTERN_CHARS`]) and patterns whose
+//!   compiled form is too big are error results naming the argument.
+//!
+//! What is not recognised as git internals: a git directory elsewhere that
+//! a `gitdir:` file or `$GIT_DIR` points to, one the model builds file by
+//! file (its `config` before its `HEAD`), or a hard link to a file inside
+//! `.git` (only a program could make one); programs run through
+//! `run_command` are not confined by the sandbox at all.
+
+mod lines;
+mod open;
 
 use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use registry_core::{PermissionDecision, ToolContext};
+
+pub(crate) use lines::LineReader;
+pub use lines::MAX_LINE_BYTES;
+pub use open::SpecialFile;
+pub(crate) use open::{Access, OpenError, open_regular};
+
+/// The longest glob or regular expression a tool accepts, in characters.
+/// Real patterns are a few dozen characters; a longer one is a mistake or
+/// an attempt to make compiling it expensive.
+pub const MAX_PATTERN_CHARS: usize = 1024;
+
+/// A path as it may appear inside an error message: capped, since the
+/// model can send a path of any length and the error goes back to it.
+pub(crate) fn shown(path: &str) -> String {
+    registry_core::cap_error_text(path).into_owned()
+}
 
 /// The root directory the file tools may touch.
 ///
@@ -53,6 +103,9 @@ use registry_core::{PermissionDecision, ToolContext};
 pub struct Sandbox {
     /// Canonical (symlink-free, absolute) root.
     root: PathBuf,
+    /// Whether writers may touch git internals (off unless the runtime
+    /// says so).
+    git_internal_writes: bool,
 }
 
 /// Why a path, or the sandbox itself, cannot be used.
@@ -92,6 +145,28 @@ pub enum SandboxError {
         #[source]
         source: io::Error,
     },
+    /// The path is not a regular file (a FIFO, a socket, a device), so
+    /// opening it could block or stream forever.
+    #[error(
+        "`{path}` is {kind}, not a regular file; the file tools only read and write regular files"
+    )]
+    NotARegularFile {
+        /// The path as the model wrote it.
+        path: String,
+        /// What it is instead.
+        kind: SpecialFile,
+    },
+    /// A write would change git's internal files (`.git/config`, hooks),
+    /// which git runs programs from.
+    #[error(
+        "path `{path}` is inside git's internal files ({reason}); writing there is refused because git config and hooks can run programs on the next git command. Change the work tree instead, or ask the user"
+    )]
+    GitInternals {
+        /// The path as the model wrote it.
+        path: String,
+        /// Which rule matched.
+        reason: &'static str,
+    },
     /// The sandbox root given to [`Sandbox::new`] cannot be used.
     #[error("sandbox root `{}` cannot be used: {source}", root.display())]
     BadRoot {
@@ -123,7 +198,20 @@ impl Sandbox {
                 root: given.to_path_buf(),
             });
         }
-        Ok(Sandbox { root })
+        Ok(Sandbox {
+            root,
+            git_internal_writes: false,
+        })
+    }
+
+    /// Lets `write_file` and `edit_file` write into git internals (`.git`
+    /// directories and other git directories), which they refuse by
+    /// default: see [what the file tools refuse](crate::sandbox#what-the-file-tools-refuse-and-why).
+    /// Only for runtimes whose model is meant to manage repositories by
+    /// hand and whose git never runs unattended.
+    pub fn allow_git_internal_writes(mut self) -> Self {
+        self.git_internal_writes = true;
+        self
     }
 
     /// The canonical root directory.
@@ -159,7 +247,7 @@ impl Sandbox {
                         // Only a filesystem root has no parent, and it exists.
                         _ => {
                             return Err(SandboxError::Inaccessible {
-                                path: path.to_owned(),
+                                path: shown(path),
                                 source: err,
                             });
                         }
@@ -167,7 +255,7 @@ impl Sandbox {
                 }
                 Err(source) => {
                     return Err(SandboxError::Inaccessible {
-                        path: path.to_owned(),
+                        path: shown(path),
                         source,
                     });
                 }
@@ -176,17 +264,59 @@ impl Sandbox {
 
         let mut resolved =
             std::fs::canonicalize(existing).map_err(|source| SandboxError::Unresolvable {
-                path: path.to_owned(),
+                path: shown(path),
                 source,
             })?;
         resolved.extend(tail.iter().rev());
         if resolved.starts_with(&self.root) {
             Ok(resolved)
         } else {
-            Err(SandboxError::Escapes {
-                path: path.to_owned(),
-            })
+            Err(SandboxError::Escapes { path: shown(path) })
         }
+    }
+
+    /// [`resolve`](Self::resolve) for a path about to be written: also
+    /// refuses git internals unless
+    /// [`allow_git_internal_writes`](Self::allow_git_internal_writes) was
+    /// called. The check runs on the resolved path, so `..`, symlinks and
+    /// absolute paths cannot route around it.
+    pub fn resolve_for_write(&self, path: &str) -> Result<PathBuf, SandboxError> {
+        let resolved = self.resolve(path)?;
+        if !self.git_internal_writes
+            && let Some(reason) = self.git_internals(&resolved)
+        {
+            return Err(SandboxError::GitInternals {
+                path: shown(path),
+                reason,
+            });
+        }
+        Ok(resolved)
+    }
+
+    /// Why `resolved` (canonical, under the root) is part of a git
+    /// directory, if it is.
+    fn git_internals(&self, resolved: &Path) -> Option<&'static str> {
+        if resolved
+            .components()
+            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+        {
+            return Some("a `.git` path component");
+        }
+        // Directories shaped like git's own: a bare repository or a
+        // submodule's git directory, whatever its name. Only directories
+        // from the root down are looked at; the target itself is the file
+        // being written, and parents that do not exist yet hold nothing.
+        let mut dir = resolved.parent();
+        while let Some(current) = dir {
+            if !current.starts_with(&self.root) {
+                break;
+            }
+            if looks_like_git_dir(current) {
+                return Some("a directory with `HEAD`, `objects/` and `refs/`");
+            }
+            dir = current.parent();
+        }
+        None
     }
 
     /// `absolute` as the model should see it: relative to the root, with
@@ -222,6 +352,27 @@ pub fn check_paths<'a>(
     paths: impl IntoIterator<Item = &'a str>,
     inside: PermissionDecision,
 ) -> PermissionDecision {
+    check_with(cx, paths, inside, Sandbox::resolve)
+}
+
+/// [`check_paths`] for tools that write: also denies git internals (see
+/// [`Sandbox::resolve_for_write`]).
+pub fn check_write_paths<'a>(
+    cx: &ToolContext,
+    paths: impl IntoIterator<Item = &'a str>,
+    inside: PermissionDecision,
+) -> PermissionDecision {
+    check_with(cx, paths, inside, Sandbox::resolve_for_write)
+}
+
+/// `Deny` with the reason when there is no sandbox or `resolve` refuses one
+/// of `paths`, otherwise `inside`.
+fn check_with<'a>(
+    cx: &ToolContext,
+    paths: impl IntoIterator<Item = &'a str>,
+    inside: PermissionDecision,
+    resolve: fn(&Sandbox, &str) -> Result<PathBuf, SandboxError>,
+) -> PermissionDecision {
     let sandbox = match Sandbox::from_context(cx) {
         Ok(sandbox) => sandbox,
         Err(err) => {
@@ -231,13 +382,21 @@ pub fn check_paths<'a>(
         }
     };
     for path in paths {
-        if let Err(err) = sandbox.resolve(path) {
+        if let Err(err) = resolve(sandbox, path) {
             return PermissionDecision::Deny {
                 reason: err.to_string(),
             };
         }
     }
     inside
+}
+
+/// Whether `dir` holds what git requires of a git directory.
+fn looks_like_git_dir(dir: &Path) -> bool {
+    let is = |name: &str, dir_expected: bool| {
+        std::fs::symlink_metadata(dir.join(name)).is_ok_and(|m| m.is_dir() == dir_expected)
+    };
+    is("HEAD", false) && is("objects", true) && is("refs", true)
 }
 
 /// Resolves `.` and `..` without touching the filesystem. `..` at a

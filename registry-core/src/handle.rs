@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::context::ToolContext;
 use crate::definition::{Declaration, ToolSpec};
-use crate::error::ToolError;
+use crate::error::{ToolError, cap_error_text, capped_message};
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::permission::PermissionDecision;
 use crate::tool::{Tool, ToolInput};
@@ -107,11 +107,9 @@ impl<T: Tool> ErasedTool for Typed<T> {
     fn parse(&self, args: Value) -> Result<AnyInput, ToolError> {
         match <T::Input as ToolInput>::__parse(args) {
             Ok(input) => Ok(Box::new(input)),
-            Err((path, message)) => Err(ToolError::InvalidInput {
-                tool: self.declaration.spec.name().to_owned(),
-                path,
-                message,
-            }),
+            Err((path, message)) => {
+                Err(invalid_input(self.declaration.spec.name(), &path, &message))
+            }
         }
     }
 
@@ -257,7 +255,25 @@ impl ToolHandle {
     /// `null` for an optional field whose schema does not admit null means
     /// "absent": providers' strict modes make optional fields nullable and
     /// models then send `null` (see [`openai_strict_schema`](crate::openai_strict_schema)).
+    ///
+    /// Where the input schema describes an object (the arguments
+    /// themselves, a nested struct), only a JSON object is accepted: serde
+    /// would also read a struct from an array of its fields in order
+    /// (`["ls"]`), a form no provider sends and no schema advertises, so it
+    /// is refused here rather than guessed at.
     pub fn prepare(&self, mut args: Value) -> Result<PreparedCall, ToolError> {
+        if let Some(mismatch) = crate::schema::shape::first_mismatch(&args, self.input_schema()) {
+            let expected = if mismatch.path.is_empty() {
+                "a JSON object holding the tool's arguments"
+            } else {
+                "a JSON object"
+            };
+            return Err(invalid_input(
+                self.name(),
+                &mismatch.path,
+                &format!("expected {expected}, got {}", mismatch.found),
+            ));
+        }
         crate::nulls::drop_null_optionals(&mut args, self.input_schema());
         let input = self.inner.tool.parse(args)?;
         Ok(PreparedCall {
@@ -386,13 +402,13 @@ impl PreparedCall {
             PermissionDecision::Deny { reason } => {
                 return Err(ToolError::PermissionDenied {
                     tool: name.to_owned(),
-                    reason,
+                    reason: capped_message(&reason).to_string(),
                 });
             }
             PermissionDecision::Ask { reason } if !approved => {
                 return Err(ToolError::NeedsApproval {
                     tool: name.to_owned(),
-                    reason,
+                    reason: capped_message(&reason).to_string(),
                 });
             }
             _ => {}
@@ -413,8 +429,21 @@ impl PreparedCall {
     }
 }
 
+/// The error for arguments that do not fit: `path` as serde_path_to_error
+/// writes it (`.` for the root, which is stored as the empty path), both
+/// texts capped since they quote the model's input.
+fn invalid_input(tool: &str, path: &str, message: &str) -> ToolError {
+    let path = if path == "." { "" } else { path };
+    ToolError::InvalidInput {
+        tool: tool.to_owned(),
+        path: cap_error_text(path).into_owned(),
+        message: cap_error_text(message).into_owned(),
+    }
+}
+
 fn panicked(tool: &str, phase: &str, payload: Box<dyn Any + Send>) -> ToolError {
-    let message = crate::panic_message(payload.as_ref());
+    // A panic message can quote anything the tool was given.
+    let message = capped_message(&crate::panic_message(payload.as_ref())).to_string();
     tracing::error!(tool, phase, message, "tool panicked");
     ToolError::Failed {
         tool: tool.to_owned(),

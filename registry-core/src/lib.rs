@@ -252,7 +252,8 @@ pub use canonical::{to_canonical_pretty, to_canonical_string};
 pub use context::ToolContext;
 pub use definition::{Declaration, Origin, ToolSpec};
 pub use error::{
-    CatalogError, Claim, Collision, ContextError, DefinitionError, NameError, NameRole, ToolError,
+    CatalogError, Claim, Collision, ContextError, DefinitionError, MAX_ERROR_MESSAGE_CHARS,
+    MAX_ERROR_TEXT_CHARS, NameError, NameRole, ToolError, cap_error_text,
 };
 pub use gate::CfgPredicate;
 pub use handle::{PreparedCall, ToolHandle};

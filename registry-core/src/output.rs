@@ -42,23 +42,76 @@ impl ToolOutput {
         self.truncated
     }
 
-    /// Cuts the text to `cap` characters (on a character boundary) and says
-    /// so at the end, so the model knows it is not seeing everything.
+    /// Cuts the text so that it, the truncation notice included, has at
+    /// most `cap` characters (cut on a character boundary, never inside
+    /// one), so the model knows it is not seeing everything.
+    ///
+    /// The notice says how much was kept. Smaller caps get a shorter
+    /// notice, and a cap too small for any words (a few characters) gets
+    /// the text's start and a final `…`.
     pub(crate) fn capped(mut self, cap: ResultCap) -> Self {
         let Some(limit) = cap.limit() else {
             return self;
         };
-        let Some((cut_at, _)) = self.text.char_indices().nth(limit) else {
+        // Cheap check first: `len` (bytes) bounds the character count.
+        if self.text.len() <= limit {
             return self;
-        };
+        }
         let total = self.text.chars().count();
+        if total <= limit {
+            return self;
+        }
+        // The notice is decided for the largest count it could show; the
+        // real count is no wider, so text plus notice stays within `limit`.
+        let widest = notice(limit, total, limit);
+        let (kept, notice) = match limit.checked_sub(widest.chars().count()) {
+            Some(kept) if kept > 0 => {
+                // A narrower count frees a character or two for text.
+                let first = notice(kept, total, limit);
+                let wider = limit - first.chars().count();
+                let second = notice(wider, total, limit);
+                if wider + second.chars().count() <= limit {
+                    (wider, second)
+                } else {
+                    (kept, first)
+                }
+            }
+            _ => {
+                // No room for text beside the full notice: the short one.
+                let short = short_notice(total);
+                match limit.checked_sub(short.chars().count()) {
+                    Some(kept) if kept > 0 => (kept, short),
+                    // A cap of a few characters: an ellipsis is all the
+                    // notice that fits, and still shows the text was cut.
+                    _ => (limit - 1, ELLIPSIS.to_owned()),
+                }
+            }
+        };
+        let cut_at = self
+            .text
+            .char_indices()
+            .nth(kept)
+            .map_or(self.text.len(), |(i, _)| i);
         self.text.truncate(cut_at);
-        self.text.push_str(&format!(
-            "\n\n[output truncated: showing {limit} of {total} characters (max_result_chars = {limit})]"
-        ));
-        self.truncated = Some(Truncation { kept: limit, total });
+        self.text.push_str(&notice);
+        self.truncated = Some(Truncation { kept, total });
         self
     }
+}
+
+/// The notice appended to a cut result.
+fn notice(kept: usize, total: usize, limit: usize) -> String {
+    format!(
+        "\n\n[output truncated: showing {kept} of {total} characters (max_result_chars = {limit})]"
+    )
+}
+
+/// The notice when no words fit.
+const ELLIPSIS: &str = "…";
+
+/// The notice when the full one leaves no room for text.
+fn short_notice(total: usize) -> String {
+    format!("\n[truncated from {total} chars]")
 }
 
 /// Turns a tool's typed result into text for the model.
@@ -134,12 +187,73 @@ mod tests {
 
     #[test]
     fn long_output_is_cut_on_a_char_boundary_and_says_so() {
-        let out = ToolOutput::text("ééééé").capped(cap(2));
-        assert!(
-            out.as_str()
-                .starts_with("éé\n\n[output truncated: showing 2 of 5")
+        let text = "é".repeat(500);
+        let out = ToolOutput::text(text).capped(cap(100));
+        assert_eq!(out.as_str().chars().count(), 100, "{}", out.as_str());
+        let kept = out.truncation().unwrap().kept;
+        assert_eq!(out.truncation(), Some(Truncation { kept, total: 500 }));
+        assert_eq!(
+            out.as_str(),
+            format!(
+                "{}\n\n[output truncated: showing {kept} of 500 characters (max_result_chars = 100)]",
+                "é".repeat(kept)
+            )
         );
-        assert_eq!(out.truncation(), Some(Truncation { kept: 2, total: 5 }));
+    }
+
+    /// Every cap from 1 up to past the text's length: never longer than
+    /// the cap, never a split character, kept text is a prefix, and a cut
+    /// always says so.
+    #[test]
+    fn the_notice_counts_inside_the_cap_at_every_boundary() {
+        for text in ["x".repeat(150), "é€😀".repeat(50)] {
+            let total = text.chars().count();
+            for limit in 1..=total + 2 {
+                let out = ToolOutput::text(text.clone()).capped(cap(limit));
+                let shown = out.as_str();
+                let len = shown.chars().count();
+                assert!(len <= limit, "cap {limit}: {len} chars: {shown:?}");
+                match out.truncation() {
+                    None => {
+                        assert!(total <= limit, "cap {limit}: cut without saying so");
+                        assert_eq!(shown, text);
+                    }
+                    Some(Truncation { kept, total: t }) => {
+                        assert!(total > limit, "cap {limit}: cut a text that fit");
+                        assert_eq!(t, total);
+                        let prefix: String = text.chars().take(kept).collect();
+                        assert!(shown.starts_with(&prefix), "cap {limit}: {shown:?}");
+                        let notice = &shown[prefix.len()..];
+                        assert!(
+                            notice.contains("truncated") || notice == "…",
+                            "cap {limit}: {shown:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn caps_smaller_than_the_notice_still_say_so_within_the_cap() {
+        let text = "abcdefghij".repeat(10);
+        // Room for the short notice and some text.
+        let out = ToolOutput::text(text.clone()).capped(cap(30));
+        assert_eq!(out.as_str().chars().count(), 30, "{}", out.as_str());
+        assert!(out.as_str().ends_with("\n[truncated from 100 chars]"));
+        assert_eq!(out.truncation().unwrap().kept, 3);
+        // No room for words: the start of the text and an ellipsis.
+        let out = ToolOutput::text(text.clone()).capped(cap(5));
+        assert_eq!(out.as_str(), "abcd…");
+        assert_eq!(
+            out.truncation(),
+            Some(Truncation {
+                kept: 4,
+                total: 100
+            })
+        );
+        let out = ToolOutput::text(text).capped(cap(1));
+        assert_eq!(out.as_str(), "…");
     }
 
     #[test]

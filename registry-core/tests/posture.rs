@@ -226,10 +226,10 @@ async fn calls_parse_run_and_cap() {
         .call_json(json!({"text": "abcd"}), &ToolContext::new())
         .await
         .unwrap();
-    assert!(
-        out.as_str()
-            .starts_with("abcdabcd\n\n[output truncated: showing 8 of 12")
-    );
+    // The notice counts inside the cap; 8 characters leave room for no
+    // words, so the cut is marked with an ellipsis.
+    assert_eq!(out.as_str(), "abcdabc…");
+    assert_eq!(out.truncation().map(|t| t.total), Some(12));
 
     let err = full
         .call_json(json!({"txt": 1}), &ToolContext::new())
@@ -237,7 +237,7 @@ async fn calls_parse_run_and_cap() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid input for tool `full` at `.`: missing field `text`"
+        "invalid input for tool `full` at the input root: missing field `text`"
     );
     let err = full
         .call_json(json!({"text": 1}), &ToolContext::new())

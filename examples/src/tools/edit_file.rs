@@ -11,16 +11,27 @@
 //!   than guess when `old_string` is missing or ambiguous, and nothing else
 //!   in the file is touched. Compare `write_file`, which can discard a whole
 //!   file the model never looked at.
-//! - Permission: as `write_file`: `Deny` outside the sandbox, otherwise
-//!   [`PermissionDecision::Delegate`] to the general policy.
+//! - Permission: as `write_file`: `Deny` outside the sandbox and inside
+//!   git's internals, otherwise [`PermissionDecision::Delegate`] to the
+//!   general policy.
+//! - Only regular files are edited: FIFOs, sockets and devices are refused
+//!   before they are read (see
+//!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
 
-use std::io;
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
 
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::sandbox::{Sandbox, SandboxError, check_paths};
+use crate::sandbox::{
+    Access, OpenError, Sandbox, SandboxError, SpecialFile, check_write_paths, open_regular, shown,
+};
+
+/// The largest file `edit_file` reads: an edit holds the file and its
+/// edited copy in memory, so the limit bounds what one call can cost.
+pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Replace an exact piece of text in a workspace file.
 ///
@@ -33,7 +44,8 @@ use crate::sandbox::{Sandbox, SandboxError, check_paths};
 ///
 /// Without `replace_all`, `old_string` must occur exactly once: if it is
 /// missing or occurs several times the call fails and nothing changes, so
-/// include enough surrounding lines to make it unique.
+/// include enough surrounding lines to make it unique. Files inside `.git`
+/// (git's internal files) and special files (FIFOs, devices) are refused.
 #[tool(
     name = "edit_file",
     concurrency_safe = false,
@@ -90,6 +102,16 @@ pub enum EditFileError {
         /// The path as given.
         path: String,
     },
+    /// The file is larger than [`MAX_EDIT_BYTES`].
+    #[error("file `{path}` has {size} bytes; edit_file only edits files up to {max} bytes")]
+    TooLarge {
+        /// The path as given.
+        path: String,
+        /// Its size in bytes (at least).
+        size: u64,
+        /// The limit.
+        max: u64,
+    },
     /// `old_string` does not occur in the file.
     #[error(
         "`old_string` does not occur in `{path}`; read the file and copy the text exactly, including whitespace"
@@ -117,6 +139,9 @@ pub enum EditFileError {
         #[source]
         source: io::Error,
     },
+    /// The background edit did not finish (it panicked or was cancelled).
+    #[error("the edit did not finish: {0}")]
+    Edit(#[from] tokio::task::JoinError),
 }
 
 impl EditFileInput {
@@ -139,41 +164,13 @@ impl Tool for EditFile {
     async fn call(&self, input: EditFileInput, cx: &ToolContext) -> Result<String, EditFileError> {
         input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
-        let full = sandbox.resolve(&input.path)?;
-        let path = || input.path.clone();
-        let io_error = |source: io::Error| match source.kind() {
-            io::ErrorKind::NotFound => EditFileError::NotFound { path: path() },
-            _ => EditFileError::Io {
-                path: path(),
-                source,
-            },
-        };
-
-        if tokio::fs::metadata(&full).await.map_err(io_error)?.is_dir() {
-            return Err(EditFileError::IsADirectory { path: path() });
-        }
-        let bytes = tokio::fs::read(&full).await.map_err(io_error)?;
-        let text = String::from_utf8(bytes).map_err(|_| EditFileError::NotUtf8 { path: path() })?;
-
-        let count = text.matches(input.old_string.as_str()).count();
-        let edited = match count {
-            0 => return Err(EditFileError::OldStringNotFound { path: path() }),
-            1 => text.replacen(&input.old_string, &input.new_string, 1),
-            _ if input.replace_all => text.replace(&input.old_string, &input.new_string),
-            _ => {
-                return Err(EditFileError::Ambiguous {
-                    path: path(),
-                    count,
-                });
-            }
-        };
-        tokio::fs::write(&full, edited).await.map_err(io_error)?;
-
-        let shown = sandbox.display_path(&full);
+        let full = sandbox.resolve_for_write(&input.path)?;
+        let shown_path = sandbox.display_path(&full);
+        let count = tokio::task::spawn_blocking(move || edit(&full, &input)).await??;
         Ok(if count == 1 {
-            format!("edited `{shown}`: replaced 1 occurrence")
+            format!("edited `{shown_path}`: replaced 1 occurrence")
         } else {
-            format!("edited `{shown}`: replaced {count} occurrences")
+            format!("edited `{shown_path}`: replaced {count} occurrences")
         })
     }
 
@@ -182,6 +179,65 @@ impl Tool for EditFile {
     }
 
     fn check_permissions(&self, input: &EditFileInput, cx: &ToolContext) -> PermissionDecision {
-        check_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
+        check_write_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
     }
+}
+
+/// Applies the edit to the regular file at `full`, through one open
+/// descriptor (so what was checked is what is read and rewritten); how
+/// many occurrences were replaced.
+fn edit(full: &Path, input: &EditFileInput) -> Result<usize, EditFileError> {
+    let path = || shown(&input.path);
+    let io_error = |source: io::Error| match source.kind() {
+        io::ErrorKind::NotFound => EditFileError::NotFound { path: path() },
+        _ => EditFileError::Io {
+            path: path(),
+            source,
+        },
+    };
+    let mut file = open_regular(full, Access::ReadWrite).map_err(|err| match err {
+        OpenError::NotRegular(SpecialFile::Directory) => {
+            EditFileError::IsADirectory { path: path() }
+        }
+        OpenError::NotRegular(kind) => {
+            EditFileError::Sandbox(SandboxError::NotARegularFile { path: path(), kind })
+        }
+        OpenError::Io(source) => io_error(source),
+    })?;
+    let too_large = |size: u64| EditFileError::TooLarge {
+        path: path(),
+        size,
+        max: MAX_EDIT_BYTES,
+    };
+    let size = file.metadata().map_err(io_error)?.len();
+    if size > MAX_EDIT_BYTES {
+        return Err(too_large(size));
+    }
+    // `take`: the file may have grown since `metadata`.
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(MAX_EDIT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io_error)?;
+    if bytes.len() as u64 > MAX_EDIT_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    let text = String::from_utf8(bytes).map_err(|_| EditFileError::NotUtf8 { path: path() })?;
+
+    let count = text.matches(input.old_string.as_str()).count();
+    let edited = match count {
+        0 => return Err(EditFileError::OldStringNotFound { path: path() }),
+        1 => text.replacen(&input.old_string, &input.new_string, 1),
+        _ if input.replace_all => text.replace(&input.old_string, &input.new_string),
+        _ => {
+            return Err(EditFileError::Ambiguous {
+                path: path(),
+                count,
+            });
+        }
+    };
+    file.seek(SeekFrom::Start(0)).map_err(io_error)?;
+    file.set_len(0).map_err(io_error)?;
+    file.write_all(edited.as_bytes()).map_err(io_error)?;
+    Ok(count)
 }

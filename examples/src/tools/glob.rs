@@ -15,12 +15,14 @@
 
 use std::io;
 
-use globset::GlobBuilder;
-use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use registry_core::{PermissionDecision, Tool, ToolContext, cap_error_text, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::sandbox::{self, EntryKind, Sandbox, SandboxError, check_paths};
+use crate::sandbox::{
+    self, EntryKind, MAX_PATTERN_CHARS, Sandbox, SandboxError, check_paths, shown,
+};
 
 /// Most paths returned; the result says when there were more.
 pub const MAX_RESULTS: usize = 1000;
@@ -37,7 +39,8 @@ pub const MAX_RESULTS: usize = 1000;
 ///   workspace root; defaults to the root.
 ///
 /// `.git` directories are skipped and symbolic links are not followed. At
-/// most 1000 paths are returned.
+/// most 1000 paths are returned. Patterns longer than 1024 characters are
+/// refused.
 #[tool(
     name = "glob",
     concurrency_safe = true,
@@ -79,6 +82,16 @@ pub enum GlobError {
         #[source]
         source: globset::Error,
     },
+    /// The pattern is longer than [`MAX_PATTERN_CHARS`].
+    #[error("`{field}` is {len} characters long; the limit is {max}")]
+    PatternTooLong {
+        /// The argument holding the pattern.
+        field: &'static str,
+        /// Its length in characters.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
     /// The base path is not a directory.
     #[error("`{path}` is not a directory")]
     NotADirectory {
@@ -99,29 +112,65 @@ pub enum GlobError {
     Walk(#[from] tokio::task::JoinError),
 }
 
+/// Why a glob pattern (this tool's `pattern`, `grep`'s `glob`) cannot be
+/// used; each tool turns it into its own error naming its argument.
+#[derive(Debug)]
+pub(crate) enum GlobProblem {
+    /// Longer than [`MAX_PATTERN_CHARS`].
+    TooLong { len: usize, max: usize },
+    /// Not a glob, or its compiled form is too large.
+    Invalid(globset::Error),
+}
+
+/// Compiles a glob in which `*` and `?` stay within one path component.
+///
+/// Through a [`GlobSet`], not `Glob::compile_matcher`: the latter panics
+/// when the compiled pattern exceeds globset's size limit (a long pattern
+/// of wildcards does), while a set's `build` returns that as an error.
+pub(crate) fn compile_glob(pattern: &str) -> Result<GlobSet, GlobProblem> {
+    let len = pattern.chars().count();
+    if len > MAX_PATTERN_CHARS {
+        return Err(GlobProblem::TooLong {
+            len,
+            max: MAX_PATTERN_CHARS,
+        });
+    }
+    let glob = GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(GlobProblem::Invalid)?;
+    GlobSetBuilder::new()
+        .add(glob)
+        .build()
+        .map_err(GlobProblem::Invalid)
+}
+
 impl Tool for Glob {
     type Input = GlobInput;
     type Output = String;
     type Error = GlobError;
 
     async fn call(&self, input: GlobInput, cx: &ToolContext) -> Result<String, GlobError> {
-        let matcher = GlobBuilder::new(&input.pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|source| GlobError::InvalidPattern {
+        let matcher = compile_glob(&input.pattern).map_err(|err| match err {
+            GlobProblem::TooLong { len, max } => GlobError::PatternTooLong {
+                field: "pattern",
+                len,
+                max,
+            },
+            GlobProblem::Invalid(source) => GlobError::InvalidPattern {
                 field: "pattern",
                 source,
-            })?
-            .compile_matcher();
+            },
+        })?;
         let sandbox = Sandbox::from_context(cx)?;
         let base = sandbox.resolve(&input.path)?;
         let io_error = |source| GlobError::Io {
-            path: input.path.clone(),
+            path: shown(&input.path),
             source,
         };
         if !tokio::fs::metadata(&base).await.map_err(io_error)?.is_dir() {
             return Err(GlobError::NotADirectory {
-                path: input.path.clone(),
+                path: shown(&input.path),
             });
         }
 
@@ -149,7 +198,7 @@ impl Tool for Glob {
             return Ok(format!(
                 "no paths under `{}` match `{}`",
                 sandbox.display_path(&base),
-                input.pattern
+                cap_error_text(&input.pattern)
             ));
         }
         let mut out = found.join("\n");

@@ -11,17 +11,29 @@
 //!   tool also stops collecting after 1000 matches.
 //! - Permission: `Allow` when the search path is inside the sandbox. The
 //!   walk never follows symlinks, so it cannot read outside.
+//! - Bounded cost whatever the tree holds: files are read line by line,
+//!   keeping at most [`MAX_LINE_BYTES`] of a line (matches further into a
+//!   longer line are not found), files over [`MAX_FILE_BYTES`] are skipped,
+//!   the pattern is capped at [`MAX_PATTERN_CHARS`] characters and its
+//!   compiled size at [`MAX_REGEX_BYTES`]. FIFOs, sockets and devices are
+//!   never opened: a walk lists them as skipped, and naming one as `path`
+//!   is an error (see
+//!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
 
-use std::io;
+use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::GlobSet;
 use regex::{Regex, RegexBuilder};
-use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{PermissionDecision, Tool, ToolContext, cap_error_text, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::sandbox::{self, EntryKind, Sandbox, SandboxError, check_paths};
+use crate::sandbox::{
+    self, Access, EntryKind, LineReader, MAX_LINE_BYTES, MAX_PATTERN_CHARS, OpenError, Sandbox,
+    SandboxError, SpecialFile, check_paths, open_regular, shown,
+};
+use crate::tools::glob::{GlobProblem, compile_glob};
 
 /// Most matching lines returned; the result says when there were more.
 pub const MAX_MATCHES: usize = 1000;
@@ -43,8 +55,11 @@ pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
 ///   the path relative to `path` (`src/**/*.rs`).
 /// - `case_insensitive` (optional, default false).
 ///
-/// Files that are not UTF-8 text, files over 10 MB, `.git` directories and
-/// symbolic links are skipped. At most 1000 matching lines are returned.
+/// Files that are not UTF-8 text, files over 10 MB, `.git` directories,
+/// symbolic links and special files (FIFOs, sockets, devices) are skipped;
+/// the result lists skipped large and special files. Only the first 4096
+/// bytes of a line are searched and shown. At most 1000 matching lines are
+/// returned; patterns and globs longer than 1024 characters are refused.
 #[tool(
     name = "grep",
     concurrency_safe = true,
@@ -102,6 +117,16 @@ pub enum GrepError {
         #[source]
         source: globset::Error,
     },
+    /// The pattern or the glob is longer than [`MAX_PATTERN_CHARS`].
+    #[error("`{field}` is {len} characters long; the limit is {max}")]
+    PatternTooLong {
+        /// The argument holding the pattern.
+        field: &'static str,
+        /// Its length in characters.
+        len: usize,
+        /// The limit.
+        max: usize,
+    },
     /// Nothing exists at the path.
     #[error("`{path}` does not exist")]
     NotFound {
@@ -122,27 +147,59 @@ pub enum GrepError {
     Search(#[from] tokio::task::JoinError),
 }
 
+/// The most bytes a compiled `pattern` may take (`RegexBuilder::size_limit`
+/// and the lazy DFA's cache): ample for any real search, and a hostile
+/// pattern such as `(a{1000}){1000}` is an error instead of a long compile.
+pub const MAX_REGEX_BYTES: usize = 1 << 20;
+
+/// How many skipped files of one kind (special, too large) a result names
+/// before it only counts the rest.
+const MAX_SKIPPED_SHOWN: usize = 10;
+
+/// Compiles the search pattern, refusing over-long and over-large ones.
+fn compile_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, GrepError> {
+    let len = pattern.chars().count();
+    if len > MAX_PATTERN_CHARS {
+        return Err(GrepError::PatternTooLong {
+            field: "pattern",
+            len,
+            max: MAX_PATTERN_CHARS,
+        });
+    }
+    RegexBuilder::new(pattern)
+        .case_insensitive(case_insensitive)
+        .size_limit(MAX_REGEX_BYTES)
+        .dfa_size_limit(MAX_REGEX_BYTES)
+        .build()
+        .map_err(|source| GrepError::InvalidRegex {
+            field: "pattern",
+            source,
+        })
+}
+
 /// Which files a search looks at.
 struct FileFilter {
-    matcher: GlobMatcher,
+    matcher: GlobSet,
     /// Match the whole relative path (the glob has a `/`), not the name.
     whole_path: bool,
 }
 
 impl FileFilter {
     fn new(glob: &str) -> Result<Self, GrepError> {
-        let whole_path = glob.contains('/');
-        let matcher = GlobBuilder::new(glob)
-            .literal_separator(true)
-            .build()
-            .map_err(|source| GrepError::InvalidGlob {
+        let matcher = compile_glob(glob).map_err(|err| match err {
+            GlobProblem::TooLong { len, max } => GrepError::PatternTooLong {
+                field: "glob",
+                len,
+                max,
+            },
+            GlobProblem::Invalid(source) => GrepError::InvalidGlob {
                 field: "glob",
                 source,
-            })?
-            .compile_matcher();
+            },
+        })?;
         Ok(FileFilter {
             matcher,
-            whole_path,
+            whole_path: glob.contains('/'),
         })
     }
 
@@ -162,47 +219,45 @@ impl Tool for Grep {
     type Error = GrepError;
 
     async fn call(&self, input: GrepInput, cx: &ToolContext) -> Result<String, GrepError> {
-        let regex = RegexBuilder::new(&input.pattern)
-            .case_insensitive(input.case_insensitive)
-            .build()
-            .map_err(|source| GrepError::InvalidRegex {
-                field: "pattern",
-                source,
-            })?;
+        let regex = compile_regex(&input.pattern, input.case_insensitive)?;
         let filter = input.glob.as_deref().map(FileFilter::new).transpose()?;
         let sandbox = Sandbox::from_context(cx)?.clone();
         let start = sandbox.resolve(&input.path)?;
         let io_error = |source: io::Error| match source.kind() {
             io::ErrorKind::NotFound => GrepError::NotFound {
-                path: input.path.clone(),
+                path: shown(&input.path),
             },
             _ => GrepError::Io {
-                path: input.path.clone(),
+                path: shown(&input.path),
                 source,
             },
         };
-        let is_dir = tokio::fs::metadata(&start)
+        // `symlink_metadata`: `start` is symlink-free, and a special file
+        // named directly is refused here rather than opened.
+        let file_type = tokio::fs::symlink_metadata(&start)
             .await
             .map_err(io_error)?
-            .is_dir();
+            .file_type();
+        if !file_type.is_dir() && !file_type.is_file() {
+            return Err(GrepError::Sandbox(SandboxError::NotARegularFile {
+                path: shown(&input.path),
+                kind: special_kind(&start),
+            }));
+        }
+        let is_dir = file_type.is_dir();
 
-        let (lines, total) =
+        let found =
             tokio::task::spawn_blocking(move || search(&sandbox, &start, is_dir, &regex, filter))
                 .await?
                 .map_err(io_error)?;
-
-        if lines.is_empty() {
-            return Ok(format!("no matches for `{}`", input.pattern));
+        if !is_dir && let Some((_, kind)) = found.special.first() {
+            // The file named as `path` was swapped for a special file.
+            return Err(GrepError::Sandbox(SandboxError::NotARegularFile {
+                path: shown(&input.path),
+                kind: *kind,
+            }));
         }
-        let mut out = lines.join("\n");
-        out.push('\n');
-        if total > lines.len() {
-            out.push_str(&format!(
-                "[{} more matching lines; narrow the pattern, the path or the glob]\n",
-                total - lines.len()
-            ));
-        }
-        Ok(out)
+        Ok(found.render(&input.pattern))
     }
 
     fn check_permissions(&self, input: &GrepInput, cx: &ToolContext) -> PermissionDecision {
@@ -210,56 +265,166 @@ impl Tool for Grep {
     }
 }
 
-/// The matching lines (at most [`MAX_MATCHES`]) and how many there were.
+/// What `path` is, for a message about a file that is not regular.
+fn special_kind(path: &Path) -> SpecialFile {
+    match open_regular(path, Access::Read) {
+        Err(OpenError::NotRegular(kind)) => kind,
+        _ => SpecialFile::Other,
+    }
+}
+
+/// What a search found.
+#[derive(Debug, Default)]
+struct Found {
+    /// The matching lines, at most [`MAX_MATCHES`], as `path:line:text`.
+    shown: Vec<String>,
+    /// How many lines matched in all.
+    total: usize,
+    /// Files that are not regular files (FIFOs, sockets, devices), which
+    /// are never opened: path and kind.
+    special: Vec<(String, SpecialFile)>,
+    /// Files over [`MAX_FILE_BYTES`], not searched.
+    too_large: Vec<String>,
+}
+
+impl Found {
+    /// The result text: the matches (or a line saying there are none),
+    /// then one note per kind of thing left out.
+    fn render(&self, pattern: &str) -> String {
+        let mut lines = if self.shown.is_empty() {
+            vec![format!("no matches for `{}`", cap_error_text(pattern))]
+        } else {
+            self.shown.clone()
+        };
+        if self.total > self.shown.len() {
+            lines.push(format!(
+                "[{} more matching lines; narrow the pattern, the path or the glob]",
+                self.total - self.shown.len()
+            ));
+        }
+        if !self.special.is_empty() {
+            let named = self
+                .special
+                .iter()
+                .map(|(path, kind)| format!("`{path}` ({kind})"));
+            lines.push(format!(
+                "[skipped {} file(s) that are not regular files: {}]",
+                self.special.len(),
+                list_some(named, self.special.len())
+            ));
+        }
+        if !self.too_large.is_empty() {
+            let named = self.too_large.iter().map(|path| format!("`{path}`"));
+            lines.push(format!(
+                "[skipped {} file(s) over {MAX_FILE_BYTES} bytes: {}]",
+                self.too_large.len(),
+                list_some(named, self.too_large.len())
+            ));
+        }
+        let mut out = lines.join("\n");
+        // A bare "no matches" line reads as a sentence; lists end with a
+        // line break, like every line-oriented result of the tool set.
+        if lines.len() > 1 || !self.shown.is_empty() {
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// The first [`MAX_SKIPPED_SHOWN`] of `count` items, and how many more.
+fn list_some(items: impl Iterator<Item = String>, count: usize) -> String {
+    let mut text = items.take(MAX_SKIPPED_SHOWN).collect::<Vec<_>>().join(", ");
+    if count > MAX_SKIPPED_SHOWN {
+        text.push_str(&format!(" and {} more", count - MAX_SKIPPED_SHOWN));
+    }
+    text
+}
+
+/// Searches every regular file under `start` (or `start` itself).
 fn search(
     sandbox: &Sandbox,
     start: &Path,
     is_dir: bool,
     regex: &Regex,
     filter: Option<FileFilter>,
-) -> io::Result<(Vec<String>, usize)> {
-    // (file, path relative to the search start), sorted.
-    let files: Vec<(PathBuf, String)> = if is_dir {
+) -> io::Result<Found> {
+    // (file, path relative to the search start, is it a regular file), sorted.
+    let files: Vec<(PathBuf, String, bool)> = if is_dir {
         sandbox::walk(start)?
             .into_iter()
-            .filter(|entry| entry.kind == EntryKind::File)
-            .map(|entry| (entry.path, entry.relative))
+            .filter(|entry| matches!(entry.kind, EntryKind::File | EntryKind::Other))
+            .map(|entry| (entry.path, entry.relative, entry.kind == EntryKind::File))
             .collect()
     } else {
         let name = start
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        vec![(start.to_path_buf(), name)]
+        vec![(start.to_path_buf(), name, true)]
     };
 
-    let mut shown = Vec::new();
-    let mut total = 0;
-    for (file, relative) in files {
+    let mut found = Found::default();
+    for (file, relative, regular) in files {
         if filter.as_ref().is_some_and(|f| !f.accepts(&relative)) {
             continue;
         }
-        match std::fs::metadata(&file) {
-            Ok(metadata) if metadata.len() <= MAX_FILE_BYTES => {}
-            _ => continue,
-        }
-        // Unreadable and non-UTF-8 files are skipped, not errors: a search
-        // over a tree should not fail on one binary file.
-        let Ok(bytes) = std::fs::read(&file) else {
-            continue;
-        };
-        let Ok(text) = String::from_utf8(bytes) else {
-            continue;
-        };
         let display = sandbox.display_path(&file);
-        for (index, line) in text.lines().enumerate() {
-            if regex.is_match(line) {
-                total += 1;
-                if shown.len() < MAX_MATCHES {
-                    shown.push(format!("{display}:{}:{line}", index + 1));
-                }
+        let opened = if regular {
+            open_regular(&file, Access::Read)
+        } else {
+            Err(OpenError::NotRegular(special_kind(&file)))
+        };
+        let file = match opened {
+            Ok(file) => file,
+            Err(OpenError::NotRegular(SpecialFile::Directory)) => continue,
+            Err(OpenError::NotRegular(kind)) => {
+                found.special.push((display, kind));
+                continue;
+            }
+            // Unreadable files are skipped, not errors: a search over a
+            // tree should not fail on one file it may not read.
+            Err(OpenError::Io(_)) => continue,
+        };
+        match file.metadata() {
+            Ok(metadata) if metadata.len() <= MAX_FILE_BYTES => {}
+            Ok(_) => {
+                found.too_large.push(display);
+                continue;
+            }
+            Err(_) => continue,
+        }
+        search_file(file, &display, regex, &mut found);
+    }
+    Ok(found)
+}
+
+/// Adds the matching lines of one file. A file that turns out not to be
+/// UTF-8 text adds nothing: binary files are skipped, not errors.
+fn search_file(file: std::fs::File, display: &str, regex: &Regex, found: &mut Found) {
+    // At most MAX_FILE_BYTES even if the file grows while it is read.
+    let reader = BufReader::new(file.take(MAX_FILE_BYTES));
+    let mut lines = LineReader::new(reader, MAX_LINE_BYTES);
+    let room = MAX_MATCHES.saturating_sub(found.shown.len());
+    let mut shown = Vec::new();
+    let mut total = 0;
+    let mut number = 0;
+    loop {
+        let line = match lines.next_line(true) {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(_) => return,
+        };
+        number += 1;
+        if !line.utf8 {
+            return;
+        }
+        if regex.is_match(&line.text) {
+            total += 1;
+            if shown.len() < room {
+                shown.push(format!("{display}:{number}:{}", line.shown()));
             }
         }
     }
-    Ok((shown, total))
+    found.total += total;
+    found.shown.extend(shown);
 }

@@ -15,7 +15,7 @@ use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::sandbox::{Sandbox, SandboxError, check_paths};
+use crate::sandbox::{Sandbox, SandboxError, check_paths, shown};
 
 /// List the entries of a workspace directory (not recursive), sorted by
 /// name, one per line. Directories end with `/` and symbolic links with
@@ -88,17 +88,17 @@ impl Tool for ListDir {
         let full = sandbox.resolve(&input.path)?;
         let io_error = |source: io::Error| match source.kind() {
             io::ErrorKind::NotFound => ListDirError::NotFound {
-                path: input.path.clone(),
+                path: shown(&input.path),
             },
             _ => ListDirError::Io {
-                path: input.path.clone(),
+                path: shown(&input.path),
                 source,
             },
         };
 
         if !tokio::fs::metadata(&full).await.map_err(io_error)?.is_dir() {
             return Err(ListDirError::NotADirectory {
-                path: input.path.clone(),
+                path: shown(&input.path),
             });
         }
         let mut reader = tokio::fs::read_dir(&full).await.map_err(io_error)?;

@@ -10,23 +10,40 @@
 //!   nothing, and leaving it unsaid shows the default at work in the demo.
 //! - `max_result_chars = 100_000`: source files are long and the model
 //!   needs to see them whole to edit them; twice the default cap, still
-//!   bounded. `limit` (2000 lines unless given) bounds a single read too.
+//!   bounded. `limit` (2000 lines unless given) bounds a single read too,
+//!   and so does [`MAX_OUTPUT_BYTES`]: the read stops at a line boundary
+//!   below the cap and says which `offset` continues it.
+//! - Memory is bounded whatever the file: lines longer than
+//!   [`MAX_LINE_BYTES`] are cut with a marker, lines before `offset` are
+//!   skipped without being kept, and reading stops after the last
+//!   requested line.
+//! - FIFOs, sockets and devices are refused before they are read (see
+//!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
 //! - `aliases = ["Read", "cat"]`: names other agents use for this tool, so
 //!   transcripts and prompts written for them keep working.
 //! - Permission: [`PermissionDecision::Allow`] for a path inside the
 //!   sandbox (the tool vouches for reading there), `Deny` otherwise.
 
-use std::io;
+use std::io::{self, BufReader};
+use std::path::Path;
 
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::io::AsyncBufReadExt;
 
-use crate::sandbox::{Sandbox, SandboxError, check_paths};
+use crate::sandbox::{
+    Access, LineReader, MAX_LINE_BYTES, OpenError, Sandbox, SandboxError, SpecialFile, check_paths,
+    open_regular, shown,
+};
 
 /// Lines returned when the call gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 2000;
+
+/// A read stops at the line that would take its result past this many
+/// bytes (and says where to continue), so the result fits the tool's
+/// `max_result_chars` and the model is told how to page rather than
+/// finding its result cut.
+pub const MAX_OUTPUT_BYTES: usize = 90_000;
 
 /// Read a UTF-8 text file from the workspace and return its lines, each
 /// prefixed with its line number (counting from 1) and a tab, like `cat -n`.
@@ -37,8 +54,10 @@ pub const DEFAULT_LIMIT: usize = 2000;
 /// - `limit` (optional): the most lines to return (default 2000).
 ///
 /// When more lines follow, the result ends with a note giving the `offset`
-/// to continue from. Binary files and directories are errors; use
-/// `list_dir` for directories and `grep` to search many files.
+/// to continue from. Lines longer than 4096 bytes are cut, with a note
+/// saying how much is missing. Binary files, directories and special files
+/// (FIFOs, devices) are errors; use `list_dir` for directories and `grep`
+/// to search many files.
 #[tool(
     name = "read_file",
     aliases = ["Read", "cat"],
@@ -115,6 +134,9 @@ pub enum ReadFileError {
         #[source]
         source: io::Error,
     },
+    /// The background read did not finish (it panicked or was cancelled).
+    #[error("the read did not finish: {0}")]
+    Read(#[from] tokio::task::JoinError),
 }
 
 impl ReadFileInput {
@@ -138,61 +160,14 @@ impl Tool for ReadFile {
         input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
         let full = sandbox.resolve(&input.path)?;
-        let io_error = |source| io_error(&input.path, source);
-        let metadata = tokio::fs::metadata(&full).await.map_err(io_error)?;
-        if metadata.is_dir() {
-            return Err(ReadFileError::IsADirectory {
-                path: input.path.clone(),
-            });
-        }
-
-        let file = tokio::fs::File::open(&full).await.map_err(io_error)?;
-        let mut lines = tokio::io::BufReader::new(file).lines();
-        let offset = input.offset.unwrap_or(1);
-        let limit = input.limit.unwrap_or(DEFAULT_LIMIT);
-        let mut out = String::new();
-        let mut number = 0;
-        let mut more = false;
-        loop {
-            let line = match lines.next_line().await {
-                Ok(Some(line)) => line,
-                Ok(None) => break,
-                Err(err) if err.kind() == io::ErrorKind::InvalidData => {
-                    return Err(ReadFileError::NotUtf8 {
-                        path: input.path.clone(),
-                        line: number + 1,
-                    });
-                }
-                Err(err) => return Err(io_error(err)),
-            };
-            number += 1;
-            if number < offset {
-                continue;
-            }
-            if number >= offset.saturating_add(limit) {
-                more = true;
-                break;
-            }
-            out.push_str(&format!("{number:>6}\t{line}\n"));
-        }
-
-        if number == 0 {
-            return Ok(format!("(file `{}` is empty)", input.path));
-        }
-        if number < offset {
-            return Err(ReadFileError::OffsetPastEnd {
-                path: input.path.clone(),
-                offset,
-                lines: number,
-            });
-        }
-        if more {
-            out.push_str(&format!(
-                "[more lines follow: continue with offset = {}]\n",
-                offset.saturating_add(limit)
-            ));
-        }
-        Ok(out)
+        let request = Request {
+            path: input.path,
+            offset: input.offset.unwrap_or(1),
+            limit: input.limit.unwrap_or(DEFAULT_LIMIT),
+        };
+        // Blocking reads on a blocking thread: a large file must not stall
+        // the runtime's workers.
+        tokio::task::spawn_blocking(move || read(&full, &request)).await?
     }
 
     fn validate_input(&self, input: &ReadFileInput, _cx: &ToolContext) -> Result<(), Self::Error> {
@@ -204,13 +179,85 @@ impl Tool for ReadFile {
     }
 }
 
+/// One read, as checked.
+struct Request {
+    path: String,
+    offset: usize,
+    limit: usize,
+}
+
+/// Reads the requested lines of the regular file at `full`, keeping at
+/// most [`MAX_LINE_BYTES`] of each line and stopping as soon as the
+/// requested lines (or [`MAX_OUTPUT_BYTES`] of them) are in.
+fn read(full: &Path, request: &Request) -> Result<String, ReadFileError> {
+    let (path, offset, limit) = (request.path.as_str(), request.offset, request.limit);
+    let file = open_regular(full, Access::Read).map_err(|err| match err {
+        OpenError::NotRegular(SpecialFile::Directory) => {
+            ReadFileError::IsADirectory { path: shown(path) }
+        }
+        OpenError::NotRegular(kind) => ReadFileError::Sandbox(SandboxError::NotARegularFile {
+            path: shown(path),
+            kind,
+        }),
+        OpenError::Io(source) => io_error(path, source),
+    })?;
+    let mut lines = LineReader::new(BufReader::new(file), MAX_LINE_BYTES);
+    let mut out = String::new();
+    let mut number = 0;
+    // The line to continue from, when the read stopped before the end.
+    let mut next = None;
+    loop {
+        let wanted = number + 1 >= offset;
+        let Some(line) = lines.next_line(wanted).map_err(|err| io_error(path, err))? else {
+            break;
+        };
+        number += 1;
+        if !line.utf8 {
+            return Err(ReadFileError::NotUtf8 {
+                path: shown(path),
+                line: number,
+            });
+        }
+        if !wanted {
+            continue;
+        }
+        let numbered = format!("{number:>6}\t{}\n", line.shown());
+        if out.len() + numbered.len() > MAX_OUTPUT_BYTES && !out.is_empty() {
+            next = Some(number);
+            break;
+        }
+        out.push_str(&numbered);
+        if number - offset + 1 == limit {
+            if !lines.at_end().map_err(|err| io_error(path, err))? {
+                next = Some(number + 1);
+            }
+            break;
+        }
+    }
+
+    if number == 0 {
+        return Ok(format!("(file `{}` is empty)", shown(path)));
+    }
+    if number < offset {
+        return Err(ReadFileError::OffsetPastEnd {
+            path: shown(path),
+            offset,
+            lines: number,
+        });
+    }
+    if let Some(next) = next {
+        out.push_str(&format!(
+            "[more lines follow: continue with offset = {next}]\n"
+        ));
+    }
+    Ok(out)
+}
+
 fn io_error(path: &str, source: io::Error) -> ReadFileError {
     match source.kind() {
-        io::ErrorKind::NotFound => ReadFileError::NotFound {
-            path: path.to_owned(),
-        },
+        io::ErrorKind::NotFound => ReadFileError::NotFound { path: shown(path) },
         _ => ReadFileError::Io {
-            path: path.to_owned(),
+            path: shown(path),
             source,
         },
     }

@@ -13,17 +13,25 @@
 //!   "destructive" for a create is a harmless over-warning; saying "not
 //!   destructive" for an overwrite would lose data without asking. The
 //!   result still tells the model which of the two happened.
-//! - Permission: `Deny` for a path outside the sandbox, otherwise
-//!   [`PermissionDecision::Delegate`]: the path is fine, whether writing is
-//!   allowed right now is for the general policy (a mode may ask first).
+//! - Permission: `Deny` for a path outside the sandbox or inside git's
+//!   internals, otherwise [`PermissionDecision::Delegate`]: the path is
+//!   fine, whether writing is allowed right now is for the general policy
+//!   (a mode may ask first).
+//! - Only regular files are written: a FIFO, socket or device at the path
+//!   is refused without being truncated or blocked on, and a symlink
+//!   swapped in for the file after the check is not followed (see
+//!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
 
-use std::io;
+use std::io::{self, Write};
+use std::path::Path;
 
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::sandbox::{Sandbox, SandboxError, check_paths};
+use crate::sandbox::{
+    Access, OpenError, Sandbox, SandboxError, SpecialFile, check_write_paths, open_regular, shown,
+};
 
 /// Create a file in the workspace, or replace the whole contents of an
 /// existing one, with the given text. Missing parent directories are
@@ -35,7 +43,8 @@ use crate::sandbox::{Sandbox, SandboxError, check_paths};
 ///
 /// Overwriting discards the old contents: to change part of a file, use
 /// `edit_file`, or read the file first. The result says whether the file
-/// was created or overwritten.
+/// was created or overwritten. Files inside `.git` (git's internal files)
+/// and special files (FIFOs, devices) are refused.
 #[tool(
     name = "write_file",
     concurrency_safe = false,
@@ -77,6 +86,9 @@ pub enum WriteFileError {
         #[source]
         source: io::Error,
     },
+    /// The background write did not finish (it panicked or was cancelled).
+    #[error("the write did not finish: {0}")]
+    Write(#[from] tokio::task::JoinError),
 }
 
 impl Tool for WriteFile {
@@ -90,41 +102,61 @@ impl Tool for WriteFile {
         cx: &ToolContext,
     ) -> Result<String, WriteFileError> {
         let sandbox = Sandbox::from_context(cx)?;
-        let full = sandbox.resolve(&input.path)?;
-        let io_error = |source| WriteFileError::Io {
-            path: input.path.clone(),
-            source,
-        };
-
-        let previous = match tokio::fs::metadata(&full).await {
-            Ok(metadata) if metadata.is_dir() => {
-                return Err(WriteFileError::IsADirectory {
-                    path: input.path.clone(),
-                });
-            }
-            Ok(metadata) => Some(metadata.len()),
-            Err(err) if err.kind() == io::ErrorKind::NotFound => None,
-            Err(err) => return Err(io_error(err)),
-        };
-        if let Some(parent) = full.parent() {
-            tokio::fs::create_dir_all(parent).await.map_err(io_error)?;
-        }
-        tokio::fs::write(&full, &input.content)
-            .await
-            .map_err(io_error)?;
-
+        let full = sandbox.resolve_for_write(&input.path)?;
+        let shown_path = sandbox.display_path(&full);
         let lines = input.content.lines().count();
         let bytes = input.content.len();
-        let shown = sandbox.display_path(&full);
+        let previous =
+            tokio::task::spawn_blocking(move || write(&full, &input.path, &input.content))
+                .await??;
         Ok(match previous {
-            None => format!("created `{shown}` ({lines} line(s), {bytes} bytes)"),
-            Some(old) => {
-                format!("overwrote `{shown}` ({lines} line(s), {bytes} bytes; it had {old} bytes)")
-            }
+            None => format!("created `{shown_path}` ({lines} line(s), {bytes} bytes)"),
+            Some(old) => format!(
+                "overwrote `{shown_path}` ({lines} line(s), {bytes} bytes; it had {old} bytes)"
+            ),
         })
     }
 
     fn check_permissions(&self, input: &WriteFileInput, cx: &ToolContext) -> PermissionDecision {
-        check_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
+        check_write_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
     }
+}
+
+/// Writes `content` to the regular file at `full`, creating it (and its
+/// parents) if needed; the size it had before, `None` if it was created.
+fn write(full: &Path, path: &str, content: &str) -> Result<Option<u64>, WriteFileError> {
+    let io_error = |source| WriteFileError::Io {
+        path: shown(path),
+        source,
+    };
+    let refused = |err: OpenError| match err {
+        OpenError::NotRegular(SpecialFile::Directory) => {
+            WriteFileError::IsADirectory { path: shown(path) }
+        }
+        OpenError::NotRegular(kind) => WriteFileError::Sandbox(SandboxError::NotARegularFile {
+            path: shown(path),
+            kind,
+        }),
+        OpenError::Io(source) => io_error(source),
+    };
+    let (mut file, previous) = match open_regular(full, Access::ReadWrite) {
+        Ok(file) => {
+            let old = file.metadata().map_err(io_error)?.len();
+            // Truncate only now that the open file is known to be regular.
+            file.set_len(0).map_err(io_error)?;
+            (file, Some(old))
+        }
+        Err(OpenError::Io(err)) if err.kind() == io::ErrorKind::NotFound => {
+            if let Some(parent) = full.parent() {
+                std::fs::create_dir_all(parent).map_err(io_error)?;
+            }
+            (
+                open_regular(full, Access::CreateNew).map_err(refused)?,
+                None,
+            )
+        }
+        Err(err) => return Err(refused(err)),
+    };
+    file.write_all(content.as_bytes()).map_err(io_error)?;
+    Ok(previous)
 }

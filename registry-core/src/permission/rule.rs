@@ -21,6 +21,7 @@ pub enum RuleTarget {
 /// use registry_core::{PermissionRule, RuleTarget};
 ///
 /// let rule: PermissionRule = r"run_command(git commit -m \(wip\))".parse().unwrap();
+/// assert_eq!(rule.to_string(), r"run_command(git commit -m \(wip\))");
 /// assert_eq!(rule.target(), &RuleTarget::Tool("run_command".into()));
 /// assert_eq!(rule.content(), Some("git commit -m (wip)"));
 /// assert!(!rule.is_whole_tool());
@@ -35,9 +36,13 @@ pub struct PermissionRule {
     content: Option<String>,
 }
 
-/// A rule string that could not be parsed.
+/// A rule string that could not be parsed, or a rule that could not be
+/// written as one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid permission rule `{rule}` at byte {position}: {problem}")]
+#[error(
+    "invalid permission rule `{}` at byte {position}: {problem}",
+    crate::error::cap_error_text(.rule)
+)]
 pub struct RuleError {
     /// The rule as written.
     pub rule: String,
@@ -49,31 +54,78 @@ pub struct RuleError {
 
 const MCP_PREFIX: &str = "mcp__";
 
+impl fmt::Display for RuleTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleTarget::Tool(tool) => write!(f, "tool `{}`", crate::error::cap_error_text(tool)),
+            RuleTarget::McpServer(server) => write!(
+                f,
+                "every tool of MCP server `{}`",
+                crate::error::cap_error_text(server)
+            ),
+        }
+    }
+}
+
 impl PermissionRule {
     /// A rule covering a whole tool.
-    pub fn tool(name: impl Into<String>) -> Self {
+    ///
+    /// Fails when `name` is not a tool name a rule string can hold, or
+    /// would read back as something else (`mcp__server` is a whole-server
+    /// rule: use [`mcp_server`](Self::mcp_server)).
+    pub fn tool(name: impl Into<String>) -> Result<Self, RuleError> {
         PermissionRule {
             target: RuleTarget::Tool(name.into()),
             content: None,
         }
+        .checked()
     }
 
     /// A rule covering every tool of an MCP server.
-    pub fn mcp_server(server: impl Into<String>) -> Self {
+    ///
+    /// Fails when `server` is empty, holds characters a rule cannot, or
+    /// holds `__` (which would make `mcp__a__b` the rule for tool `b` of
+    /// server `a`).
+    pub fn mcp_server(server: impl Into<String>) -> Result<Self, RuleError> {
         PermissionRule {
             target: RuleTarget::McpServer(server.into()),
             content: None,
         }
+        .checked()
     }
 
     /// A rule covering calls of `tool` whose content matches `content`.
     /// An empty content or `*` covers the whole tool, as `Tool()` and
-    /// `Tool(*)` do.
-    pub fn with_content(tool: impl Into<String>, content: impl Into<String>) -> Self {
+    /// `Tool(*)` do. Any content is allowed: parentheses and backslashes
+    /// are escaped when the rule is written out.
+    pub fn with_content(
+        tool: impl Into<String>,
+        content: impl Into<String>,
+    ) -> Result<Self, RuleError> {
         let content = content.into();
         PermissionRule {
             target: RuleTarget::Tool(tool.into()),
             content: (!content.is_empty() && content != "*").then_some(content),
+        }
+        .checked()
+    }
+
+    /// `self`, if its text parses back to it: the constructors promise that
+    /// every rule can be written to settings and read back unchanged.
+    fn checked(self) -> Result<Self, RuleError> {
+        let text = self.to_string();
+        let parsed: PermissionRule = text.parse()?;
+        if parsed == self {
+            Ok(self)
+        } else {
+            Err(RuleError {
+                problem: format!(
+                    "this would read back as a rule for {}, not for {}",
+                    parsed.target, self.target
+                ),
+                rule: text,
+                position: 0,
+            })
         }
     }
 
@@ -167,7 +219,10 @@ impl std::str::FromStr for PermissionRule {
                             "a whole-server rule cannot carry content; name one tool: `mcp__server__tool(...)`",
                         ));
                     }
-                    return Ok(PermissionRule::mcp_server(server));
+                    return Ok(PermissionRule {
+                        target: RuleTarget::McpServer(server.to_owned()),
+                        content: None,
+                    });
                 }
                 Some("") => return Err(fail(tool.len(), "expected a tool name or `*` after `__`")),
                 Some(_) => {}
@@ -248,39 +303,78 @@ mod tests {
 
     #[test]
     fn every_rule_form_parses_to_what_it_means() {
-        assert_eq!(parse("read_file"), Ok(PermissionRule::tool("read_file")));
-        assert_eq!(parse("read_file()"), Ok(PermissionRule::tool("read_file")));
-        assert_eq!(parse("read_file(*)"), Ok(PermissionRule::tool("read_file")));
+        assert_eq!(parse("read_file"), PermissionRule::tool("read_file"));
+        assert_eq!(parse("read_file()"), PermissionRule::tool("read_file"));
+        assert_eq!(parse("read_file(*)"), PermissionRule::tool("read_file"));
         assert_eq!(
             parse("run_command(npm test)"),
-            Ok(PermissionRule::with_content("run_command", "npm test"))
+            PermissionRule::with_content("run_command", "npm test")
         );
         assert_eq!(
             parse(r"run_command(echo \(hi\) \\ done)"),
-            Ok(PermissionRule::with_content(
-                "run_command",
-                r"echo (hi) \ done"
-            ))
+            PermissionRule::with_content("run_command", r"echo (hi) \ done")
         );
-        assert_eq!(
-            parse("mcp__github"),
-            Ok(PermissionRule::mcp_server("github"))
-        );
+        assert_eq!(parse("mcp__github"), PermissionRule::mcp_server("github"));
         assert_eq!(
             parse("mcp__github__*"),
-            Ok(PermissionRule::mcp_server("github"))
+            PermissionRule::mcp_server("github")
         );
         assert_eq!(
             parse("mcp__github__create_issue"),
-            Ok(PermissionRule::tool("mcp__github__create_issue"))
+            PermissionRule::tool("mcp__github__create_issue")
         );
     }
 
     #[test]
     fn programmatic_whole_tool_content_means_the_whole_tool() {
-        assert!(PermissionRule::with_content("t", "").is_whole_tool());
-        assert!(PermissionRule::with_content("t", "*").is_whole_tool());
-        assert!(!PermissionRule::with_content("t", "x").is_whole_tool());
+        assert!(
+            PermissionRule::with_content("t", "")
+                .unwrap()
+                .is_whole_tool()
+        );
+        assert!(
+            PermissionRule::with_content("t", "*")
+                .unwrap()
+                .is_whole_tool()
+        );
+        assert!(
+            !PermissionRule::with_content("t", "x")
+                .unwrap()
+                .is_whole_tool()
+        );
+    }
+
+    #[test]
+    fn constructors_refuse_rules_that_would_read_back_differently() {
+        let refused = [
+            PermissionRule::tool(""),
+            PermissionRule::tool("bad name"),
+            PermissionRule::tool("star*"),
+            PermissionRule::tool("paren("),
+            PermissionRule::tool("mcp__github"),
+            PermissionRule::tool("mcp__github__*"),
+            PermissionRule::with_content("mcp__github", "x"),
+            PermissionRule::with_content("", "x"),
+            PermissionRule::mcp_server(""),
+            PermissionRule::mcp_server("a__b"),
+            PermissionRule::mcp_server("git hub"),
+            PermissionRule::mcp_server("*"),
+        ];
+        for result in refused {
+            let err = result.expect_err("refused");
+            assert!(
+                err.to_string().starts_with("invalid permission rule"),
+                "{err}"
+            );
+        }
+        let err = PermissionRule::tool("mcp__github").unwrap_err();
+        assert_eq!(
+            err.problem,
+            "this would read back as a rule for every tool of MCP server `github`, not for tool `mcp__github`"
+        );
+        // Content is free: it is escaped on the way out.
+        let rule = PermissionRule::with_content("run", r"a(b)\c)(").unwrap();
+        assert_eq!(rule.to_string(), r"run(a\(b\)\\c\)\()");
     }
 
     #[test]
@@ -324,10 +418,22 @@ mod tests {
     #[test]
     fn targets_match_names_aliases_and_servers() {
         let aliases = ["cat".to_owned()];
-        assert!(PermissionRule::tool("cat").targets("read_file", &aliases));
-        assert!(PermissionRule::tool("read_file").targets("read_file", &aliases));
-        assert!(!PermissionRule::tool("read").targets("read_file", &aliases));
-        let server = PermissionRule::mcp_server("git");
+        assert!(
+            PermissionRule::tool("cat")
+                .unwrap()
+                .targets("read_file", &aliases)
+        );
+        assert!(
+            PermissionRule::tool("read_file")
+                .unwrap()
+                .targets("read_file", &aliases)
+        );
+        assert!(
+            !PermissionRule::tool("read")
+                .unwrap()
+                .targets("read_file", &aliases)
+        );
+        let server = PermissionRule::mcp_server("git").unwrap();
         assert!(server.targets("mcp__git__log", &[]));
         assert!(
             !server.targets("mcp__github__log", &[]),

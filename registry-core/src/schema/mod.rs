@@ -1,12 +1,15 @@
 //! The JSON Schema questions the runtime asks of a tool's input schema,
 //! answered in one place: where a local `$ref` points, whether a schema
-//! admits `null`, and whether a schema is the object schema every provider
-//! requires as a tool's input.
+//! admits `null`, whether a schema is the object schema every provider
+//! requires as a tool's input, and ([`shape`]) where arguments hold
+//! something other than the object their schema promises.
 //!
 //! This module only reads schemas. Rewriting one (OpenAI's strict subset)
 //! belongs to the strict renderer; dropping nulls from arguments belongs to
 //! [`nulls`](crate::nulls). Both ask their questions here, so the two can
 //! never disagree about what a schema means.
+
+pub(crate) mod shape;
 
 use std::collections::BTreeMap;
 

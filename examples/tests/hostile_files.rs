@@ -1,0 +1,571 @@
+//! The file tools against what a hostile or careless model can put in front
+//! of them: special files, huge files and lines, monstrous patterns, writes
+//! into git's internals, enormous paths. Each must end in a result or a
+//! typed error, never a hang, a panic or unbounded memory.
+
+registry_core::link!(registry_examples);
+
+use std::path::Path;
+use std::time::Duration;
+
+use registry_core::{
+    BaseTools, Flags, MAX_ERROR_MESSAGE_CHARS, PermissionDecision, ToolContext, ToolError,
+    try_all_base_tools,
+};
+use registry_examples::sandbox::{MAX_LINE_BYTES, MAX_PATTERN_CHARS, SpecialFile};
+use registry_examples::tools::edit_file::{EditFileError, MAX_EDIT_BYTES};
+use registry_examples::tools::glob::GlobError;
+use registry_examples::tools::grep::GrepError;
+use registry_examples::tools::read_file::{MAX_OUTPUT_BYTES, ReadFileError};
+use registry_examples::tools::write_file::WriteFileError;
+use registry_examples::{Sandbox, SandboxError};
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+struct Fixture {
+    dir: TempDir,
+    tools: BaseTools,
+    cx: ToolContext,
+}
+
+/// Not a speed requirement: a call that blocks on a FIFO never returns, and
+/// a test should fail rather than hang CI.
+const HANG_GUARD: Duration = Duration::from_secs(60);
+
+impl Fixture {
+    fn new() -> Self {
+        Self::with(|sandbox| sandbox)
+    }
+
+    fn with(configure: impl FnOnce(Sandbox) -> Sandbox) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("notes.txt"), "one\ntwo\n").expect("write");
+        let sandbox = configure(Sandbox::new(dir.path()).expect("sandbox"));
+        let cx = ToolContext::new().with(sandbox);
+        let tools = try_all_base_tools(&Flags::new()).expect("catalog");
+        Fixture { dir, tools, cx }
+    }
+
+    fn path(&self, relative: &str) -> std::path::PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    /// Runs a call as a runtime would (permission first), failing the
+    /// test if it does not come back.
+    async fn call(&self, name: &str, args: Value) -> Result<String, ToolError> {
+        let tool = self.tools.get(name).expect("tool");
+        let prepared = tool.prepare(args)?;
+        if let PermissionDecision::Deny { reason } = prepared.check_permissions(&self.cx) {
+            return Err(ToolError::PermissionDenied {
+                tool: name.to_owned(),
+                reason,
+            });
+        }
+        tokio::time::timeout(HANG_GUARD, prepared.run(&self.cx))
+            .await
+            .unwrap_or_else(|_| panic!("{name} did not return"))
+            .map(|out| out.into_string())
+    }
+
+    /// Runs `call` directly, skipping the permission step, as code holding
+    /// the concrete tool could.
+    async fn run_unchecked(&self, name: &str, args: Value) -> Result<String, ToolError> {
+        let prepared = self.tools.get(name).expect("tool").prepare(args)?;
+        tokio::time::timeout(HANG_GUARD, prepared.run_approved(&self.cx))
+            .await
+            .unwrap_or_else(|_| panic!("{name} did not return"))
+            .map(|out| out.into_string())
+    }
+}
+
+/// The typed error a tool returned.
+fn source<E: std::error::Error + 'static>(err: &ToolError) -> &E {
+    match err {
+        ToolError::Failed { source, .. } => source
+            .downcast_ref::<E>()
+            .unwrap_or_else(|| panic!("unexpected error type: {err}")),
+        other => panic!("expected a tool failure, got: {other}"),
+    }
+}
+
+#[cfg(unix)]
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("run mkfifo");
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+// ---- special files -----------------------------------------------------------
+
+#[cfg(unix)]
+#[tokio::test]
+async fn fifos_are_refused_by_every_tool_that_opens_files() {
+    let f = Fixture::new();
+    mkfifo(&f.path("pipe"));
+
+    let not_regular = |err: &SandboxError| matches!(err, SandboxError::NotARegularFile { path, kind: SpecialFile::Fifo } if path == "pipe");
+    let err = f
+        .call("read_file", json!({"path": "pipe"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(source(&err), ReadFileError::Sandbox(e) if not_regular(e)),
+        "{err}"
+    );
+    assert!(
+        err.to_string()
+            .contains("`pipe` is a FIFO (named pipe), not a regular file"),
+        "{err}"
+    );
+    let err = f
+        .call("grep", json!({"pattern": "x", "path": "pipe"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(source(&err), GrepError::Sandbox(e) if not_regular(e)),
+        "{err}"
+    );
+    let err = f
+        .call(
+            "edit_file",
+            json!({"path": "pipe", "old_string": "a", "new_string": "b"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(source(&err), EditFileError::Sandbox(e) if not_regular(e)),
+        "{err}"
+    );
+    let err = f
+        .call("write_file", json!({"path": "pipe", "content": "x"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(source(&err), WriteFileError::Sandbox(e) if not_regular(e)),
+        "{err}"
+    );
+    let meta = std::fs::symlink_metadata(f.path("pipe")).expect("still there");
+    assert!(!meta.is_file(), "the FIFO was not replaced by a file");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn writing_to_a_fifo_with_a_reader_is_refused_too() {
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = Fixture::new();
+    mkfifo(&f.path("pipe"));
+    // A reader that never blocks: with it, opening the write end succeeds,
+    // and only the check on the opened descriptor stands in the way.
+    let _reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(f.path("pipe"))
+        .expect("open read end");
+    let err = f
+        .call("write_file", json!({"path": "pipe", "content": "x"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            source(&err),
+            WriteFileError::Sandbox(SandboxError::NotARegularFile { .. })
+        ),
+        "{err}"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn sockets_are_refused_and_walks_report_special_files() {
+    let f = Fixture::new();
+    std::fs::create_dir(f.path("run")).expect("mkdir");
+    let _socket =
+        std::os::unix::net::UnixListener::bind(f.path("run/agent.sock")).expect("bind socket");
+    mkfifo(&f.path("run/pipe"));
+    std::fs::write(f.path("run/log.txt"), "needle here\n").expect("write");
+
+    let err = f
+        .call("read_file", json!({"path": "run/agent.sock"}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("is a socket, not a regular file"),
+        "{err}"
+    );
+
+    let out = f
+        .call("grep", json!({"pattern": "needle"}))
+        .await
+        .expect("grep");
+    assert_eq!(
+        out,
+        "run/log.txt:1:needle here\n\
+         [skipped 2 file(s) that are not regular files: `run/agent.sock` (a socket), `run/pipe` (a FIFO (named pipe))]\n"
+    );
+}
+
+// ---- bounded memory ------------------------------------------------------------
+
+/// Writes `len` bytes of `byte` without holding them in memory.
+fn write_big(path: &Path, len: usize, byte: u8) {
+    use std::io::Write;
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let chunk = vec![byte; 1 << 20];
+    let mut left = len;
+    while left > 0 {
+        let n = left.min(chunk.len());
+        file.write_all(&chunk[..n]).expect("write");
+        left -= n;
+    }
+    file.flush().expect("flush");
+}
+
+#[tokio::test]
+async fn a_huge_line_costs_a_bounded_result() {
+    let f = Fixture::new();
+    let len = 64 << 20;
+    write_big(&f.path("huge.txt"), len, b'x');
+
+    let out = f
+        .call("read_file", json!({"path": "huge.txt", "limit": 1}))
+        .await
+        .expect("read");
+    let expected = format!(
+        "     1\t{} [… line cut: {} more bytes]\n",
+        "x".repeat(MAX_LINE_BYTES),
+        len - MAX_LINE_BYTES
+    );
+    assert_eq!(out, expected);
+
+    // The same file after a short first line: the limit stops the read
+    // before the huge line, and the note says where to continue.
+    let mut content = b"first\n".to_vec();
+    content.extend(std::iter::repeat_n(b'y', 1 << 20));
+    std::fs::write(f.path("two.txt"), &content).expect("write");
+    let out = f
+        .call("read_file", json!({"path": "two.txt", "limit": 1}))
+        .await
+        .expect("read");
+    assert_eq!(
+        out,
+        "     1\tfirst\n[more lines follow: continue with offset = 2]\n"
+    );
+
+    // grep skips files over its size limit, and says so.
+    let out = f
+        .call("grep", json!({"pattern": "x", "glob": "huge.txt"}))
+        .await
+        .expect("grep");
+    assert!(out.contains("[skipped 1 file(s) over"), "{out}");
+    assert!(out.contains("`huge.txt`"), "{out}");
+}
+
+#[tokio::test]
+async fn edit_file_refuses_files_it_would_have_to_hold_whole() {
+    let f = Fixture::new();
+    let len = usize::try_from(MAX_EDIT_BYTES).expect("fits") + 1;
+    write_big(&f.path("big.log"), len, b'e');
+    let err = f
+        .call(
+            "edit_file",
+            json!({"path": "big.log", "old_string": "e", "new_string": "f", "replace_all": true}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(source(&err), EditFileError::TooLarge { size, max, .. } if *size == len as u64 && *max == MAX_EDIT_BYTES),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::metadata(f.path("big.log"))
+            .expect("still there")
+            .len(),
+        len as u64
+    );
+}
+
+#[tokio::test]
+async fn grep_holds_a_bounded_part_of_each_line() {
+    let f = Fixture::new();
+    let mut content = b"needle".to_vec();
+    content.extend(std::iter::repeat_n(b'z', 5 << 20));
+    std::fs::write(f.path("minified.js"), &content).expect("write");
+    let out = f
+        .call("grep", json!({"pattern": "needle"}))
+        .await
+        .expect("grep");
+    let line = format!(
+        "minified.js:1:needle{} [… line cut: {} more bytes]\n",
+        "z".repeat(MAX_LINE_BYTES - 6),
+        content.len() - MAX_LINE_BYTES
+    );
+    assert_eq!(out, line);
+}
+
+#[tokio::test]
+async fn long_reads_stop_below_the_result_cap_and_say_where_to_go_on() {
+    let f = Fixture::new();
+    let line = "w".repeat(1000);
+    let text: String = (0..500).map(|_| format!("{line}\n")).collect();
+    std::fs::write(f.path("wide.txt"), text).expect("write");
+    let out = f
+        .call("read_file", json!({"path": "wide.txt"}))
+        .await
+        .expect("read");
+    assert!(out.len() <= MAX_OUTPUT_BYTES + 100, "{}", out.len());
+    let shown = out.lines().filter(|l| l.contains('\t')).count();
+    assert!(shown > 10 && shown < 500, "{shown}");
+    assert!(
+        out.ends_with(&format!(
+            "[more lines follow: continue with offset = {}]\n",
+            shown + 1
+        )),
+        "{}",
+        &out[out.len() - 80..]
+    );
+}
+
+#[tokio::test]
+async fn a_file_that_is_not_text_is_named_with_its_line() {
+    let f = Fixture::new();
+    let mut content = b"fine\n".to_vec();
+    content.extend(std::iter::repeat_n(b'a', 2 * MAX_LINE_BYTES));
+    content.extend_from_slice(b"\xff\n");
+    std::fs::write(f.path("bin.dat"), content).expect("write");
+    let err = f
+        .call("read_file", json!({"path": "bin.dat"}))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(source(&err), ReadFileError::NotUtf8 { line: 2, .. }),
+        "invalid bytes past the cut still count: {err}"
+    );
+}
+
+// ---- patterns ------------------------------------------------------------------
+
+/// Patterns built to be long, deeply nested or expensive to compile.
+fn hostile_patterns() -> Vec<String> {
+    vec![
+        "*".repeat(1_000_000),
+        "a".repeat(MAX_PATTERN_CHARS + 1),
+        "?".repeat(MAX_PATTERN_CHARS),
+        "*?".repeat(MAX_PATTERN_CHARS / 2),
+        "{".repeat(MAX_PATTERN_CHARS),
+        "[".repeat(MAX_PATTERN_CHARS),
+        "{a,".repeat(MAX_PATTERN_CHARS / 3),
+        "**/".repeat(MAX_PATTERN_CHARS / 3),
+        "[!a-z]".repeat(MAX_PATTERN_CHARS / 6),
+        "{a,b,c,d}".repeat(MAX_PATTERN_CHARS / 9),
+    ]
+}
+
+fn never_panicked(err: &ToolError) {
+    assert!(!err.to_string().contains("panicked"), "{err}");
+    assert!(
+        err.to_string().chars().count() < MAX_ERROR_MESSAGE_CHARS + 200,
+        "error of {} chars",
+        err.to_string().len()
+    );
+}
+
+#[tokio::test]
+async fn hostile_globs_are_results_or_errors_naming_the_field() {
+    let f = Fixture::new();
+    for pattern in hostile_patterns() {
+        let len = pattern.chars().count();
+        match f.call("glob", json!({"pattern": pattern})).await {
+            Ok(_) => assert!(len <= MAX_PATTERN_CHARS),
+            Err(err) => {
+                never_panicked(&err);
+                match source::<GlobError>(&err) {
+                    GlobError::PatternTooLong { field, len: l, max } => {
+                        assert_eq!((*field, *l, *max), ("pattern", len, MAX_PATTERN_CHARS));
+                    }
+                    GlobError::InvalidPattern { field, .. } => assert_eq!(*field, "pattern"),
+                    other => panic!("{other}"),
+                }
+                assert!(err.to_string().contains("`pattern`"), "{err}");
+            }
+        }
+        match f
+            .call("grep", json!({"pattern": "x", "glob": pattern}))
+            .await
+        {
+            Ok(_) => assert!(len <= MAX_PATTERN_CHARS),
+            Err(err) => {
+                never_panicked(&err);
+                assert!(
+                    matches!(
+                        source::<GrepError>(&err),
+                        GrepError::PatternTooLong { field: "glob", .. }
+                            | GrepError::InvalidGlob { field: "glob", .. }
+                    ),
+                    "{err}"
+                );
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn hostile_regexes_are_errors_naming_the_field() {
+    let f = Fixture::new();
+    let mut patterns = hostile_patterns();
+    patterns.extend([
+        "(a{1000}){1000}".to_owned(),
+        "\\w{1000}".repeat(10),
+        "(".repeat(MAX_PATTERN_CHARS / 2) + &")".repeat(MAX_PATTERN_CHARS / 2),
+        "((((((((((a*)*)*)*)*)*)*)*)*)*)*".to_owned(),
+    ]);
+    for pattern in patterns {
+        match f.call("grep", json!({"pattern": pattern})).await {
+            Ok(_) => {}
+            Err(err) => {
+                never_panicked(&err);
+                assert!(
+                    matches!(
+                        source::<GrepError>(&err),
+                        GrepError::PatternTooLong {
+                            field: "pattern",
+                            ..
+                        } | GrepError::InvalidRegex {
+                            field: "pattern",
+                            ..
+                        }
+                    ),
+                    "{err}"
+                );
+            }
+        }
+    }
+    let err = f
+        .call("grep", json!({"pattern": "(a{1000}){1000}"}))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("invalid regex in `pattern`"),
+        "{err}"
+    );
+}
+
+// ---- git internals -------------------------------------------------------------
+
+fn init_repo_shape(root: &Path, git_dir: &str) {
+    for dir in ["objects", "refs/heads", "hooks"] {
+        std::fs::create_dir_all(root.join(git_dir).join(dir)).expect("mkdir");
+    }
+    std::fs::write(root.join(git_dir).join("HEAD"), "ref: refs/heads/main\n").expect("HEAD");
+    std::fs::write(root.join(git_dir).join("config"), "[core]\n").expect("config");
+}
+
+#[tokio::test]
+async fn writes_into_git_internals_are_refused_however_they_are_reached() {
+    let f = Fixture::new();
+    init_repo_shape(f.dir.path(), ".git");
+    init_repo_shape(f.dir.path(), "vendor/lib/.git");
+    init_repo_shape(f.dir.path(), "mirror.bare");
+    std::fs::create_dir_all(f.path("sub")).expect("mkdir");
+    let absolute = f.path(".git/config");
+    let mut paths = vec![
+        ".git/config".to_owned(),
+        ".git/hooks/pre-commit".to_owned(),
+        "./sub/../.git/config".to_owned(),
+        ".git/new-dir/file".to_owned(),
+        ".GIT/config".to_owned(),
+        ".git".to_owned(),
+        "vendor/lib/.git/config".to_owned(),
+        "mirror.bare/config".to_owned(),
+        "mirror.bare/hooks/post-checkout".to_owned(),
+        absolute.to_string_lossy().into_owned(),
+    ];
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(".git", f.path("innocent")).expect("symlink");
+        std::os::unix::fs::symlink(".git/config", f.path("settings.ini")).expect("symlink");
+        paths.extend(["innocent/config".to_owned(), "settings.ini".to_owned()]);
+    }
+    for path in &paths {
+        for (tool, args) in [
+            (
+                "write_file",
+                json!({"path": path, "content": "[core]\n\tfsmonitor = evil\n"}),
+            ),
+            (
+                "edit_file",
+                json!({"path": path, "old_string": "[core]", "new_string": "[core]\n\tpager = evil"}),
+            ),
+        ] {
+            let err = f.call(tool, args.clone()).await.unwrap_err();
+            assert!(
+                matches!(&err, ToolError::PermissionDenied { reason, .. } if reason.contains("inside git's internal files")),
+                "{tool} {path}: {err}"
+            );
+            // `call` refuses on its own too.
+            let err = f.run_unchecked(tool, args).await.unwrap_err();
+            assert!(
+                err.to_string().contains("inside git's internal files"),
+                "{tool} {path}: {err}"
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(f.path(".git/config")).expect("config"),
+        "[core]\n"
+    );
+    assert!(!f.path(".git/hooks/pre-commit").exists());
+    assert!(!f.path("mirror.bare/hooks/post-checkout").exists());
+
+    // Reading git internals stays allowed, and so does writing next to them.
+    assert!(
+        f.call("read_file", json!({"path": ".git/config"}))
+            .await
+            .is_ok()
+    );
+    for path in [".gitignore", "my.git/notes", "sub/.gitattributes"] {
+        f.call("write_file", json!({"path": path, "content": "x\n"}))
+            .await
+            .unwrap_or_else(|err| panic!("{path}: {err}"));
+    }
+}
+
+#[tokio::test]
+async fn a_runtime_can_allow_git_internal_writes() {
+    let f = Fixture::with(Sandbox::allow_git_internal_writes);
+    init_repo_shape(f.dir.path(), ".git");
+    f.call(
+        "edit_file",
+        json!({"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tbare = false"}),
+    )
+    .await
+    .expect("allowed by the runtime");
+    assert!(
+        std::fs::read_to_string(f.path(".git/config"))
+            .expect("config")
+            .contains("bare = false")
+    );
+}
+
+// ---- enormous paths --------------------------------------------------------------
+
+#[tokio::test]
+async fn a_ten_megabyte_path_makes_a_small_error() {
+    let f = Fixture::new();
+    let huge = format!("{}missing.txt", "d/".repeat(5_000_000));
+    for (tool, args) in [
+        ("read_file", json!({"path": huge})),
+        ("write_file", json!({"path": huge, "content": ""})),
+        ("list_dir", json!({"path": huge})),
+        ("grep", json!({"pattern": "x", "path": huge})),
+    ] {
+        let err = f.run_unchecked(tool, args).await.unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.chars().count() < 2 * MAX_ERROR_MESSAGE_CHARS,
+            "{tool}: {} chars",
+            text.len()
+        );
+    }
+}
