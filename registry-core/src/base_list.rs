@@ -13,6 +13,7 @@ use crate::definition::Origin;
 use crate::error::{CatalogError, Claim, Collision, NameRole};
 use crate::gate::{CfgPredicate, may_coexist};
 use crate::handle::ToolHandle;
+use crate::tool::ToolInput;
 
 /// One `#[tool]` as submitted to inventory: static facts plus a constructor
 /// that runs only when a list is built.
@@ -30,6 +31,9 @@ pub struct Registration {
     origin: Origin,
     gate: Option<&'static CfgPredicate>,
     build: Option<fn() -> ToolHandle>,
+    /// The input's schema, so a tool a runtime flag leaves out is checked
+    /// for an object input too (`None` when compiled out).
+    input_schema: Option<fn() -> serde_json::Value>,
 }
 
 impl Registration {
@@ -42,6 +46,7 @@ impl Registration {
             origin: T::ORIGIN,
             gate: None,
             build: Some(build::<T>),
+            input_schema: Some(<T::Input as ToolInput>::__schema),
         }
     }
 
@@ -67,6 +72,7 @@ impl Registration {
             origin,
             gate: Some(gate),
             build: None,
+            input_schema: None,
         }
     }
 }
@@ -427,6 +433,11 @@ fn build_list(
             continue;
         };
         if let Some(flag) = registration.flag.filter(|flag| !flags.is_set(flag)) {
+            // Not built, but held to the same input rule: flipping the flag
+            // must not be what reveals a broken definition.
+            if let Some(schema) = registration.input_schema {
+                require_object_input(registration, &schema())?;
+            }
             list.flagged_off.push(FlaggedOff {
                 name: registration.name,
                 aliases: registration.aliases,
@@ -441,13 +452,7 @@ fn build_list(
                 message: crate::panic_message(payload.as_ref()),
             }
         })?;
-        crate::schema::require_object_schema(handle.input_schema()).map_err(|source| {
-            CatalogError::InputNotObject {
-                tool: registration.name.to_owned(),
-                origin: registration.origin.clone(),
-                source,
-            }
-        })?;
+        require_object_input(registration, handle.input_schema())?;
         index_names(
             &mut list.by_name,
             list.tools.len(),
@@ -460,6 +465,17 @@ fn build_list(
         list.tools.push(handle);
     }
     Ok(list)
+}
+
+fn require_object_input(
+    registration: &Registration,
+    schema: &serde_json::Value,
+) -> Result<(), CatalogError> {
+    crate::schema::require_object_schema(schema).map_err(|source| CatalogError::InputNotObject {
+        tool: registration.name.to_owned(),
+        origin: registration.origin.clone(),
+        source,
+    })
 }
 
 /// [`try_all_base_tools`] for programs that cannot run with a broken
@@ -600,6 +616,7 @@ mod tests {
                 origin: $origin,
                 gate: None,
                 build: Some(|| runtime_tool($name)),
+                input_schema: Some(|| serde_json::json!({ "type": "object" })),
             }
         };
     }
@@ -618,6 +635,7 @@ mod tests {
         origin: origin("crate_d", 1),
         gate: None,
         build: Some(|| panic!("no config file")),
+        input_schema: None,
     };
 
     const EXTRA: CfgPredicate = CfgPredicate::KeyValue("feature", "extra");
@@ -639,6 +657,17 @@ mod tests {
         origin("crate_g", 2),
         &CfgPredicate::KeyValue("feature", "web"),
     );
+
+    /// Flagged off, with a string input no provider accepts.
+    static FLAGGED_STRING_INPUT: Registration = Registration {
+        name: "shout",
+        aliases: &[],
+        flag: Some("loud"),
+        origin: origin("crate_h", 3),
+        gate: None,
+        build: Some(|| runtime_tool("shout")),
+        input_schema: Some(|| serde_json::json!({ "type": "string" })),
+    };
 
     fn names(tools: &BaseTools) -> Vec<&str> {
         tools.iter().map(ToolHandle::name).collect()
@@ -818,5 +847,15 @@ mod tests {
             tools.require_crates(&["crate_g"]).is_ok(),
             "compiled out, still linked"
         );
+    }
+
+    #[test]
+    fn a_flagged_off_tool_is_held_to_the_object_input_rule() {
+        let err = build_list(vec![&ZETA, &FLAGGED_STRING_INPUT], &Flags::new()).unwrap_err();
+        assert!(
+            matches!(&err, CatalogError::InputNotObject { tool, .. } if tool == "shout"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("crate `crate_h`"), "{err}");
     }
 }
