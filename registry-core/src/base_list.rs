@@ -11,7 +11,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::__private::ToolDeclaration;
 use crate::definition::Origin;
 use crate::error::{CatalogError, Claim, Collision, NameRole};
-use crate::gate::{CfgPredicate, may_coexist};
+use crate::gate::{CfgPredicate, Gated, may_coexist};
 use crate::handle::ToolHandle;
 use crate::tool::ToolInput;
 
@@ -544,9 +544,21 @@ fn find_collisions<'a>(definitions: impl IntoIterator<Item = Definition<'a>>) ->
     let mut collisions = Vec::new();
     for group in claims.chunk_by(|(a, _), (b, _)| a == b) {
         for (later, (name, second)) in group.iter().enumerate().skip(1) {
-            let earlier = group[..later]
-                .iter()
-                .find(|(_, first)| may_coexist(first.gate.as_ref(), second.gate.as_ref()));
+            // Two definitions compiled into this build always clash;
+            // otherwise only when some build can compile both.
+            let earlier = group[..later].iter().find(|(_, first)| {
+                (!first.compiled_out && !second.compiled_out)
+                    || may_coexist(
+                        Gated {
+                            crate_name: first.origin.crate_name,
+                            gate: first.gate.as_ref(),
+                        },
+                        Gated {
+                            crate_name: second.origin.crate_name,
+                            gate: second.gate.as_ref(),
+                        },
+                    )
+            });
             if let Some((_, first)) = earlier {
                 collisions.push(Collision {
                     name: (*name).to_owned(),
@@ -668,6 +680,16 @@ mod tests {
         build: Some(|| runtime_tool("shout")),
         input_schema: Some(|| serde_json::json!({ "type": "string" })),
     };
+
+    const X: CfgPredicate = CfgPredicate::KeyValue("feature", "x");
+    const NOT_X: CfgPredicate = CfgPredicate::Not(&X);
+    /// `dup` in crate_i under `feature = "x"` and in crate_j under
+    /// `not(feature = "x")`: one crate's feature says nothing of the other's.
+    static DUP_X: Registration = registration!("dup", [], None, origin("crate_i", 1)).gated(&X);
+    static DUP_NOT_X: Registration =
+        registration!("dup", [], None, origin("crate_j", 1)).gated(&NOT_X);
+    static DUP_NOT_X_OUT: Registration =
+        Registration::compiled_out("dup", &[], origin("crate_j", 1), &NOT_X);
 
     fn names(tools: &BaseTools) -> Vec<&str> {
         tools.iter().map(ToolHandle::name).collect()
@@ -857,5 +879,16 @@ mod tests {
             "{err}"
         );
         assert!(err.to_string().contains("crate `crate_h`"), "{err}");
+    }
+
+    #[test]
+    fn feature_gates_of_different_crates_do_not_exclude_each_other() {
+        for pair in [vec![&DUP_X, &DUP_NOT_X], vec![&DUP_X, &DUP_NOT_X_OUT]] {
+            let err = build_list(pair, &Flags::new()).unwrap_err();
+            assert!(
+                matches!(&err, CatalogError::Collisions(c) if c.len() == 1 && c[0].name == "dup"),
+                "{err}"
+            );
+        }
     }
 }

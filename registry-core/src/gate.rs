@@ -81,50 +81,88 @@ const SINGLE_VALUED: &[&str] = &[
 /// multi-valued: emscripten is both `unix` and `wasm`).
 const EXCLUSIVE_FAMILIES: &[&str] = &["unix", "windows"];
 
-/// Whether some compilation can satisfy both gates (`None`: always
-/// compiled). Conditions are treated as independent except where Rust fixes
-/// them: single-valued target keys and the `unix`/`windows` families.
-/// Unsure means yes, so a duplicate check errs towards reporting.
-pub(crate) fn may_coexist(a: Option<&CfgPredicate>, b: Option<&CfgPredicate>) -> bool {
-    let (Some(a), Some(b)) = (a, b) else {
+/// A gate as the duplicate check sees it: the predicate and the crate it
+/// was written in.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Gated<'a> {
+    /// The crate whose `#[tool]` carries the gate.
+    pub(crate) crate_name: &'a str,
+    /// The gate; `None`: always compiled.
+    pub(crate) gate: Option<&'a CfgPredicate>,
+}
+
+/// Whether some build of one binary can compile both gated definitions.
+///
+/// Target conditions (`target_*` keys, `unix`, `windows`, `panic`) are the
+/// same for every crate of a build, and Rust fixes some of them as
+/// exclusive (single-valued keys, the `unix`/`windows` families). Every
+/// other condition (features, `test`, `debug_assertions`, a build
+/// script's cfgs) belongs to its crate: `feature = "x"` in one crate and
+/// `not(feature = "x")` in another can hold together. Unsure means yes, so
+/// a duplicate check errs towards reporting.
+pub(crate) fn may_coexist(a: Gated<'_>, b: Gated<'_>) -> bool {
+    let (Some(gate_a), Some(gate_b)) = (a.gate, b.gate) else {
         return true;
     };
     let mut atoms = Vec::new();
-    collect_atoms(a, &mut atoms);
-    collect_atoms(b, &mut atoms);
+    collect_atoms(gate_a, a.crate_name, &mut atoms);
+    collect_atoms(gate_b, b.crate_name, &mut atoms);
     if atoms.len() > MAX_ATOMS {
         return true;
     }
     (0u32..1 << atoms.len()).any(|bits| {
-        let holds = |atom: Atom| {
+        let holds = |atom: Atom<'_>| {
             atoms
                 .iter()
                 .position(|known| *known == atom)
                 .is_some_and(|i| bits & (1 << i) != 0)
         };
-        consistent(&atoms, bits) && eval(a, &holds) && eval(b, &holds)
+        consistent(&atoms, bits)
+            && eval(gate_a, a.crate_name, &holds)
+            && eval(gate_b, b.crate_name, &holds)
     })
 }
 
 /// One condition, with `unix`/`windows` folded into `target_family`.
+/// `scope` is empty for target conditions and the crate name otherwise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Atom {
+struct Atom<'a> {
+    scope: &'a str,
+    kind: AtomKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AtomKind {
     Name(&'static str),
     KeyValue(&'static str, &'static str),
 }
 
-fn atom_of(predicate: &CfgPredicate) -> Option<Atom> {
-    match *predicate {
-        CfgPredicate::Name(name) if EXCLUSIVE_FAMILIES.contains(&name) => {
-            Some(Atom::KeyValue("target_family", name))
-        }
-        CfgPredicate::Name(name) => Some(Atom::Name(name)),
-        CfgPredicate::KeyValue(key, value) => Some(Atom::KeyValue(key, value)),
-        _ => None,
+/// Conditions the whole build shares, whichever crate tests them.
+fn is_target_condition(kind: AtomKind) -> bool {
+    match kind {
+        AtomKind::KeyValue(key, _) => key.starts_with("target_") || key == "panic",
+        AtomKind::Name(_) => false,
     }
 }
 
-fn collect_atoms(predicate: &CfgPredicate, atoms: &mut Vec<Atom>) {
+fn atom_of<'a>(predicate: &CfgPredicate, crate_name: &'a str) -> Option<Atom<'a>> {
+    let kind = match *predicate {
+        CfgPredicate::Name(name) if EXCLUSIVE_FAMILIES.contains(&name) => {
+            AtomKind::KeyValue("target_family", name)
+        }
+        CfgPredicate::Name(name) => AtomKind::Name(name),
+        CfgPredicate::KeyValue(key, value) => AtomKind::KeyValue(key, value),
+        _ => return None,
+    };
+    let scope = if is_target_condition(kind) {
+        ""
+    } else {
+        crate_name
+    };
+    Some(Atom { scope, kind })
+}
+
+fn collect_atoms<'a>(predicate: &CfgPredicate, crate_name: &'a str, atoms: &mut Vec<Atom<'a>>) {
     // Iterative, so a deeply nested predicate cannot overflow the stack.
     let mut stack = vec![predicate];
     while let Some(next) = stack.pop() {
@@ -132,7 +170,7 @@ fn collect_atoms(predicate: &CfgPredicate, atoms: &mut Vec<Atom>) {
             CfgPredicate::All(items) | CfgPredicate::Any(items) => stack.extend(items.iter()),
             CfgPredicate::Not(inner) => stack.push(inner),
             leaf => {
-                if let Some(atom) = atom_of(leaf)
+                if let Some(atom) = atom_of(leaf, crate_name)
                     && !atoms.contains(&atom)
                 {
                     atoms.push(atom);
@@ -143,16 +181,16 @@ fn collect_atoms(predicate: &CfgPredicate, atoms: &mut Vec<Atom>) {
 }
 
 /// Whether an assignment respects the conditions Rust makes exclusive.
-fn consistent(atoms: &[Atom], bits: u32) -> bool {
-    let set: Vec<Atom> = atoms
+fn consistent(atoms: &[Atom<'_>], bits: u32) -> bool {
+    let set: Vec<AtomKind> = atoms
         .iter()
         .enumerate()
         .filter(|(i, _)| bits & (1 << i) != 0)
-        .map(|(_, atom)| *atom)
+        .map(|(_, atom)| atom.kind)
         .collect();
     set.iter().enumerate().all(|(i, a)| {
         set[i + 1..].iter().all(|b| match (a, b) {
-            (Atom::KeyValue(ka, _), Atom::KeyValue(kb, _)) if ka == kb => {
+            (AtomKind::KeyValue(ka, _), AtomKind::KeyValue(kb, _)) if ka == kb => {
                 !(SINGLE_VALUED.contains(ka)
                     || (*ka == "target_family" && exclusive_families(a, b)))
             }
@@ -161,26 +199,44 @@ fn consistent(atoms: &[Atom], bits: u32) -> bool {
     })
 }
 
-fn exclusive_families(a: &Atom, b: &Atom) -> bool {
+fn exclusive_families(a: &AtomKind, b: &AtomKind) -> bool {
     matches!(
         (a, b),
-        (Atom::KeyValue(_, x), Atom::KeyValue(_, y))
+        (AtomKind::KeyValue(_, x), AtomKind::KeyValue(_, y))
             if EXCLUSIVE_FAMILIES.contains(x) && EXCLUSIVE_FAMILIES.contains(y)
     )
 }
 
-fn eval(predicate: &CfgPredicate, holds: &impl Fn(Atom) -> bool) -> bool {
+fn eval<'a>(
+    predicate: &CfgPredicate,
+    crate_name: &'a str,
+    holds: &impl Fn(Atom<'a>) -> bool,
+) -> bool {
     match predicate {
-        CfgPredicate::All(items) => items.iter().all(|p| eval(p, holds)),
-        CfgPredicate::Any(items) => items.iter().any(|p| eval(p, holds)),
-        CfgPredicate::Not(inner) => !eval(inner, holds),
-        leaf => atom_of(leaf).is_some_and(holds),
+        CfgPredicate::All(items) => items.iter().all(|p| eval(p, crate_name, holds)),
+        CfgPredicate::Any(items) => items.iter().any(|p| eval(p, crate_name, holds)),
+        CfgPredicate::Not(inner) => !eval(inner, crate_name, holds),
+        leaf => atom_of(leaf, crate_name).is_some_and(holds),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both gates in one crate.
+    fn same_crate(a: Option<&CfgPredicate>, b: Option<&CfgPredicate>) -> bool {
+        may_coexist(
+            Gated {
+                crate_name: "c",
+                gate: a,
+            },
+            Gated {
+                crate_name: "c",
+                gate: b,
+            },
+        )
+    }
 
     const WEB: CfgPredicate = CfgPredicate::KeyValue("feature", "web");
     const NOT_WEB: CfgPredicate = CfgPredicate::Not(&WEB);
@@ -206,16 +262,16 @@ mod tests {
 
     #[test]
     fn an_ungated_tool_coexists_with_everything() {
-        assert!(may_coexist(None, None));
-        assert!(may_coexist(None, Some(&WEB)));
-        assert!(may_coexist(Some(&CfgPredicate::Any(&[])), None));
+        assert!(same_crate(None, None));
+        assert!(same_crate(None, Some(&WEB)));
+        assert!(same_crate(Some(&CfgPredicate::Any(&[])), None));
     }
 
     #[test]
     fn a_gate_and_its_negation_never_coexist() {
-        assert!(!may_coexist(Some(&WEB), Some(&NOT_WEB)));
-        assert!(may_coexist(Some(&WEB), Some(&WEB)));
-        assert!(may_coexist(
+        assert!(!same_crate(Some(&WEB), Some(&NOT_WEB)));
+        assert!(same_crate(Some(&WEB), Some(&WEB)));
+        assert!(same_crate(
             Some(&WEB),
             Some(&CfgPredicate::KeyValue("feature", "extra"))
         ));
@@ -223,17 +279,17 @@ mod tests {
 
     #[test]
     fn rust_exclusive_target_conditions_are_known() {
-        assert!(!may_coexist(Some(&UNIX), Some(&WINDOWS)));
-        assert!(!may_coexist(Some(&UNIX), Some(&WINDOWS_FAMILY)));
-        assert!(!may_coexist(Some(&LINUX), Some(&MACOS)));
-        assert!(may_coexist(Some(&UNIX), Some(&WASM)), "emscripten is both");
-        assert!(may_coexist(Some(&UNIX), Some(&LINUX)));
+        assert!(!same_crate(Some(&UNIX), Some(&WINDOWS)));
+        assert!(!same_crate(Some(&UNIX), Some(&WINDOWS_FAMILY)));
+        assert!(!same_crate(Some(&LINUX), Some(&MACOS)));
+        assert!(same_crate(Some(&UNIX), Some(&WASM)), "emscripten is both");
+        assert!(same_crate(Some(&UNIX), Some(&LINUX)));
     }
 
     #[test]
     fn an_unsatisfiable_gate_coexists_with_nothing() {
         const NEVER: CfgPredicate = CfgPredicate::Any(&[]);
-        assert!(!may_coexist(Some(&NEVER), Some(&WEB)));
+        assert!(!same_crate(Some(&NEVER), Some(&WEB)));
     }
 
     #[test]
@@ -261,6 +317,23 @@ mod tests {
             CfgPredicate::Not(&CfgPredicate::Name("a0")),
         ]);
         // Exclusive in truth (a0 and not a0), but past the bound: reported.
-        assert!(may_coexist(Some(&MANY), Some(&OTHERS)));
+        assert!(same_crate(Some(&MANY), Some(&OTHERS)));
+    }
+
+    #[test]
+    fn features_and_other_crate_conditions_belong_to_their_crate() {
+        let in_crate = |crate_name, gate| Gated {
+            crate_name,
+            gate: Some(gate),
+        };
+        // `x` on in crate a and off in crate b: both compiled at once.
+        assert!(may_coexist(in_crate("a", &WEB), in_crate("b", &NOT_WEB)));
+        const TEST: CfgPredicate = CfgPredicate::Name("test");
+        const NOT_TEST: CfgPredicate = CfgPredicate::Not(&TEST);
+        assert!(may_coexist(in_crate("a", &TEST), in_crate("b", &NOT_TEST)));
+        assert!(!may_coexist(in_crate("a", &TEST), in_crate("a", &NOT_TEST)));
+        // Target conditions are the build's, whichever crate tests them.
+        assert!(!may_coexist(in_crate("a", &UNIX), in_crate("b", &WINDOWS)));
+        assert!(!may_coexist(in_crate("a", &LINUX), in_crate("b", &MACOS)));
     }
 }
