@@ -106,10 +106,13 @@ fn expand(model: &ToolModel) -> TokenStream {
 
 /// One exported symbol per claimed name and alias, so two linked crates
 /// that claim one name fail at link time ("duplicate symbol") with both
-/// definitions' locations, before any program starts. Spanned on each
-/// literal so the linker's "defined at" points into the attribute. A crate
-/// opts out with `--cfg registry_core_skip_link_check` (tests of the
-/// run-time collision report do).
+/// definitions' locations, before any program starts. Each static is
+/// spanned on its literal, so the linker's "defined at" points into the
+/// attribute; the `unsafe(export_name)` attribute keeps the macro's own
+/// span, so a crate under `#![forbid(unsafe_code)]` still compiles (the
+/// lint does not look into an external macro's tokens). A crate opts out
+/// with `--cfg registry_core_skip_link_check` (tests of the run-time
+/// collision report do).
 fn link_claims(model: &ToolModel) -> TokenStream {
     let statics = std::iter::once(&model.name)
         .chain(&model.aliases)
@@ -117,11 +120,12 @@ fn link_claims(model: &ToolModel) -> TokenStream {
         .map(|(index, lit)| {
             let symbol = format!("{}{}", LINK_CLAIM_PREFIX, lit.value());
             let ident = quote::format_ident!("CLAIM_{}", index);
-            quote_spanned! {lit.span()=>
+            let item = quote_spanned!(lit.span()=> static #ident: u8 = 0;);
+            quote! {
                 #[cfg(not(registry_core_skip_link_check))]
                 #[used]
                 #[unsafe(export_name = #symbol)]
-                static #ident: u8 = 0;
+                #item
             }
         });
     quote! {

@@ -10,4 +10,5 @@ fn diagnostics() {
     cases.pass("expand/minimal.rs");
     cases.pass("expand/full.rs");
     cases.pass("expand/cfg_gated.rs");
+    cases.pass("pass/*.rs");
 }
