@@ -263,6 +263,13 @@ impl ToolHandle {
     /// is refused here rather than guessed at.
     pub fn prepare(&self, mut args: Value) -> Result<PreparedCall, ToolError> {
         if let Some(mismatch) = crate::schema::shape::first_mismatch(&args, self.input_schema()) {
+            if mismatch.found == crate::schema::shape::TOO_DEEP {
+                return Err(invalid_input(
+                    self.name(),
+                    &mismatch.path,
+                    "arguments nested more than 64 levels deep are refused",
+                ));
+            }
             let expected = if mismatch.path.is_empty() {
                 "a JSON object holding the tool's arguments"
             } else {
