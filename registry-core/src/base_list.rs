@@ -7,12 +7,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Mutex, PoisonError};
 
 use crate::__private::ToolDeclaration;
 use crate::definition::Origin;
 use crate::error::{CatalogError, Claim, Collision, NameRole};
 use crate::gate::{CfgPredicate, Gated, may_coexist};
 use crate::handle::ToolHandle;
+use crate::schema::ObjectSchemaError;
 use crate::tool::ToolInput;
 
 /// One `#[tool]` as submitted to inventory: static facts plus a constructor
@@ -39,22 +41,23 @@ pub struct Registration {
 impl Registration {
     /// Not public API. Used by generated code.
     pub const fn of<T: ToolDeclaration>() -> Self {
+        Self::declared::<T>(None)
+    }
+
+    /// Not public API. A compiled-in tool and the `#[cfg]` gate it carries.
+    pub const fn of_gated<T: ToolDeclaration>(gate: &'static CfgPredicate) -> Self {
+        Self::declared::<T>(Some(gate))
+    }
+
+    const fn declared<T: ToolDeclaration>(gate: Option<&'static CfgPredicate>) -> Self {
         Registration {
             name: T::NAME,
             aliases: T::ALIASES,
             flag: T::FLAG,
             origin: T::ORIGIN,
-            gate: None,
+            gate,
             build: Some(build::<T>),
             input_schema: Some(<T::Input as ToolInput>::__schema),
-        }
-    }
-
-    /// Not public API. Records the `#[cfg]` gate a compiled-in tool carries.
-    pub const fn gated(self, gate: &'static CfgPredicate) -> Self {
-        Registration {
-            gate: Some(gate),
-            ..self
         }
     }
 
@@ -436,7 +439,13 @@ fn build_list(
             // Not built, but held to the same input rule: flipping the flag
             // must not be what reveals a broken definition.
             if let Some(schema) = registration.input_schema {
-                require_object_input(registration, &schema())?;
+                flagged_off_check(registration, schema).map_err(|source| {
+                    CatalogError::InputNotObject {
+                        tool: registration.name.to_owned(),
+                        origin: registration.origin.clone(),
+                        source,
+                    }
+                })?;
             }
             list.flagged_off.push(FlaggedOff {
                 name: registration.name,
@@ -465,6 +474,27 @@ fn build_list(
         list.tools.push(handle);
     }
     Ok(list)
+}
+
+/// The object-input check of a tool a runtime flag leaves out, computed
+/// once per process and tool (lists are built often; schemas are not free).
+fn flagged_off_check(
+    registration: &Registration,
+    schema: fn() -> serde_json::Value,
+) -> Result<(), ObjectSchemaError> {
+    type Key = (&'static str, &'static str, u32);
+    static CHECKED: Mutex<BTreeMap<Key, Result<(), ObjectSchemaError>>> =
+        Mutex::new(BTreeMap::new());
+    let key = (
+        registration.name,
+        registration.origin.file,
+        registration.origin.line,
+    );
+    let mut checked = CHECKED.lock().unwrap_or_else(PoisonError::into_inner);
+    checked
+        .entry(key)
+        .or_insert_with(|| crate::schema::require_object_schema(&schema()))
+        .clone()
 }
 
 fn require_object_input(
@@ -621,15 +651,18 @@ mod tests {
 
     macro_rules! registration {
         ($name:literal, [$($alias:literal),*], $flag:expr, $origin:expr) => {
+            registration!($name, [$($alias),*], $flag, $origin, None)
+        };
+        ($name:literal, [$($alias:literal),*], $flag:expr, $origin:expr, $gate:expr) => {
             Registration {
                 name: $name,
                 aliases: &[$($alias),*],
                 flag: $flag,
                 origin: $origin,
-                gate: None,
+                gate: $gate,
                 build: Some(|| runtime_tool($name)),
                 input_schema: Some(|| serde_json::json!({ "type": "object" })),
-            }
+                }
         };
     }
 
@@ -659,7 +692,7 @@ mod tests {
         Registration::compiled_out("extra", &["z"], origin("crate_e", 4), &EXTRA);
     /// `shell` twice, under gates that never hold together.
     static SHELL_UNIX: Registration =
-        registration!("shell", ["sh"], None, origin("crate_f", 1)).gated(&UNIX);
+        registration!("shell", ["sh"], None, origin("crate_f", 1), Some(&UNIX));
     static SHELL_OTHER: Registration =
         Registration::compiled_out("shell", &["sh"], origin("crate_f", 9), &NOT_UNIX);
     /// Compiled out, claims nothing anyone else claims.
@@ -685,9 +718,9 @@ mod tests {
     const NOT_X: CfgPredicate = CfgPredicate::Not(&X);
     /// `dup` in crate_i under `feature = "x"` and in crate_j under
     /// `not(feature = "x")`: one crate's feature says nothing of the other's.
-    static DUP_X: Registration = registration!("dup", [], None, origin("crate_i", 1)).gated(&X);
+    static DUP_X: Registration = registration!("dup", [], None, origin("crate_i", 1), Some(&X));
     static DUP_NOT_X: Registration =
-        registration!("dup", [], None, origin("crate_j", 1)).gated(&NOT_X);
+        registration!("dup", [], None, origin("crate_j", 1), Some(&NOT_X));
     static DUP_NOT_X_OUT: Registration =
         Registration::compiled_out("dup", &[], origin("crate_j", 1), &NOT_X);
 

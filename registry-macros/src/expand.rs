@@ -49,7 +49,7 @@ fn expand(model: &ToolModel) -> TokenStream {
 
     let register = match &model.gate {
         None => quote!(#krate::__private::Registration::of::<#ident>()),
-        Some(_) => quote!(#krate::__private::Registration::of::<#ident>().gated(&GATE)),
+        Some(_) => quote!(#krate::__private::Registration::of_gated::<#ident>(&GATE)),
     };
     let tool = quote! {
         const _: () = {

@@ -49,7 +49,7 @@ const _: () = {
             }
         }
         ::registry_core::__private::inventory::submit! {
-            ::registry_core::__private::Registration::of:: < WebFetch > ().gated(& GATE)
+            ::registry_core::__private::Registration::of_gated:: < WebFetch > (& GATE)
         }
         #[allow(unexpected_cfgs)]
         const _: () = {
