@@ -30,7 +30,12 @@ pub const MAX_NESTING: usize = 8;
 const DESTRUCTIVE_PROGRAMS: &[&str] = &[
     "rm", "rmdir", "unlink", "mv", "dd", "truncate", "shred", "chmod", "chown", "chgrp", "cp",
     "tee", "install", "ln", "rsync", "srm", "wipe", "wipefs", "fdisk", "sfdisk", "parted",
-    "sponge", "sudoedit", "patch", "mkfs",
+    "sponge", "sudoedit", "patch", "mkfs", "kill", "pkill", "killall", "shutdown", "reboot",
+    "halt", "poweroff",
+    // Shell builtins that change what a later word runs: `alias ls='rm
+    // -rf'` on one line makes `ls` on the next destroy, `hash -p /bin/rm
+    // ls` does the same in bash, `enable -f` loads a builtin.
+    "alias", "hash", "enable",
 ];
 
 /// Shells whose `-c` string is parsed as a nested command.
@@ -149,7 +154,7 @@ impl Walker<'_> {
             };
             let next = match name {
                 "nice" => rest(&NICE),
-                "nohup" | "builtin" => Some(start + 1),
+                "nohup" | "builtin" => rest(&NOHUP),
                 "stdbuf" => rest(&STDBUF),
                 "setsid" => rest(&SETSID),
                 "ionice" => rest(&IONICE),
@@ -259,7 +264,27 @@ impl Walker<'_> {
                 }
                 name if SHELLS.contains(&name) => return self.shell(args, unseen_args),
                 name if OPAQUE_RUNNERS.contains(&name) => {
-                    return unseen_args || args.iter().any(|w| w.dynamic || names_a_runner(w));
+                    if unseen_args || args.iter().any(|w| w.dynamic || names_a_runner(w)) {
+                        return true;
+                    }
+                    // `su -c 'rm x'`, `ssh host 'rm x'`: a word that holds
+                    // several words may be a command line of its own.
+                    for arg in args {
+                        if arg.text.contains([' ', '\t', '\n', ';', '|', '&', '>'])
+                            && self.nested_text(arg.text.clone())
+                        {
+                            return true;
+                        }
+                    }
+                    return false;
+                }
+                "trap" => {
+                    // `trap ACTION SIGNAL...`: the action is a command line.
+                    return match args.iter().position(|w| !w.text.starts_with('-')) {
+                        Some(at) if args[at].dynamic => true,
+                        Some(at) => self.nested_text(args[at].text.clone()),
+                        None => false,
+                    };
                 }
                 name => return program_destroys(name, args, unseen_args, self),
             };
@@ -306,7 +331,8 @@ impl Walker<'_> {
             }
             command_string |= text.starts_with('-') && flags.contains('c');
             i += 1;
-            if flags.contains('o') {
+            // `-o option`, `+o option`, bash's `-O shopt_option`.
+            if flags.contains('o') || flags.contains('O') {
                 i += 1;
             }
         }
@@ -328,7 +354,10 @@ fn program_destroys(name: &str, args: &[Word], unseen_args: bool, walker: &mut W
     }
     // Past this point the answer depends on the arguments: one the shell
     // (or `xargs`) supplies could be anything.
-    let arguments_matter = matches!(name, "find" | "git" | "sed" | "sort" | "uniq");
+    let arguments_matter = matches!(
+        name,
+        "find" | "git" | "sed" | "sort" | "uniq" | "perl" | "ruby" | "tar" | "curl" | "wget"
+    ) || AWKS.contains(&name);
     if arguments_matter && (unseen_args || args.iter().any(|w| w.dynamic)) {
         return true;
     }
@@ -340,6 +369,17 @@ fn program_destroys(name: &str, args: &[Word], unseen_args: bool, walker: &mut W
             Ok((items, _)) => has(&SORT, &items, "output"),
             Err(_) => true,
         },
+        // In-place editing.
+        "perl" | "ruby" => has_short(args, 'i'),
+        // Extracting overwrites files, creating truncates the archive.
+        "tar" => tar_destroys(args),
+        "curl" => has_short(args, 'o') || has_short(args, 'O') || has_long(args, "output")
+            || has_long(args, "remote-name") || has_long(args, "remote-name-all"),
+        "wget" => has_short(args, 'O') || has_long(args, "output-document"),
+        name if AWKS.contains(&name) => args.iter().any(|w| {
+            w.text.contains("system") || w.text.contains('>') || w.text.contains('|')
+                || w.text.contains("inplace")
+        }),
         // `uniq INPUT OUTPUT` truncates OUTPUT.
         "uniq" => match UNIQ.parse(args) {
             Ok((items, _)) => items.iter().filter(|i| matches!(i, Item::Operand(_))).count() >= 2,
@@ -347,6 +387,27 @@ fn program_destroys(name: &str, args: &[Word], unseen_args: bool, walker: &mut W
         },
         _ => false,
     }
+}
+
+/// awk programs can write files (`print > "f"`) and run commands
+/// (`system`, `| "cmd"`); a program text that could do either counts.
+const AWKS: &[&str] = &["awk", "gawk", "mawk", "nawk", "busybox-awk"];
+
+/// `tar` in any mode but listing (`t`) and comparing (`d`): `x` overwrites
+/// files, `c`, `r`, `u`, `A` write the archive, `--delete` edits it. The
+/// first word may be a dash-less cluster (`tar xf a.tar`).
+fn tar_destroys(args: &[Word]) -> bool {
+    let modes = |text: &str| text.contains(['x', 'c', 'r', 'u', 'A']);
+    let first_cluster = args
+        .first()
+        .is_some_and(|w| !w.text.starts_with('-') && modes(&w.text));
+    first_cluster
+        || args.iter().any(|w| {
+            w.text.len() > 1 && w.text.starts_with('-') && !w.text.starts_with("--") && modes(&w.text[1..])
+        })
+        || ["extract", "get", "create", "append", "update", "delete", "catenate", "concatenate"]
+            .iter()
+            .any(|name| has_long(args, name))
 }
 
 fn has(table: &Table, items: &[Item<'_>], name: &str) -> bool {
@@ -405,9 +466,11 @@ fn skip_env_operands(words: &[Word], mut at: usize) -> usize {
 }
 
 /// The words of an `env -S` string, read with the shell's quoting (a close
-/// enough model of env's own); `None` if it holds anything but words.
+/// enough model of env's own, after its `\_` separator and `\c` end);
+/// `None` if it holds anything but words.
 fn split_words(text: &str) -> Option<Vec<Word>> {
-    tokenize(text)
+    let text = text.split("\\c").next().unwrap_or_default().replace("\\_", " ");
+    tokenize(&text)
         .ok()?
         .into_iter()
         .map(|token| match token {
@@ -469,7 +532,9 @@ fn has_word(args: &[Word], text: &str) -> bool {
 /// Configuration keys `git -c` may set without counting as destructive:
 /// display settings only. Anything else may name a program git runs
 /// (`core.fsmonitor`, `alias.x=!cmd`, `diff.external`, ...).
-const GIT_HARMLESS_CONFIG: &[&str] = &["color.", "core.quotepath", "advice.", "column.", "user.name", "user.email", "log.date", "pager."];
+const GIT_HARMLESS_CONFIG: &[&str] = &[
+    "color.", "core.quotepath", "advice.", "column.", "user.name", "user.email", "log.date",
+];
 
 /// git subcommands; an unknown one may be an alias, which can run a shell
 /// command (`alias.x = !rm -rf .`).
@@ -540,7 +605,15 @@ fn git_destroys(args: &[Word]) -> bool {
         "reflog" => word("expire") || word("delete"),
         "update-ref" | "symbolic-ref" => short('d') || long("delete"),
         "worktree" => word("remove") || word("prune"),
-        "submodule" => word("deinit"),
+        // `foreach`, `bisect run`, `rebase --exec` and `difftool -x` run
+        // commands; `config` can name programs later git commands run.
+        "submodule" => word("deinit") || word("foreach"),
+        "bisect" => word("run"),
+        "rebase" => short('x') || long("exec"),
+        "difftool" | "mergetool" => true,
+        "config" => !(long("get") || long("get-all") || long("get-regexp") || long("list")
+            || short('l') || word("get") || word("list")),
+        "archive" => short('o') || long("output"),
         "notes" => word("remove") || word("prune"),
         "diff" | "log" | "show" | "whatchanged" | "diff-tree" | "diff-files" | "diff-index" => {
             long("output")
@@ -612,6 +685,10 @@ const STDBUF: Table = wrapper(&[
     ok('i', "input", Required), ok('o', "output", Required), ok('e', "error", Required), HELP,
     VERSION,
 ]);
+const NOHUP: Table = Table {
+    abbreviations: false,
+    ..wrapper(&[HELP, VERSION])
+};
 const SETSID: Table = wrapper(&[
     ok('c', "ctty", No), ok('f', "fork", No), ok('w', "wait", No), ok('h', "help", No),
     ok('V', "version", No),

@@ -238,12 +238,13 @@ fn find_reads_only(args: &[Word]) -> bool {
 }
 
 /// Global options of `git` accepted before a read-only subcommand. `-c`,
-/// `--config-env`, `--exec-path`, `--git-dir`, `--work-tree`, `-p` and the
-/// rest are refused: they can make git run programs or read another
-/// repository's configuration.
+/// `--config-env`, `--exec-path`, `-C`, `--git-dir`, `--work-tree`, `-p`
+/// and the rest are refused: they can make git run programs, or read a
+/// repository other than the workspace's, whose configuration
+/// `run_command` has not vetted.
 const GIT_GLOBAL: &[(&str, usize)] = &[
-    ("-C", 1), ("--no-pager", 0), ("-P", 0), ("--no-optional-locks", 0),
-    ("--literal-pathspecs", 0), ("--no-replace-objects", 0),
+    ("--no-pager", 0), ("-P", 0), ("--no-optional-locks", 0), ("--literal-pathspecs", 0),
+    ("--no-replace-objects", 0),
 ];
 
 /// Options of `git status`, `log`, `diff` and `show` that only read, each
@@ -368,7 +369,7 @@ mod tests {
             "grep -rn --include=*.rs x .", "grep -e -o f", "sort -k2 -t, f", "sort --rev f",
             "uniq -c f", "wc -l f", "du -sh .", "stat -c %s f", "find . -name x -print",
             "find -L . ( -name a -o -name b ) -type f", "git status -s", "git log --oneline -5",
-            "git -C sub diff --cached -- f", "git show HEAD --stat", "git log -n 3",
+            "git --no-pager diff --cached -- f", "git show HEAD --stat", "git log -n 3",
             "git log --format=%h",
         ] {
             assert!(check(yes), "{yes}");
@@ -379,7 +380,7 @@ mod tests {
             "find . -delete", "find . -fprint x", "find . -exec rm {} ;", "find . -execdir ls ;",
             "find . -newerXY x", "find . -name", "git diff --output=x", "git diff --out=x",
             "git diff --ext-diff", "git log --show-signature", "git -c k=v log",
-            "git --exec-path=. status", "git commit", "git status --porc", "git", "cat -z f",
+            "git --exec-path=. status", "git -C sub status", "git commit", "git status --porc", "git", "cat -z f",
             "head -5q f", "file x",
         ] {
             assert!(!check(no), "{no}");

@@ -181,7 +181,8 @@ const ATTACKS: &[(&str, &str, bool, bool)] = &[
     ("git global option", "git -c core.fsmonitor=./evil status", false, true),
     ("git global option", "git -c alias.st='!rm -rf x' st", false, true),
     ("git global option", "git --exec-path=. status", false, true),
-    ("git global option", "git -C . status", true, false),
+    ("git global option", "git -C . status", false, false),
+    ("git global option", "git --no-pager log", true, false),
     // Option abbreviations and clusters.
     ("abbreviation", "git reset --har", false, true),
     ("abbreviation", "git checkout -qf", false, true),
