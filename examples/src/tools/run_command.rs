@@ -4,13 +4,23 @@
 //!
 //! One shell tool can `ls` or `rm -rf`, so no fixed answer would be right.
 //! Each posture is computed on the parsed command by
-//! [`command_safety`](crate::command_safety):
+//! [`command_safety`](crate::command_safety), whose module docs list
+//! exactly what is allowed:
 //!
-//! - `read_only = is_read_only_command`: an allowlist that fails closed.
+//! - `read_only = is_read_only_command`: an allow-list that fails closed.
+//!   Only simple commands joined by `|`, `&&`, `||`, `;` qualify, each an
+//!   allow-listed program (`ls`, `cat`, `head`, `tail`, `wc`, `grep`,
+//!   `sort`, `uniq`, `stat`, `du`, `find`, `echo`, `pwd`, `true`, `false`,
+//!   `git status|log|diff|show`) with allow-listed options, no expansions,
+//!   no assignments, and no redirection but input from a file, output to
+//!   `/dev/null` and descriptor duplication.
 //! - `concurrency_safe = is_read_only_command`: only commands known to
 //!   only read may run alongside other calls; anything else runs alone.
-//! - `destructive = is_destructive_command`: flags `rm`, `mv`, `dd`,
-//!   truncating `>` and friends, so a runtime can ask before them.
+//! - `destructive = is_destructive_command`: a deny-list (`rm`, `mv`, `dd`,
+//!   truncating `>`, `git reset --hard`, `sort -o`, ...) that sees through
+//!   wrappers, nested `sh -c`, global options and abbreviations, plus
+//!   everything the parser does not understand (substitutions, subshells,
+//!   functions, here-documents, ...), so a runtime asks before them.
 //! - `classifier_input = the command`: a runtime's safety classifier sees
 //!   exactly the text that will run.
 //!
@@ -24,22 +34,38 @@
 //! outside). The sandbox is not a jail for this tool; the general policy
 //! and the classifier decide.
 //!
-//! # Timeout
+//! # Git configuration
 //!
-//! The command runs in its own process group (on Unix); when it times out
-//! the whole group is killed, so no background child is left running.
+//! A command classified read-only runs with a hardened git configuration
+//! (no system or global files, every key that names a program overridden;
+//! see [`HARDENED_GIT_CONFIG`] and the `git_env` module), so a hostile
+//! `.git/config` cannot make `git status` run a program. Other commands
+//! run with the caller's environment: they were approved as writers.
+//!
+//! # Processes
+//!
+//! The command runs in its own process group (on Unix). When the shell
+//! exits, when the timeout expires, and when the call's future is dropped,
+//! the whole group is killed, so no background child outlives the call; on
+//! Linux, processes that left the group (`setsid`, `set -m`) are still found
+//! by [`RUN_MARKER_VAR`] and killed. What escapes even that (a process
+//! started with a cleared environment in a new session, a job handed to
+//! another service) is listed in the `process` module.
+
+mod git_env;
+mod process;
 
 use std::io;
-use std::path::Path;
-use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::io::{AsyncRead, AsyncReadExt};
-
 use crate::command_safety::{is_destructive_command, is_read_only_command};
+
+pub use git_env::{HARDENED_GIT_CONFIG, HARDENED_GIT_VARS, REMOVED_GIT_VARS};
+pub use process::RUN_MARKER_VAR;
+use process::{Captured, Environment, Finished};
 use crate::sandbox::{Sandbox, SandboxError};
 
 /// Seconds a command may run when the call does not say.
@@ -61,9 +87,18 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 ///   default 30, at most 600.
 ///
 /// Standard input is empty. A non-zero exit code is reported, not treated
-/// as a failure of the tool. Prefer `read_file`, `list_dir`, `glob` and
-/// `grep` for reading and searching: they are faster to approve. Commands
-/// that delete or overwrite files may require confirmation.
+/// as a failure of the tool. Background jobs are killed when the shell
+/// exits; add `wait` to keep them. Prefer `read_file`, `list_dir`, `glob`
+/// and `grep` for reading and searching: they are faster to approve.
+///
+/// Approval: a command runs without asking only when it is plainly
+/// read-only: simple commands joined by `|`, `&&`, `||` or `;`, each one
+/// of `ls`, `cat`, `head`, `tail`, `wc`, `grep`, `sort`, `uniq`, `stat`,
+/// `du`, `find`, `echo`, `pwd`, `git status|log|diff|show` with ordinary
+/// reading options, no `$` expansions, globs, assignments or redirections
+/// other than to `/dev/null`. Anything else may need confirmation;
+/// deleting or overwriting files, and anything with `$(...)`, subshells,
+/// functions or here-documents, always does.
 #[tool(
     name = "run_command",
     concurrency_safe = |i: &RunCommandInput| is_read_only_command(&i.command),
@@ -120,6 +155,14 @@ pub enum RunCommandError {
         #[source]
         source: io::Error,
     },
+    /// The workspace repository's git configuration could not be read
+    /// before a read-only command, so it was not run.
+    #[error("could not vet the repository's git configuration before a read-only command: {source}")]
+    GitConfigScan {
+        /// What went wrong.
+        #[source]
+        source: io::Error,
+    },
     /// The command ran longer than its timeout and was killed.
     #[error(
         "the command did not finish within {seconds} s and was killed; raise `timeout_secs` or run something shorter"
@@ -156,7 +199,13 @@ impl Tool for RunCommand {
     ) -> Result<String, RunCommandError> {
         input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
-        let finished = execute(sandbox.root(), &input.command, input.timeout_secs).await?;
+        let env = if is_read_only_command(&input.command) {
+            git_env::hardened_environment(sandbox.root(), &input.command).await?
+        } else {
+            Environment::default()
+        };
+        let limit = Duration::from_secs(input.timeout_secs);
+        let finished = process::run(sandbox.root(), &input.command, limit, &env).await?;
         Ok(finished.render())
     }
 
@@ -181,19 +230,6 @@ impl Tool for RunCommand {
         }
         PermissionDecision::Delegate
     }
-}
-
-/// One captured output stream.
-struct Captured {
-    kept: Vec<u8>,
-    total: usize,
-}
-
-/// A command that ran to the end.
-struct Finished {
-    status: ExitStatus,
-    stdout: Captured,
-    stderr: Captured,
 }
 
 impl Finished {
@@ -226,85 +262,4 @@ fn render_stream(name: &str, captured: &Captured) -> String {
         ));
     }
     text
-}
-
-async fn execute(root: &Path, command: &str, seconds: u64) -> Result<Finished, RunCommandError> {
-    let mut cmd = tokio::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    cmd.process_group(0);
-    let mut child = cmd
-        .spawn()
-        .map_err(|source| RunCommandError::Spawn { source })?;
-    // The group id is the shell's pid (`process_group(0)`). Taken now:
-    // once the shell has been waited for, `child.id()` is `None`, yet a
-    // background child of it may still be running (and holding a pipe).
-    let group = child.id();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-
-    // Waiting and reading happen together, under one timeout: a background
-    // child that keeps a pipe open cannot hold the call past its limit.
-    let run = async {
-        let (status, stdout, stderr) = tokio::join!(child.wait(), capture(stdout), capture(stderr));
-        Ok::<_, io::Error>(Finished {
-            status: status?,
-            stdout: stdout?,
-            stderr: stderr?,
-        })
-    };
-    match tokio::time::timeout(Duration::from_secs(seconds), run).await {
-        Ok(finished) => finished.map_err(|source| RunCommandError::Wait { source }),
-        Err(_elapsed) => {
-            kill_group(group, &mut child).await;
-            Err(RunCommandError::TimedOut { seconds })
-        }
-    }
-}
-
-/// Reads a stream to its end, keeping the first [`MAX_CAPTURE_BYTES`].
-async fn capture(stream: Option<impl AsyncRead + Unpin>) -> io::Result<Captured> {
-    let mut captured = Captured {
-        kept: Vec::new(),
-        total: 0,
-    };
-    let Some(mut stream) = stream else {
-        return Ok(captured);
-    };
-    let mut buffer = [0u8; 8192];
-    loop {
-        let n = stream.read(&mut buffer).await?;
-        if n == 0 {
-            return Ok(captured);
-        }
-        captured.total += n;
-        let room = MAX_CAPTURE_BYTES.saturating_sub(captured.kept.len());
-        captured.kept.extend_from_slice(&buffer[..n.min(room)]);
-    }
-}
-
-/// Kills the command's process group (everything it started), then the
-/// shell itself, and reaps it. Best effort: failures leave nothing worse
-/// than `kill_on_drop` would.
-async fn kill_group(group: Option<u32>, child: &mut tokio::process::Child) {
-    #[cfg(unix)]
-    if let Some(pid) = group {
-        // `kill` is a shell builtin, so this needs nothing beyond the `sh`
-        // we run.
-        let _ = tokio::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("kill -s KILL -- -{pid}"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .await;
-    }
-    let _ = child.kill().await;
 }
