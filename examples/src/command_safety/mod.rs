@@ -40,9 +40,10 @@
 //! - has no word whose text only the shell knows: no `$` expansion, no
 //!   unquoted glob (`*`, `?`, `[`), brace or leading `~` (a file named
 //!   `-delete` matches `-d*`);
-//! - redirects only input from a named file (not under `/dev/` apart from
-//!   `/dev/null`), output to `/dev/null`, or between descriptors
-//!   (`2>&1`);
+//! - names no device (a word or redirection target containing `/dev/`,
+//!   apart from `/dev/null`: opening a device can act);
+//! - redirects only input from a named file, output to `/dev/null`, or
+//!   between descriptors (`2>&1`, `>&-`);
 //! - runs a program on the allow-list, named as such (not by path), with
 //!   every option on that program's list: `echo`, `true`, `false`, `pwd`,
 //!   `ls`, `cat`, `head`, `tail`, `wc`, `grep`, `sort` (not `-o`,
@@ -51,7 +52,12 @@
 //!   standard output only: not `-delete`, `-exec`, `-execdir`, `-ok`,
 //!   `-okdir`, `-fprint*`, `-fls`), and `git status`, `git log`,
 //!   `git diff`, `git show` with a listed set of options spelled in full
-//!   (not `--output`, `--ext-diff`, `--textconv`, `-c`, `--exec-path`, ...).
+//!   (not `--output`, `--ext-diff`, `--textconv`, `--show-signature`, and
+//!   no global option but `--no-pager`, `-P`, `--no-optional-locks`,
+//!   `--literal-pathspecs` and `--no-replace-objects`: `-c` and
+//!   `--exec-path` can run programs, `-C`, `--git-dir` and `--work-tree`
+//!   would read a repository whose configuration `run_command` did not
+//!   vet).
 //!
 //! Options are read as getopt reads them: short clusters are split
 //! (`-uo out` is `-u -o out`), option arguments are consumed (`-k -o` is
@@ -62,7 +68,13 @@
 //!
 //! Read-only git commands still read the repository's configuration;
 //! `run_command` runs them with a hardened configuration (see
-//! [`crate::tools::run_command::HARDENED_GIT_ENV`]).
+//! [`HARDENED_GIT_CONFIG`](crate::tools::run_command::HARDENED_GIT_CONFIG)).
+//!
+//! What read-only does not promise: that the command is cheap (`tail -f`
+//! runs until its timeout, `grep -r` reads everything), that it stays in
+//! the workspace (`cat /etc/hostname` reads outside it), or that it reads
+//! nothing secret. It promises that the command writes nothing, deletes
+//! nothing and starts no program beyond the listed ones.
 //!
 //! # Destructive: a deny-list on top
 //!
@@ -198,12 +210,18 @@ fn is_read_only_script(script: &Script) -> bool {
         && script.commands.iter().all(|(command, op)| {
             !matches!(op, Some(Op::Background))
                 && command.assignments.is_empty()
-                && command.words.iter().all(|w| !w.dynamic)
+                && command.words.iter().all(|w| !w.dynamic && !names_a_device(&w.text))
                 && command.redirects.iter().all(redirect_reads_only)
                 && command.words.split_first().is_some_and(|(program, args)| {
                     read_only::is_read_only_invocation(&program.text, args)
                 })
         })
+}
+
+/// Opening a device can act (a tape rewinds when closed, a terminal
+/// blocks, bash opens `/dev/tcp/...` itself): only `/dev/null` is read.
+fn names_a_device(text: &str) -> bool {
+    text != "/dev/null" && text.contains("/dev/")
 }
 
 fn redirect_reads_only(redirect: &Redirect) -> bool {
@@ -212,8 +230,7 @@ fn redirect_reads_only(redirect: &Redirect) -> bool {
         return false;
     }
     match redirect.kind {
-        // bash opens `/dev/tcp/...` and friends itself.
-        RedirectKind::Read => target.text == "/dev/null" || !target.text.starts_with("/dev/"),
+        RedirectKind::Read => !names_a_device(&target.text),
         RedirectKind::Truncate | RedirectKind::Append => target.text == "/dev/null",
         RedirectKind::Duplicate => {
             target.text == "-"

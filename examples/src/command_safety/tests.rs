@@ -68,6 +68,9 @@ const BASICS: &[(&str, bool, bool)] = &[
     ("ls > /dev/null; cat a > b", false, true),
     ("cat <> file", false, false),
     ("cat < /dev/tcp/example.com/80", false, false),
+    ("cat /dev/tty", false, false),
+    ("head -c 10 ../../dev/zero", false, false),
+    ("grep x /dev/null", true, false),
     ("ls >", false, true),
     // Not understood: substitutions, subshells, compound commands.
     ("echo $(rm x)", false, true),

@@ -91,14 +91,14 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 /// exits; add `wait` to keep them. Prefer `read_file`, `list_dir`, `glob`
 /// and `grep` for reading and searching: they are faster to approve.
 ///
-/// Approval: a command runs without asking only when it is plainly
-/// read-only: simple commands joined by `|`, `&&`, `||` or `;`, each one
-/// of `ls`, `cat`, `head`, `tail`, `wc`, `grep`, `sort`, `uniq`, `stat`,
-/// `du`, `find`, `echo`, `pwd`, `git status|log|diff|show` with ordinary
-/// reading options, no `$` expansions, globs, assignments or redirections
-/// other than to `/dev/null`. Anything else may need confirmation;
-/// deleting or overwriting files, and anything with `$(...)`, subshells,
-/// functions or here-documents, always does.
+/// Read-only (runs without approval, alongside other calls): only simple
+/// commands joined by `|`, `&&`, `||` or `;`, each one of `ls`, `cat`,
+/// `head`, `tail`, `wc`, `grep`, `sort`, `uniq`, `stat`, `du`, `find`,
+/// `echo`, `pwd`, `git status|log|diff|show` with ordinary reading
+/// options, and no `$` expansions, globs, assignments or redirections
+/// other than to `/dev/null`. Anything else may need approval. Commands
+/// that delete or overwrite files, and anything with `$(...)`, subshells,
+/// functions or here-documents, are flagged as destructive.
 #[tool(
     name = "run_command",
     concurrency_safe = |i: &RunCommandInput| is_read_only_command(&i.command),
