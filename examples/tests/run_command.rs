@@ -225,7 +225,10 @@ async fn dropping_the_call_kills_its_whole_process_group() {
         pid = pid_in(&pid_file) => pid,
     };
     // `select!` dropped the call's future when the pid arrived.
-    assert!(ends(pid).await, "background job {pid} survived the dropped call");
+    assert!(
+        ends(pid).await,
+        "background job {pid} survived the dropped call"
+    );
 }
 
 #[cfg(target_os = "linux")]
@@ -359,7 +362,15 @@ fn hostile_repository(dir: &std::path::Path) {
     };
     git(&["init", "-q", "."]);
     git(&["add", "notes.txt"]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "init"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "commit",
+        "-qm",
+        "init",
+    ]);
     std::fs::write(dir.join("notes.txt"), "alpha\nbeta\ngamma\n").expect("edit");
     let script = dir.join("hook.sh");
     std::fs::write(&script, "#!/bin/sh\ntouch \"$(dirname \"$0\")/pwned-$1\"\n").expect("script");
@@ -405,17 +416,30 @@ async fn read_only_git_commands_ignore_programs_named_in_the_repository_config()
             .output()
             .expect("git");
     }
-    assert!(!pwned(dir.path()).is_empty(), "the hostile config is inert even unhardened");
+    assert!(
+        !pwned(dir.path()).is_empty(),
+        "the hostile config is inert even unhardened"
+    );
     for name in pwned(dir.path()) {
         std::fs::remove_file(dir.path().join(name)).expect("clean");
     }
 
-    for command in ["git status", "git diff", "git log -p", "git show HEAD", "git diff HEAD --stat"] {
+    for command in [
+        "git status",
+        "git diff",
+        "git log -p",
+        "git show HEAD",
+        "git diff HEAD --stat",
+    ] {
         let call = tool.prepare(json!({ "command": command })).expect("parses");
         assert!(call.is_read_only(), "{command}");
         // The output may be an error from git refusing to run an emptied
         // program; what matters is that nothing ran.
         let _ = tool.call_json(json!({ "command": command }), &cx).await;
-        assert_eq!(pwned(dir.path()), Vec::<String>::new(), "{command} ran a configured program");
+        assert_eq!(
+            pwned(dir.path()),
+            Vec::<String>::new(),
+            "{command} ran a configured program"
+        );
     }
 }

@@ -29,50 +29,304 @@ const DEFAULT_CASES: u32 = 1000;
 /// arguments that turn it into a writer (or run something). Multi-word
 /// entries are inserted as they are.
 const READERS: &[(&str, &[&str], &[&str])] = &[
-    ("ls", &["-la", "-R", "sub", "--all", "-1", "a.txt"], &["-la>out", "--hyperlink", "-w", "--color=auto"]),
-    ("cat", &["a.txt", "-n", "in", "-A"], &["a.txt>out", "-", "a.txt>>out"]),
-    ("head", &["-n", "1", "-5", "a.txt", "--lines=2"], &["-c", "-n1>out"]),
-    ("tail", &["-n", "1", "a.txt", "-c", "3"], &["-f", "--pid=1", "-n1>|out"]),
-    ("wc", &["-l", "a.txt", "in", "-c"], &["--files0-from=in", "--total=always"]),
-    ("grep", &["-rn", "alpha", "a.txt", "-c", "-e", "x", "sub", "--include=*.txt"], &["-f", "in", "-o", "--exclude-from=in"]),
-    ("sort", &["-n", "-r", "-u", "-k2", "-t,", "in", "names.txt", "--reverse"], &["-o out", "-uo out", "--output=out", "--out=out", "--outp out", "-T .", "--compress-program=touch", "-o", "--out</dev/null out"]),
-    ("uniq", &["-c", "-d", "in", "a.txt"], &["in out", "a.txt out", "-- a.txt out", "- out", "-c a.txt new.txt"]),
-    ("stat", &["a.txt", "-c", "%s", "sub"], &["--printf=%s", "-f"]),
+    (
+        "ls",
+        &["-la", "-R", "sub", "--all", "-1", "a.txt"],
+        &["-la>out", "--hyperlink", "-w", "--color=auto"],
+    ),
+    (
+        "cat",
+        &["a.txt", "-n", "in", "-A"],
+        &["a.txt>out", "-", "a.txt>>out"],
+    ),
+    (
+        "head",
+        &["-n", "1", "-5", "a.txt", "--lines=2"],
+        &["-c", "-n1>out"],
+    ),
+    (
+        "tail",
+        &["-n", "1", "a.txt", "-c", "3"],
+        &["-f", "--pid=1", "-n1>|out"],
+    ),
+    (
+        "wc",
+        &["-l", "a.txt", "in", "-c"],
+        &["--files0-from=in", "--total=always"],
+    ),
+    (
+        "grep",
+        &[
+            "-rn",
+            "alpha",
+            "a.txt",
+            "-c",
+            "-e",
+            "x",
+            "sub",
+            "--include=*.txt",
+        ],
+        &["-f", "in", "-o", "--exclude-from=in"],
+    ),
+    (
+        "sort",
+        &[
+            "-n",
+            "-r",
+            "-u",
+            "-k2",
+            "-t,",
+            "in",
+            "names.txt",
+            "--reverse",
+        ],
+        &[
+            "-o out",
+            "-uo out",
+            "--output=out",
+            "--out=out",
+            "--outp out",
+            "-T .",
+            "--compress-program=touch",
+            "-o",
+            "--out</dev/null out",
+        ],
+    ),
+    (
+        "uniq",
+        &["-c", "-d", "in", "a.txt"],
+        &[
+            "in out",
+            "a.txt out",
+            "-- a.txt out",
+            "- out",
+            "-c a.txt new.txt",
+        ],
+    ),
+    (
+        "stat",
+        &["a.txt", "-c", "%s", "sub"],
+        &["--printf=%s", "-f"],
+    ),
     ("du", &["-sh", ".", "-a", "sub"], &["--time", "-X", "in"]),
-    ("find", &[".", "sub", "-name '*.txt'", "-type f", "-print", "-maxdepth 1", "!", "-o"], &["-delete", "-exec touch x \\;", "-execdir touch x \\;", "-ok touch x \\;", "-fprint out", "-fls out", "-fprintf out %p", "-fprint0 out", "-delete<a.txt", "-exec</dev/null touch x \\;", "-newer", "-exec rm {} +"]),
-    ("echo", &["hello", "a b", "-n"], &[">out", "x>|out", "$(touch x)"]),
+    (
+        "find",
+        &[
+            ".",
+            "sub",
+            "-name '*.txt'",
+            "-type f",
+            "-print",
+            "-maxdepth 1",
+            "!",
+            "-o",
+        ],
+        &[
+            "-delete",
+            "-exec touch x \\;",
+            "-execdir touch x \\;",
+            "-ok touch x \\;",
+            "-fprint out",
+            "-fls out",
+            "-fprintf out %p",
+            "-fprint0 out",
+            "-delete<a.txt",
+            "-exec</dev/null touch x \\;",
+            "-newer",
+            "-exec rm {} +",
+        ],
+    ),
+    (
+        "echo",
+        &["hello", "a b", "-n"],
+        &[">out", "x>|out", "$(touch x)"],
+    ),
     ("pwd", &["-P", "-L"], &[">out"]),
-    ("git", &["status", "log", "diff", "show", "--stat", "--oneline", "-p", "HEAD", "--cached", "-s"], &["diff --output=out", "diff --output</dev/null out", "log --output=out", "-c core.fsmonitor=touch status", "-c alias.st=!touch st", "--exec-path=. status", "branch -D x", "branch -qD x", "reset --hard", "reset --har", "checkout -f", "checkout -qf", "clean -fdx", "config core.fsmonitor touch", "-C sub status", "-C . clean -fdx", "stash", "archive -o out HEAD", "format-patch -1", "--ext-diff", "--textconv", "diff --out=out"]),
+    (
+        "git",
+        &[
+            "status",
+            "log",
+            "diff",
+            "show",
+            "--stat",
+            "--oneline",
+            "-p",
+            "HEAD",
+            "--cached",
+            "-s",
+        ],
+        &[
+            "diff --output=out",
+            "diff --output</dev/null out",
+            "log --output=out",
+            "-c core.fsmonitor=touch status",
+            "-c alias.st=!touch st",
+            "--exec-path=. status",
+            "branch -D x",
+            "branch -qD x",
+            "reset --hard",
+            "reset --har",
+            "checkout -f",
+            "checkout -qf",
+            "clean -fdx",
+            "config core.fsmonitor touch",
+            "-C sub status",
+            "-C . clean -fdx",
+            "stash",
+            "archive -o out HEAD",
+            "format-patch -1",
+            "--ext-diff",
+            "--textconv",
+            "diff --out=out",
+        ],
+    ),
 ];
 
 /// Writers, wrappers, shells and things that are not programs at all.
 const OTHERS: &[&str] = &[
-    "rm", "touch", "mv", "cp", "tee", "mkdir", "sed", "dd", "truncate", "chmod", "ln",
-    "env", "nice", "timeout 5", "command", "eval", "xargs", "exec", "nohup", "stdbuf -oL", "time",
-    "setsid", "busybox", "sh -c", "bash -c", "env -S", "builtin",
-    "ls ()", "{", "(", "!", "X=1", "PATH=.", ">out", "2>/dev/null", "<a.txt",
+    "rm",
+    "touch",
+    "mv",
+    "cp",
+    "tee",
+    "mkdir",
+    "sed",
+    "dd",
+    "truncate",
+    "chmod",
+    "ln",
+    "env",
+    "nice",
+    "timeout 5",
+    "command",
+    "eval",
+    "xargs",
+    "exec",
+    "nohup",
+    "stdbuf -oL",
+    "time",
+    "setsid",
+    "busybox",
+    "sh -c",
+    "bash -c",
+    "env -S",
+    "builtin",
+    "ls ()",
+    "{",
+    "(",
+    "!",
+    "X=1",
+    "PATH=.",
+    ">out",
+    "2>/dev/null",
+    "<a.txt",
 ];
 
 /// Arguments any reader may be given: file names and redirections.
 const PLAIN_ARGS: &[&str] = &[
-    "a.txt", "b.txt", "in", "names.txt", "sub", ".", "sub/c.txt", "--",
-    "2>/dev/null", ">/dev/null", "2>&1", "<a.txt", "-l", "-n", "1",
+    "a.txt",
+    "b.txt",
+    "in",
+    "names.txt",
+    "sub",
+    ".",
+    "sub/c.txt",
+    "--",
+    "2>/dev/null",
+    ">/dev/null",
+    "2>&1",
+    "<a.txt",
+    "-l",
+    "-n",
+    "1",
 ];
 
 /// Arguments that write, run programs, or hide something from a naive
 /// reader: every attack class of issue 6 is in here.
 const ATTACK_ARGS: &[&str] = &[
-    "out", "new.txt", "-", "-f", "-i", "-o", "-uo", "--output=out", "--out", "--outp=out", "-T",
-    "--compress-program=touch", "--compress-program", "--files0-from=in",
-    "-delete", "-exec", "-execdir", "-ok", "touch", "rm", "{}", "\\;", "+", "-fprint", "-fls",
-    "-fprintf", "-newer", "(", ")", "\\(", "\\)", "!",
-    "--output", "--ext-diff", "--textconv", "-C", "-c", "core.fsmonitor=touch", "core.pager=touch",
-    "alias.x=!touch", "--git-dir=.git", "--exec-path=.", "branch", "-D", "reset", "--hard",
-    "checkout", "clean", "-fdx", "config", "core.fsmonitor", "stash", "archive",
-    "$(touch x)", "`touch x`", "${X:-touch}", "$X", "\"$X\"", "*", "?", "[a]", "{a,b}", "~",
-    ">out", ">>out", ">|out", "<>new.txt", ">&out", "</dev/null", "<<EOF", "#",
-    "'rm -f a.txt'", "\"touch x\"", "-S'touch x'", "--split-string=touch", "X=1", "a\\", "&",
-    ";", "|", "&&", "||",
+    "out",
+    "new.txt",
+    "-",
+    "-f",
+    "-i",
+    "-o",
+    "-uo",
+    "--output=out",
+    "--out",
+    "--outp=out",
+    "-T",
+    "--compress-program=touch",
+    "--compress-program",
+    "--files0-from=in",
+    "-delete",
+    "-exec",
+    "-execdir",
+    "-ok",
+    "touch",
+    "rm",
+    "{}",
+    "\\;",
+    "+",
+    "-fprint",
+    "-fls",
+    "-fprintf",
+    "-newer",
+    "(",
+    ")",
+    "\\(",
+    "\\)",
+    "!",
+    "--output",
+    "--ext-diff",
+    "--textconv",
+    "-C",
+    "-c",
+    "core.fsmonitor=touch",
+    "core.pager=touch",
+    "alias.x=!touch",
+    "--git-dir=.git",
+    "--exec-path=.",
+    "branch",
+    "-D",
+    "reset",
+    "--hard",
+    "checkout",
+    "clean",
+    "-fdx",
+    "config",
+    "core.fsmonitor",
+    "stash",
+    "archive",
+    "$(touch x)",
+    "`touch x`",
+    "${X:-touch}",
+    "$X",
+    "\"$X\"",
+    "*",
+    "?",
+    "[a]",
+    "{a,b}",
+    "~",
+    ">out",
+    ">>out",
+    ">|out",
+    "<>new.txt",
+    ">&out",
+    "</dev/null",
+    "<<EOF",
+    "#",
+    "'rm -f a.txt'",
+    "\"touch x\"",
+    "-S'touch x'",
+    "--split-string=touch",
+    "X=1",
+    "a\\",
+    "&",
+    ";",
+    "|",
+    "&&",
+    "||",
 ];
 
 /// What can come between two words: a space mostly, sometimes nothing
@@ -82,7 +336,9 @@ const GAPS: &[&str] = &[
 ];
 
 /// What joins two commands.
-const JOINERS: &[&str] = &[" | ", " && ", " || ", "; ", "\n", " & ", "|", "&&", ";", " \\\n| "];
+const JOINERS: &[&str] = &[
+    " | ", " && ", " || ", "; ", "\n", " & ", "|", "&&", ";", " \\\n| ",
+];
 
 /// How a word is spelled: as is, quoted, escaped or split by a line
 /// continuation.
@@ -92,7 +348,11 @@ fn spell(word: &str, how: u8) -> String {
         1 if !word.contains(['"', '$', '`', '\\']) => format!("\"{word}\""),
         2 if word.len() > 1 => {
             let (a, b) = word.split_at(word.len() / 2);
-            if a.is_char_boundary(a.len()) { format!("{a}\\\n{b}") } else { word.to_owned() }
+            if a.is_char_boundary(a.len()) {
+                format!("{a}\\\n{b}")
+            } else {
+                word.to_owned()
+            }
         }
         3 if word.len() > 1 && word.is_ascii() => {
             let (a, b) = word.split_at(word.len() - 1);
@@ -121,7 +381,10 @@ fn simple_command() -> impl Strategy<Value = String> {
         prop::collection::vec(
             (
                 prop::sample::select(GAPS),
-                prop_oneof![prop::sample::select(PLAIN_ARGS), prop::sample::select(ATTACK_ARGS)],
+                prop_oneof![
+                    prop::sample::select(PLAIN_ARGS),
+                    prop::sample::select(ATTACK_ARGS)
+                ],
                 any::<u8>(),
             ),
             0..5,
@@ -189,10 +452,20 @@ fn snapshot(root: &Path) -> BTreeMap<String, Entry> {
             let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions());
             #[cfg(not(unix))]
             let mode = u32::from(meta.permissions().readonly());
-            let relative = path.strip_prefix(root).expect("inside").display().to_string();
+            let relative = path
+                .strip_prefix(root)
+                .expect("inside")
+                .display()
+                .to_string();
             entries.insert(
                 relative,
-                Entry { kind, len: meta.len(), mode, modified: meta.modified().ok(), content },
+                Entry {
+                    kind,
+                    len: meta.len(),
+                    mode,
+                    modified: meta.modified().ok(),
+                    content,
+                },
             );
         }
     }
@@ -233,12 +506,19 @@ fn marked_processes() -> Vec<String> {
         let prefix = format!("{RUN_MARKER_VAR}={}-", std::process::id()).into_bytes();
         let mut found = Vec::new();
         for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-            let Ok(environ) = std::fs::read(entry.path().join("environ")) else { continue };
-            if !environ.split(|b| *b == 0).any(|var| var.starts_with(&prefix)) {
+            let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
+                continue;
+            };
+            if !environ
+                .split(|b| *b == 0)
+                .any(|var| var.starts_with(&prefix))
+            {
                 continue;
             }
             let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
-            let zombie = stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'));
+            let zombie = stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'));
             if !zombie {
                 found.push(stat);
             }
@@ -274,7 +554,15 @@ fn scratch() -> tempfile::TempDir {
     };
     if git(&["init", "-q", "."]) {
         git(&["add", "a.txt", "sub"]);
-        git(&["-c", "user.name=o", "-c", "user.email=o@example.invalid", "commit", "-qm", "init"]);
+        git(&[
+            "-c",
+            "user.name=o",
+            "-c",
+            "user.email=o@example.invalid",
+            "commit",
+            "-qm",
+            "init",
+        ]);
         std::fs::write(root.join("a.txt"), "alpha\nchanged\n").expect("edit");
     }
     dir
@@ -316,7 +604,10 @@ fn read_only_commands_change_nothing() {
     });
     let result = runner.run(&command(), |command| {
         let verdict = classify(&command);
-        prop_assert!(!(verdict.read_only && verdict.destructive), "{command:?}: {verdict:?}");
+        prop_assert!(
+            !(verdict.read_only && verdict.destructive),
+            "{command:?}: {verdict:?}"
+        );
         if !verdict.read_only {
             return Ok(());
         }
@@ -325,9 +616,8 @@ fn read_only_commands_change_nothing() {
             let (dir, cx) = &*state.borrow();
             let before = snapshot(dir.path());
             // A timeout is a fine outcome (`tail -f`); a change is not.
-            let _ = runtime.block_on(
-                tool.call_json(json!({ "command": command, "timeout_secs": 1 }), cx),
-            );
+            let _ = runtime
+                .block_on(tool.call_json(json!({ "command": command, "timeout_secs": 1 }), cx));
             let after = snapshot(dir.path());
             let changed: std::collections::BTreeSet<String> = before
                 .keys()
@@ -340,8 +630,14 @@ fn read_only_commands_change_nothing() {
         if !changed.is_empty() {
             *state.borrow_mut() = fresh();
         }
-        prop_assert!(changed.is_empty(), "{command:?} classified read-only changed {changed:?}");
-        prop_assert!(left.is_empty(), "{command:?} left processes running: {left:?}");
+        prop_assert!(
+            changed.is_empty(),
+            "{command:?} classified read-only changed {changed:?}"
+        );
+        prop_assert!(
+            left.is_empty(),
+            "{command:?} left processes running: {left:?}"
+        );
         Ok(())
     });
     if let Err(err) = result {
@@ -351,5 +647,8 @@ fn read_only_commands_change_nothing() {
     // nothing.
     let ran = ran.get();
     eprintln!("{ran} of {cases} generated commands were read-only and ran");
-    assert!(ran * 20 >= cases as usize, "only {ran} of {cases} cases were read-only");
+    assert!(
+        ran * 20 >= cases as usize,
+        "only {ran} of {cases} cases were read-only"
+    );
 }

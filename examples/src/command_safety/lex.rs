@@ -158,11 +158,7 @@ impl Builder {
     }
 
     fn push_unquoted(&mut self, c: char) {
-        if c == '='
-            && self.plain
-            && !self.assignment
-            && is_name(&self.text)
-        {
+        if c == '=' && self.plain && !self.assignment && is_name(&self.text) {
             self.assignment = true;
         }
         self.digits_only &= c.is_ascii_digit();
@@ -286,7 +282,11 @@ impl Lexer {
             (Some('&'), _) => (Op::Background, false),
             (Some(';'), Some(';' | '&')) => return Err(Unsupported("`;;` outside a `case`")),
             (Some(';'), _) => (Op::Semi, false),
-            _ => return Err(Unsupported("a subshell, group or function definition (`(`)")),
+            _ => {
+                return Err(Unsupported(
+                    "a subshell, group or function definition (`(`)",
+                ));
+            }
         };
         if two {
             self.next_char();
@@ -509,15 +509,24 @@ mod tests {
 
     #[test]
     fn line_continuations_vanish_even_inside_words() {
-        assert_eq!(words("find . \\\nls -delete"), ["find", ".", "ls", "-delete"]);
+        assert_eq!(
+            words("find . \\\nls -delete"),
+            ["find", ".", "ls", "-delete"]
+        );
         assert_eq!(words("-del\\\nete"), ["-delete"]);
         assert_eq!(words("'a\\\nb'"), ["a\\\nb"]);
     }
 
     #[test]
     fn glued_redirections_are_split_from_words() {
-        assert_eq!(words("find . -delete<a.txt"), ["find", ".", "-delete", "<Read a.txt>"]);
-        assert_eq!(words("rm>/dev/null -f"), ["rm", "<Truncate /dev/null>", "-f"]);
+        assert_eq!(
+            words("find . -delete<a.txt"),
+            ["find", ".", "-delete", "<Read a.txt>"]
+        );
+        assert_eq!(
+            words("rm>/dev/null -f"),
+            ["rm", "<Truncate /dev/null>", "-f"]
+        );
         assert_eq!(words("ls 2>&1"), ["ls", "<Duplicate 1>"]);
         assert_eq!(words("ls a2>x"), ["ls", "a2", "<Truncate x>"]);
         assert_eq!(words("x >> y"), ["x", "<Append y>"]);
@@ -525,9 +534,21 @@ mod tests {
 
     #[test]
     fn operators() {
-        assert_eq!(words("a|b||c&&d;e&"), [
-            "a", "<Pipe>", "b", "<Or>", "c", "<And>", "d", "<Semi>", "e", "<Background>"
-        ]);
+        assert_eq!(
+            words("a|b||c&&d;e&"),
+            [
+                "a",
+                "<Pipe>",
+                "b",
+                "<Or>",
+                "c",
+                "<And>",
+                "d",
+                "<Semi>",
+                "e",
+                "<Background>"
+            ]
+        );
         assert_eq!(words("a # b; rm x\nc"), ["a", "<Newline>", "c"]);
         assert_eq!(words("a#b"), ["a#b"]);
     }
@@ -567,9 +588,24 @@ mod tests {
     #[test]
     fn unmodelled_constructs_are_refused() {
         for text in [
-            "(ls)", "ls () (rm x)", "echo $(rm x)", "echo `rm x`", "echo \"$(rm x)\"",
-            "echo $((1))", "cat <(rm x)", "tee >(rm x)", "cat <<EOF", "ls |& cat", "ls &> x",
-            "'open", "\"open", "ls \\", "${x:-$(rm)}", "$'\\x41'", "ls >", "ls > ;",
+            "(ls)",
+            "ls () (rm x)",
+            "echo $(rm x)",
+            "echo `rm x`",
+            "echo \"$(rm x)\"",
+            "echo $((1))",
+            "cat <(rm x)",
+            "tee >(rm x)",
+            "cat <<EOF",
+            "ls |& cat",
+            "ls &> x",
+            "'open",
+            "\"open",
+            "ls \\",
+            "${x:-$(rm)}",
+            "$'\\x41'",
+            "ls >",
+            "ls > ;",
             "case x in x) ;; esac",
         ] {
             assert!(tokenize(text).is_err(), "{text:?} tokenized");

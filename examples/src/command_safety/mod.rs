@@ -210,7 +210,10 @@ fn is_read_only_script(script: &Script) -> bool {
         && script.commands.iter().all(|(command, op)| {
             !matches!(op, Some(Op::Background))
                 && command.assignments.is_empty()
-                && command.words.iter().all(|w| !w.dynamic && !names_a_device(&w.text))
+                && command
+                    .words
+                    .iter()
+                    .all(|w| !w.dynamic && !names_a_device(&w.text))
                 && command.redirects.iter().all(redirect_reads_only)
                 && command.words.split_first().is_some_and(|(program, args)| {
                     read_only::is_read_only_invocation(&program.text, args)

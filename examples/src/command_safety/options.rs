@@ -210,7 +210,10 @@ impl Table {
                     .ok_or_else(|| OptError::Unknown(format!("-{c}")))?;
                 let rest = &cluster[at + c.len_utf8()..];
                 match self.get(r).arg {
-                    Arg::No => items.push(Item::Opt { opt: r, value: None }),
+                    Arg::No => items.push(Item::Opt {
+                        opt: r,
+                        value: None,
+                    }),
                     Arg::Optional => {
                         let value = (!rest.is_empty()).then(|| rest.to_owned());
                         items.push(Item::Opt { opt: r, value });
@@ -229,7 +232,10 @@ impl Table {
                         } else {
                             rest.to_owned()
                         };
-                        items.push(Item::Opt { opt: r, value: Some(value) });
+                        items.push(Item::Opt {
+                            opt: r,
+                            value: Some(value),
+                        });
                         break;
                     }
                 }
@@ -279,7 +285,10 @@ mod tests {
 
     #[test]
     fn clusters_split_and_arguments_are_consumed() {
-        assert_eq!(names(&["-uo", "x", "in"]).unwrap(), ["unique=", "output=x", "in"]);
+        assert_eq!(
+            names(&["-uo", "x", "in"]).unwrap(),
+            ["unique=", "output=x", "in"]
+        );
         assert_eq!(names(&["-kou"]).unwrap(), ["key=ou"]);
         assert_eq!(names(&["-k", "-o"]).unwrap(), ["key=-o"]);
         assert_eq!(names(&["-i", "x"]).unwrap(), ["in-place=", "x"]);
@@ -292,15 +301,24 @@ mod tests {
         assert_eq!(names(&["--output", "x"]).unwrap(), ["output=x"]);
         assert_eq!(names(&["--un"]).unwrap(), ["unique="]);
         assert_eq!(names(&["--output-d=,"]).unwrap(), ["output-delimiter=,"]);
-        assert_eq!(names(&["--out=x"]), Err(OptError::Ambiguous("--out".into())));
+        assert_eq!(
+            names(&["--out=x"]),
+            Err(OptError::Ambiguous("--out".into()))
+        );
         assert_eq!(names(&["--nope"]), Err(OptError::Unknown("--nope".into())));
-        assert_eq!(names(&["--unique=1"]), Err(OptError::BadArgument("--unique=1".into())));
+        assert_eq!(
+            names(&["--unique=1"]),
+            Err(OptError::BadArgument("--unique=1".into()))
+        );
         assert_eq!(names(&["-o"]), Err(OptError::BadArgument("-o".into())));
     }
 
     #[test]
     fn without_permutation_the_first_operand_ends_options() {
-        let table = Table { permute: false, ..TABLE };
+        let table = Table {
+            permute: false,
+            ..TABLE
+        };
         let words = words(&["-u", "rm", "-o"]);
         let (items, rest) = table.parse(&words).unwrap();
         assert_eq!(items.len(), 1);

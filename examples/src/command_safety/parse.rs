@@ -49,7 +49,11 @@ pub(crate) fn parse(text: &str) -> Result<Script, Unsupported> {
         match token {
             Token::Word(word) => {
                 let command_position = current.words.is_empty();
-                if command_position && word.plain && word.text == "!" && current.assignments.is_empty() {
+                if command_position
+                    && word.plain
+                    && word.text == "!"
+                    && current.assignments.is_empty()
+                {
                     if started {
                         return Err(Unsupported("`!` inside a command"));
                     }
@@ -119,7 +123,10 @@ mod tests {
 
     #[test]
     fn commands_split_on_every_operator() {
-        assert_eq!(programs("a | b && c || d; e & f\ng"), ["a", "b", "c", "d", "e", "f", "g"]);
+        assert_eq!(
+            programs("a | b && c || d; e & f\ng"),
+            ["a", "b", "c", "d", "e", "f", "g"]
+        );
         assert_eq!(programs("a &&\n\n b"), ["a", "b"]);
         assert_eq!(programs("\n a;\n"), ["a"]);
     }
@@ -129,7 +136,14 @@ mod tests {
         let script = parse("2>/dev/null X=1 rm>x -f f").expect("parses");
         let (command, _) = &script.commands[0];
         assert_eq!(command.assignments.len(), 1);
-        assert_eq!(command.words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>(), ["rm", "-f", "f"]);
+        assert_eq!(
+            command
+                .words
+                .iter()
+                .map(|w| w.text.as_str())
+                .collect::<Vec<_>>(),
+            ["rm", "-f", "f"]
+        );
         assert_eq!(command.redirects.len(), 2);
         // After the program, `X=1` is an argument.
         let script = parse("env X=1").expect("parses");
@@ -147,8 +161,17 @@ mod tests {
     #[test]
     fn compound_commands_and_syntax_errors_are_refused() {
         for text in [
-            "if true; then rm x; fi", "{ rm x; }", "for f in a; do rm $f; done", "while :; do :; done",
-            "function f { rm x; }", "; ls", "ls ;; rm", "ls &&", "ls |", "| ls", "ls && && rm",
+            "if true; then rm x; fi",
+            "{ rm x; }",
+            "for f in a; do rm $f; done",
+            "while :; do :; done",
+            "function f { rm x; }",
+            "; ls",
+            "ls ;; rm",
+            "ls &&",
+            "ls |",
+            "| ls",
+            "ls && && rm",
             "[[ -f x ]]",
         ] {
             assert!(parse(text).is_err(), "{text:?} parsed");

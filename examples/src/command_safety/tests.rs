@@ -160,10 +160,30 @@ const ATTACKS: &[(&str, &str, bool, bool)] = &[
     ("continuation", "sort -\\\no out in", false, true),
     // A redirection glued to a word hides it.
     ("glued redirection", "find . -delete<a.txt", false, true),
-    ("glued redirection", "find . -exec</dev/null touch x \\;", false, false),
-    ("glued redirection", "find . -exec</dev/null rm x \\;", false, true),
-    ("glued redirection", "find . -fprint</dev/null out", false, true),
-    ("glued redirection", "git diff --output</dev/null patch", false, true),
+    (
+        "glued redirection",
+        "find . -exec</dev/null touch x \\;",
+        false,
+        false,
+    ),
+    (
+        "glued redirection",
+        "find . -exec</dev/null rm x \\;",
+        false,
+        true,
+    ),
+    (
+        "glued redirection",
+        "find . -fprint</dev/null out",
+        false,
+        true,
+    ),
+    (
+        "glued redirection",
+        "git diff --output</dev/null patch",
+        false,
+        true,
+    ),
     ("glued redirection", "ls>out", false, true),
     // Function definitions.
     ("function", "ls () (rm -f victim); ls", false, true),
@@ -173,16 +193,41 @@ const ATTACKS: &[(&str, &str, bool, bool)] = &[
     // Leading or interleaved redirections.
     ("leading redirection", "2>/dev/null rm -f f", false, true),
     ("leading redirection", "rm>/dev/null -f f", false, true),
-    ("leading redirection", "</dev/null >/dev/null git reset --hard", false, true),
+    (
+        "leading redirection",
+        "</dev/null >/dev/null git reset --hard",
+        false,
+        true,
+    ),
     ("leading redirection", "2>&1 X=1 mv a b", false, true),
     ("leading redirection", ">/dev/null ls", true, false),
     // Global options before a git subcommand.
     ("git global option", "git -C . clean -fdx", false, true),
     ("git global option", "git -c k=v reset --hard", false, true),
-    ("git global option", "git --git-dir=.git --work-tree=. checkout -- .", false, true),
-    ("git global option", "git --no-pager -C sub branch -D old", false, true),
-    ("git global option", "git -c core.fsmonitor=./evil status", false, true),
-    ("git global option", "git -c alias.st='!rm -rf x' st", false, true),
+    (
+        "git global option",
+        "git --git-dir=.git --work-tree=. checkout -- .",
+        false,
+        true,
+    ),
+    (
+        "git global option",
+        "git --no-pager -C sub branch -D old",
+        false,
+        true,
+    ),
+    (
+        "git global option",
+        "git -c core.fsmonitor=./evil status",
+        false,
+        true,
+    ),
+    (
+        "git global option",
+        "git -c alias.st='!rm -rf x' st",
+        false,
+        true,
+    ),
     ("git global option", "git --exec-path=. status", false, true),
     ("git global option", "git -C . status", false, false),
     ("git global option", "git --no-pager log", true, false),
@@ -230,8 +275,34 @@ const ATTACKS: &[(&str, &str, bool, bool)] = &[
     ("wrapper", "flock /tmp/l rm f", false, true),
     ("wrapper", "flock -c 'rm f' /tmp/l", false, true),
     ("wrapper", "strace -f rm f", false, true),
-    ("wrapper", "env nice timeout 5 command sudo rm f", false, true),
-    ("wrapper", "find . -exec sh -c 'rm \"$1\"' _ {} \\;", false, true),
+    (
+        "wrapper",
+        "env nice timeout 5 command sudo rm f",
+        false,
+        true,
+    ),
+    (
+        "wrapper",
+        "find . -exec sh -c 'rm \"$1\"' _ {} \\;",
+        false,
+        true,
+    ),
+    ("wrapper", "taskset -c 0 rm f", false, true),
+    ("wrapper", "flock -w 5 lock -c 'rm f'", false, true),
+    ("wrapper", "watch 'ls > out'", false, true),
+    ("wrapper", "watch '$(date)'", false, true),
+    ("wrapper", "su -c 'rm f'", false, true),
+    ("wrapper", "ssh host 'git clean -fdx'", false, true),
+    ("wrapper", "docker exec c rm -rf /data", false, true),
+    ("wrapper", "trap 'rm f' EXIT", false, true),
+    ("wrapper", "echo 'rm f' | . /dev/stdin", false, true),
+    ("wrapper", "echo 'rm f' | bash /dev/stdin", false, true),
+    ("wrapper", "bash -O extglob -c 'rm f'", false, true),
+    ("wrapper", "nohup -- rm f", false, true),
+    ("wrapper", "env -S'rm\\_-f\\_f'", false, true),
+    ("wrapper", "alias ls='rm -rf'\nls x", false, true),
+    ("wrapper", "git submodule foreach 'rm -rf x'", false, true),
+    ("wrapper", "git rebase -x 'rm f' HEAD~2", false, true),
     ("wrapper", "sh -c ls", false, false),
     ("wrapper", "env ls", false, false),
     // Output-file forms of read-only programs.
@@ -244,7 +315,36 @@ const ATTACKS: &[(&str, &str, bool, bool)] = &[
     ("output file", "find . -fprintf out %p", false, true),
     ("output file", "git log -p --output=x", false, true),
     ("output file", "ls | tee listing", false, true),
-    ("output file", "sort --compress-program=gzip in", false, false),
+    ("output file", "shuf -o out in", false, true),
+    (
+        "output file",
+        "iconv -f utf8 -t ascii -o out in",
+        false,
+        true,
+    ),
+    ("output file", "xxd -r dump out", false, true),
+    ("output file", "gzip notes.txt", false, true),
+    ("output file", "gzip -c notes.txt", false, false),
+    ("output file", "tar xf a.tar", false, true),
+    ("output file", "tar -tf a.tar", false, false),
+    ("output file", "split -l 10 in", false, true),
+    (
+        "output file",
+        "curl -o out https://example.invalid",
+        false,
+        true,
+    ),
+    ("output file", "awk '{print > \"out\"}' in", false, true),
+    ("output file", "perl -pi -e s/a/b/ f", false, true),
+    ("output file", "git archive -o out HEAD", false, true),
+    ("output file", "git format-patch -1", false, true),
+    ("output file", "time -o out ls", false, true),
+    (
+        "output file",
+        "sort --compress-program=gzip in",
+        false,
+        false,
+    ),
     ("output file", "sort -T . in", false, false),
 ];
 
@@ -276,7 +376,11 @@ fn attack_classes() {
 
 #[test]
 fn read_only_never_comes_with_destructive() {
-    for command in BASICS.iter().map(|c| c.0).chain(ATTACKS.iter().map(|c| c.1)) {
+    for command in BASICS
+        .iter()
+        .map(|c| c.0)
+        .chain(ATTACKS.iter().map(|c| c.1))
+    {
         let c = classify(command);
         assert!(!(c.read_only && c.destructive), "{command:?}: {c:?}");
     }

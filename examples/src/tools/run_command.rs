@@ -38,7 +38,8 @@
 //!
 //! A command classified read-only runs with a hardened git configuration
 //! (no system or global files, every key that names a program overridden;
-//! see [`HARDENED_GIT_CONFIG`] and the `git_env` module), so a hostile
+//! see [`HARDENED_GIT_CONFIG`] and the `hardened_env` module; the shell
+//! variables bash would act on are removed too), so a hostile
 //! `.git/config` cannot make `git status` run a program. Other commands
 //! run with the caller's environment: they were approved as writers.
 //!
@@ -52,21 +53,23 @@
 //! started with a cleared environment in a new session, a job handed to
 //! another service) is listed in the `process` module.
 
-mod git_env;
+mod hardened_env;
 mod process;
 
 use std::io;
 use std::time::Duration;
 
+use crate::command_safety::{is_destructive_command, is_read_only_command};
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use crate::command_safety::{is_destructive_command, is_read_only_command};
 
-pub use git_env::{HARDENED_GIT_CONFIG, HARDENED_GIT_VARS, REMOVED_GIT_VARS};
+use crate::sandbox::{Sandbox, SandboxError};
+pub use hardened_env::{
+    HARDENED_GIT_CONFIG, HARDENED_GIT_VARS, REMOVED_GIT_VARS, REMOVED_SHELL_VARS,
+};
 pub use process::RUN_MARKER_VAR;
 use process::{Captured, Environment, Finished};
-use crate::sandbox::{Sandbox, SandboxError};
 
 /// Seconds a command may run when the call does not say.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -157,7 +160,9 @@ pub enum RunCommandError {
     },
     /// The workspace repository's git configuration could not be read
     /// before a read-only command, so it was not run.
-    #[error("could not vet the repository's git configuration before a read-only command: {source}")]
+    #[error(
+        "could not vet the repository's git configuration before a read-only command: {source}"
+    )]
     GitConfigScan {
         /// What went wrong.
         #[source]
@@ -200,7 +205,7 @@ impl Tool for RunCommand {
         input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
         let env = if is_read_only_command(&input.command) {
-            git_env::hardened_environment(sandbox.root(), &input.command).await?
+            hardened_env::hardened_environment(sandbox.root(), &input.command).await?
         } else {
             Environment::default()
         };

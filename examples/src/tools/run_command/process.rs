@@ -39,7 +39,7 @@ pub const RUN_MARKER_VAR: &str = "REGISTRY_RUN_COMMAND_ID";
 #[derive(Debug, Default, Clone)]
 pub(super) struct Environment {
     pub set: Vec<(String, String)>,
-    pub remove: Vec<&'static str>,
+    pub remove: Vec<String>,
 }
 
 /// One captured output stream.
@@ -177,7 +177,11 @@ impl Containment {
             return;
         }
         #[cfg(unix)]
-        if let Some(pid) = self.group.and_then(|g| i32::try_from(g).ok()).and_then(rustix::process::Pid::from_raw) {
+        if let Some(pid) = self
+            .group
+            .and_then(|g| i32::try_from(g).ok())
+            .and_then(rustix::process::Pid::from_raw)
+        {
             // ESRCH (the group already ended) is the common, fine case.
             let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
         }
@@ -220,7 +224,10 @@ fn sweep_marked(marker: &str) {
             let Ok(environ) = std::fs::read(entry.path().join("environ")) else {
                 continue;
             };
-            if environ.split(|b| *b == 0).any(|var| var == needle.as_slice()) {
+            if environ
+                .split(|b| *b == 0)
+                .any(|var| var == needle.as_slice())
+            {
                 let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
                 found = true;
             }

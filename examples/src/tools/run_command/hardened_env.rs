@@ -1,4 +1,5 @@
-//! The hardened git configuration read-only commands run with.
+//! The hardened environment read-only commands run with: git's
+//! configuration, and the variables a shell reads before the command.
 //!
 //! `git status`, `log`, `diff` and `show` only read, but git's
 //! configuration can make them run programs: `core.fsmonitor` runs on
@@ -21,6 +22,12 @@
 //! - no environment variables that name programs or redirect git
 //!   ([`REMOVED_GIT_VARS`]), `GIT_OPTIONAL_LOCKS=0` so `status` does not
 //!   rewrite the index, and no lazy fetches from promisor remotes.
+//!
+//! The shell gets no `BASH_ENV`/`ENV` file to source, no `SHELLOPTS`,
+//! `BASHOPTS` or `PS4` (with `xtrace`, bash expands `PS4`, substitutions
+//! included) and no exported `BASH_FUNC_*` functions that could shadow an
+//! allow-listed program ([`REMOVED_SHELL_VARS`]); this matters when `sh`
+//! is bash.
 //!
 //! Read-only git commands may not use `-C`, `--git-dir` or `--work-tree`
 //! (see [`command_safety`](crate::command_safety)), so the repository
@@ -47,12 +54,35 @@ pub const HARDENED_GIT_VARS: &[(&str, &str)] = &[
 /// Environment variables removed for read-only commands: each names a
 /// program git would run, or points git at other files.
 pub const REMOVED_GIT_VARS: &[&str] = &[
-    "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS",
-    "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_EXEC_PATH", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG",
-    "GIT_CONFIG_SYSTEM", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PROXY_COMMAND",
-    "GIT_ATTR_SOURCE", "GIT_TRACE", "GIT_TRACE2", "GIT_TRACE2_EVENT", "GIT_TRACE2_PERF",
-    "GIT_TRACE_PACKET", "GIT_TRACE_PERFORMANCE", "GIT_TRACE_SETUP",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_PROXY_COMMAND",
+    "GIT_ATTR_SOURCE",
+    "GIT_TRACE",
+    "GIT_TRACE2",
+    "GIT_TRACE2_EVENT",
+    "GIT_TRACE2_PERF",
+    "GIT_TRACE_PACKET",
+    "GIT_TRACE_PERFORMANCE",
+    "GIT_TRACE_SETUP",
 ];
+
+/// Environment variables removed for read-only commands because the shell
+/// itself acts on them. Exported functions (`BASH_FUNC_name%%`) are removed
+/// too, by prefix.
+pub const REMOVED_SHELL_VARS: &[&str] = &["BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4"];
 
 /// Configuration values forced for read-only commands.
 pub const HARDENED_GIT_CONFIG: &[(&str, &str)] = &[
@@ -112,10 +142,17 @@ pub(super) async fn hardened_environment(
         set.push((format!("GIT_CONFIG_KEY_{i}"), key));
         set.push((format!("GIT_CONFIG_VALUE_{i}"), value));
     }
-    Ok(Environment {
-        set,
-        remove: REMOVED_GIT_VARS.to_vec(),
-    })
+    let mut remove: Vec<String> = REMOVED_GIT_VARS
+        .iter()
+        .chain(REMOVED_SHELL_VARS)
+        .map(|name| (*name).to_owned())
+        .collect();
+    remove.extend(
+        std::env::vars_os()
+            .filter_map(|(name, _)| name.into_string().ok())
+            .filter(|name| name.starts_with("BASH_FUNC_")),
+    );
+    Ok(Environment { set, remove })
 }
 
 /// The program-naming keys the repository at `root` configures (local,
@@ -145,7 +182,10 @@ async fn program_keys(root: &Path) -> Result<Vec<String>, RunCommandError> {
             return Err(RunCommandError::GitConfigScan {
                 source: std::io::Error::new(
                     std::io::ErrorKind::TimedOut,
-                    format!("`git config` did not answer within {} s", SCAN_LIMIT.as_secs()),
+                    format!(
+                        "`git config` did not answer within {} s",
+                        SCAN_LIMIT.as_secs()
+                    ),
                 ),
             });
         }
