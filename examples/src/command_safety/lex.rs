@@ -374,7 +374,7 @@ impl Lexer {
                 '`' => return Err(Unsupported("a command substitution (backquote)")),
                 '$' => {
                     self.at += 1;
-                    self.dollar(&mut word)?;
+                    self.dollar(&mut word, false)?;
                 }
                 // Globs, braces and a leading tilde are unquoted literal
                 // characters (so `{` can still be a reserved word), but
@@ -419,20 +419,23 @@ impl Lexer {
                     }
                 }
                 '`' => return Err(Unsupported("a command substitution (backquote)")),
-                '$' => self.dollar(word)?,
+                '$' => self.dollar(word, true)?,
                 '\0' => return Err(Unsupported("a NUL character")),
                 c => word.push_quoted(c),
             }
         }
     }
 
-    /// Just after a `$`, quoted or not.
-    fn dollar(&mut self, word: &mut Builder) -> Result<(), Unsupported> {
+    /// Just after a `$`; `in_double_quotes` when inside `"..."`, where a
+    /// `$` before a quote is a literal dollar sign.
+    fn dollar(&mut self, word: &mut Builder, in_double_quotes: bool) -> Result<(), Unsupported> {
         match self.peek_char() {
             Some('(') => Err(Unsupported(
                 "a command substitution or arithmetic expansion (`$(`)",
             )),
-            Some('\'' | '"') => Err(Unsupported("bash's `$'...'` or `$\"...\"` quoting")),
+            Some('\'' | '"') if !in_double_quotes => {
+                Err(Unsupported("bash's `$'...'` or `$\"...\"` quoting"))
+            }
             Some('{') => {
                 self.at += 1;
                 word.mark_dynamic();
@@ -562,7 +565,7 @@ mod tests {
                 "{text}: {tokens:?}"
             );
         }
-        for text in ["a~", "'*'", "\\*", "$", "a=b"] {
+        for text in ["a~", "'*'", "\\*", "$", "a=b", "\"5$\"", "\"$'\""] {
             let tokens = tokenize(text).expect(text);
             assert!(
                 matches!(&tokens[..], [Token::Word(w)] if !w.dynamic),

@@ -432,3 +432,80 @@ fn nesting_is_bounded() {
 fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
+
+/// The tokenizer against the real shell: for generated text that parses
+/// into one simple command of static words, `sh` must split it into the
+/// same words (quote removal, escapes, line continuations, comments,
+/// glued operators). Each case is appended to `printf '%s\0'`, a builtin,
+/// so nothing but printing runs.
+#[test]
+fn words_match_the_shell() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
+
+    const PIECES: &[&str] = &[
+        "a", "b", "rm", "-", "--x", "=", "A=", "'", "\"", "\\", "\\\n", " ", " ", " ", "\t", "#",
+        "$", "~", "'a b'", "\"a b\"", "\"\\$\"", "\"\\\\\"", "\"\\a\"", "\\ ", "\\'", "\\\"", "\r",
+        ";", "|", "&&", "2", ">", "<", "!", "{", "}",
+    ];
+    let text = prop::collection::vec(prop::sample::select(PIECES), 1..12)
+        .prop_map(|pieces| pieces.concat());
+    let compared = std::cell::Cell::new(0);
+    let mut runner = TestRunner::new(Config {
+        cases: 2000,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
+        ..Config::default()
+    });
+    runner
+        .run(&text, |text| {
+            // Only plain word lists: the text follows `printf`, so what is
+            // special at the start of a command (`!`, reserved words,
+            // assignments) or between commands is out of scope here.
+            let Ok(tokens) = lex::tokenize(&text) else {
+                return Ok(());
+            };
+            let mut words = Vec::new();
+            for token in tokens {
+                match token {
+                    lex::Token::Word(word) if !word.dynamic => words.push(word),
+                    _ => return Ok(()),
+                }
+            }
+            if words
+                .first()
+                .is_some_and(|w| w.assignment || (w.plain && w.text == "!"))
+            {
+                return Ok(());
+            }
+            let ours: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+            let output = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("printf '%s\\0' {text}"))
+                .stdin(std::process::Stdio::null())
+                .output()
+                .expect("sh runs");
+            prop_assert!(output.status.success(), "{text:?}: sh failed");
+            // Every word ends with a NUL.
+            let stdout = output.stdout.strip_suffix(&[0]).unwrap_or(&output.stdout);
+            let theirs: Vec<String> = stdout
+                .split(|b| *b == 0)
+                .map(|w| String::from_utf8_lossy(w).into_owned())
+                .collect();
+            let theirs: Vec<&str> = theirs.iter().map(String::as_str).collect();
+            compared.set(compared.get() + 1);
+            if ours.is_empty() {
+                // `printf` with no arguments prints one empty word.
+                prop_assert_eq!(&theirs[..], &[""][..], "{:?}", text);
+            } else {
+                prop_assert_eq!(&ours[..], &theirs[..], "{:?}", text);
+            }
+            Ok(())
+        })
+        .unwrap_or_else(|err| panic!("{err}"));
+    eprintln!("{} cases compared with sh", compared.get());
+    assert!(
+        compared.get() >= 200,
+        "only {} cases compared",
+        compared.get()
+    );
+}
