@@ -33,8 +33,6 @@ use wrappers::{
 /// before the command counts as destructive without looking further.
 pub const MAX_NESTING: usize = 8;
 
-/// Programs that delete, overwrite, truncate or re-permission files
-/// whatever their arguments.
 /// A unit of work: a command text to parse, or one command's words.
 enum Work {
     Text(String, usize),

@@ -8,6 +8,8 @@ use super::Walker;
 use super::git::git_destroys;
 use super::wrappers::{HELP, OPAQUE_RUNNERS, SHELLS, VERSION, wrapper};
 
+/// Programs that delete, overwrite, truncate, re-permission or otherwise
+/// destroy data whatever their arguments.
 pub(super) const DESTRUCTIVE_PROGRAMS: &[&str] = &[
     "rm",
     "rmdir",
@@ -135,24 +137,24 @@ pub(super) fn program_destroys(
         "crontab" => has_short(args, 'r') || operands(args) > 0,
         // `xxd IN OUT` truncates OUT.
         "xxd" => operands(args) >= 2,
-        // Overwrites existing files only when told to, or to a stream.
-        "unzip" => {
-            !(has_short(args, 'l')
-                || has_short(args, 't')
-                || has_short(args, 'v')
-                || has_short(args, 'p')
-                || has_short(args, 'Z'))
-        }
+        // Overwrites existing files only when told to, or to a stream. The
+        // exemptions count only in clusters of argument-less flags, so an
+        // option value such as `-S.c` cannot pose as `-c`.
+        "unzip" => !['l', 't', 'v', 'p', 'Z']
+            .iter()
+            .any(|c| has_plain_flag(args, *c, "ltvpZqz")),
         // Compressing or decompressing replaces the input file; only
         // writing to standard output, testing and listing leave it.
         name if COMPRESSORS.contains(&name) => {
-            !(has_short(args, 'c')
-                || has_short(args, 't')
-                || has_short(args, 'l')
-                || has_long(args, "stdout")
-                || has_long(args, "to-stdout")
-                || has_long(args, "test")
-                || has_long(args, "list"))
+            !(['c', 't', 'l']
+                .iter()
+                .any(|c| has_plain_flag(args, *c, "cdfklnNqrtvz0123456789"))
+                || args.iter().any(|w| {
+                    matches!(
+                        w.text.as_str(),
+                        "--stdout" | "--to-stdout" | "--test" | "--list"
+                    )
+                }))
         }
         name if AWKS.contains(&name) => args.iter().any(|w| {
             w.text.contains("system")
@@ -227,6 +229,18 @@ const COMPRESSORS: &[&str] = &[
     "pigz",
     "pbzip2",
 ];
+
+/// A short option cluster made only of the argument-less flags `plain`
+/// that contains `flag` (`-dc` has `c`; `-S.c` has no flag `c`).
+fn has_plain_flag(args: &[Word], flag: char, plain: &str) -> bool {
+    args.iter().any(|w| {
+        w.text.strip_prefix('-').is_some_and(|cluster| {
+            !cluster.starts_with('-')
+                && cluster.contains(flag)
+                && cluster.chars().all(|c| plain.contains(c))
+        })
+    })
+}
 
 /// Words that do not look like options (a rough count: option arguments
 /// count too, which only errs toward destructive).

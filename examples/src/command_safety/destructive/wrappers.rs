@@ -79,6 +79,11 @@ pub(super) const OPAQUE_RUNNERS: &[&str] = &[
     "nohup.sh",
 ];
 
+// The option tables of the wrappers: every option each one has (from
+// its `--help`), so the first operand, the program it runs, is found the
+// way the wrapper finds it. An option missing here makes the command
+// destructive, never less.
+
 pub(super) const HELP: Opt = ok(' ', "help", No);
 pub(super) const VERSION: Opt = ok(' ', "version", No);
 
