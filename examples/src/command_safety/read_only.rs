@@ -471,8 +471,9 @@ const GIT_GLOBAL: &[(&str, usize)] = &[
 /// its long options against a much longer list than this one, so only exact
 /// spellings are accepted (an abbreviation is not read-only). Absent on
 /// purpose: `--output`, `--ext-diff`, `--textconv`, `--show-signature`,
-/// `--open-files-in-pager`, and every option naming a program or a file to
-/// write.
+/// `--open-files-in-pager`, `--submodule` (it runs git in submodules, whose
+/// configuration `run_command` does not vet), and every option naming a
+/// program or a file to write.
 const GIT_OPTIONS: &[(&str, bool)] = &[
     // status
     ("-s", false),
@@ -594,7 +595,6 @@ const GIT_OPTIONS: &[(&str, bool)] = &[
     ("--text", false),
     ("-a", false),
     ("--ignore-submodules", false),
-    ("--submodule", false),
     ("--function-context", false),
     ("-W", false),
     ("--indent-heuristic", false),
@@ -633,7 +633,6 @@ const GIT_VALUED: &[&str] = &[
     "--relative",
     "--dirstat",
     "--ignore-submodules",
-    "--submodule",
     "--branches",
     "--tags",
     "--remotes",
