@@ -207,7 +207,7 @@ impl Walker<'_> {
                     }
                     Err(_) => None,
                 },
-                "busybox" => match args.first() {
+                "busybox" | "toybox" => match args.first() {
                     Some(applet) if !applet.text.starts_with('-') => Some(start + 1),
                     Some(_) => None,
                     None => return false,

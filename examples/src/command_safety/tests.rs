@@ -343,6 +343,11 @@ const ATTACKS: &[(&str, &str, bool, bool)] = &[
     ("output file", "git archive -o out HEAD", false, true),
     ("output file", "git format-patch -1", false, true),
     ("output file", "time -o out ls", false, true),
+    ("output file", "file -C -m magic", false, true),
+    ("output file", "less -o log notes.txt", false, true),
+    ("output file", "script -qc ls out", false, true),
+    ("wrapper", "toybox rm f", false, true),
+    ("wrapper", "echo 'rm f' | at now", false, true),
     (
         "output file",
         "sort --compress-program=gzip in",

@@ -58,6 +58,11 @@ pub(super) const DESTRUCTIVE_PROGRAMS: &[&str] = &[
     "rclone",
     "strip",
     "objcopy",
+    // `script` writes its typescript file (truncating it); `at` and
+    // `batch` run commands read from their input later.
+    "script",
+    "at",
+    "batch",
     // Editors exist to write files, and take their commands from
     // arguments (`vim -es -c 'g/x/d|x' f`, `ed f`).
     "vi",
@@ -134,6 +139,14 @@ pub(super) fn program_destroys(
         // Writing an output file named by an option.
         "shuf" | "iconv" | "sdiff" => has_short(args, 'o') || has_long(args, "output"),
         "yq" => has_short(args, 'i') || has_long(args, "inplace"),
+        // `file -C` compiles a magic file, `less -o` logs to one.
+        "file" => has_short(args, 'C') || has_long(args, "compile"),
+        "less" => {
+            has_short(args, 'o')
+                || has_short(args, 'O')
+                || has_long(args, "log-file")
+                || has_long(args, "LOG-FILE")
+        }
         "crontab" => has_short(args, 'r') || operands(args) > 0,
         // `xxd IN OUT` truncates OUT.
         "xxd" => operands(args) >= 2,
@@ -293,6 +306,7 @@ pub(super) fn names_a_runner(word: &Word) -> bool {
                 | "builtin"
                 | "exec"
                 | "busybox"
+                | "toybox"
                 | "watch"
                 | "flock"
         )

@@ -22,7 +22,6 @@ pub(super) const OPAQUE_RUNNERS: &[&str] = &[
     "firejail",
     "su",
     "runuser",
-    "script",
     "unbuffer",
     "systemd-run",
     "proxychains",
