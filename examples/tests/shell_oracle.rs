@@ -307,7 +307,9 @@ const ATTACK_ARGS: &[&str] = &[
     "?",
     "[a]",
     "{a,b}",
-    "~",
+    // A tilde the shell leaves alone (no such user), so a misclassified
+    // command cannot reach the real home directory.
+    "~nosuchuser-oracle/x",
     ">out",
     ">>out",
     ">|out",
@@ -564,6 +566,24 @@ fn scratch() -> tempfile::TempDir {
             "init",
         ]);
         std::fs::write(root.join("a.txt"), "alpha\nchanged\n").expect("edit");
+        // A hostile configuration: every program it names leaves a file
+        // behind, which the snapshot notices, so the oracle also checks
+        // the hardened git environment of read-only commands.
+        let hook = root.join("hook.sh");
+        std::fs::write(&hook, "#!/bin/sh\ntouch \"$(dirname \"$0\")/pwned\"\n").expect("hook");
+        #[cfg(unix)]
+        std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        let program = hook.display().to_string();
+        for key in [
+            "core.fsmonitor",
+            "diff.external",
+            "diff.evil.textconv",
+            "core.pager",
+        ] {
+            git(&["config", key, &program]);
+        }
+        std::fs::write(root.join(".gitattributes"), "*.txt diff=evil\n").expect("attributes");
     }
     dir
 }

@@ -424,6 +424,18 @@ fn exponential_and_unbounded_inputs_return() {
 }
 
 #[test]
+fn the_size_cap_is_exact() {
+    let at_cap = format!("ls {}", "a".repeat(MAX_COMMAND_BYTES - 3));
+    assert_eq!(at_cap.len(), MAX_COMMAND_BYTES);
+    assert!(classify(&at_cap).read_only);
+    let over = format!("{at_cap}a");
+    assert_eq!(classify(&over), Classification::STRICT);
+    // The cap counts bytes, not characters.
+    let wide = format!("ls {}", "é".repeat(MAX_COMMAND_BYTES / 2));
+    assert_eq!(classify(&wide), Classification::STRICT);
+}
+
+#[test]
 fn nesting_is_bounded() {
     // `sh -c` strings nested past the bound are destructive unseen.
     let mut command = "ls".to_owned();
