@@ -80,6 +80,15 @@ fn permission_asks_before_destructive_commands() {
         PermissionDecision::Ask { reason } if reason.contains("rm -rf src")
     ));
     assert!(matches!(
+        decide("echo $(date)", &cx),
+        PermissionDecision::Ask { reason } if reason.contains("does not model")
+    ));
+    let long = format!("rm {}", "x".repeat(100_000));
+    assert!(matches!(
+        decide(&long, &cx),
+        PermissionDecision::Ask { reason } if reason.len() < 400 && reason.contains("more bytes")
+    ));
+    assert!(matches!(
         decide("ls", &ToolContext::new()),
         PermissionDecision::Deny { reason } if reason.contains("no sandbox")
     ));

@@ -59,7 +59,7 @@ mod process;
 use std::io;
 use std::time::Duration;
 
-use crate::command_safety::{is_destructive_command, is_read_only_command};
+use crate::command_safety::{classify, is_destructive_command, is_read_only_command};
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -228,12 +228,38 @@ impl Tool for RunCommand {
                 reason: err.to_string(),
             };
         }
-        if is_destructive_command(&input.command) {
-            return PermissionDecision::Ask {
-                reason: format!("`{}` can delete or overwrite data", input.command),
+        let verdict = classify(&input.command);
+        if verdict.destructive {
+            let command = excerpt(&input.command);
+            let reason = if verdict.understood {
+                format!("`{command}` can delete or overwrite data")
+            } else {
+                format!(
+                    "`{command}` uses shell syntax the safety classifier does not model \
+                     (substitutions, subshells, functions, here-documents, ...), so it may \
+                     delete or overwrite data"
+                )
             };
+            return PermissionDecision::Ask { reason };
         }
         PermissionDecision::Delegate
+    }
+}
+
+/// The longest stretch of a command quoted back in a permission reason.
+const EXCERPT_CHARS: usize = 200;
+
+/// `command` as quoted in a reason: whole when short, else its start and a
+/// count of what was left out (a 64 KiB command must not become a 64 KiB
+/// prompt).
+fn excerpt(command: &str) -> String {
+    match command.char_indices().nth(EXCERPT_CHARS) {
+        None => command.to_owned(),
+        Some((end, _)) => format!(
+            "{}... ({} more bytes)",
+            &command[..end],
+            command.len() - end
+        ),
     }
 }
 

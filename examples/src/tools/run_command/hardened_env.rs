@@ -93,6 +93,8 @@ pub const HARDENED_GIT_CONFIG: &[(&str, &str)] = &[
     ("core.attributesFile", "/dev/null"),
     ("credential.helper", ""),
     ("gpg.program", "false"),
+    ("gpg.ssh.program", "false"),
+    ("gpg.x509.program", "false"),
     ("log.showSignature", "false"),
     ("diff.ignoreSubmodules", "all"),
     ("status.submoduleSummary", "false"),
