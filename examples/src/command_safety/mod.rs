@@ -66,9 +66,12 @@
 //! `--output`); for git, whose option list is too long to carry, only exact
 //! spellings are accepted.
 //!
-//! Read-only git commands still read the repository's configuration;
-//! `run_command` runs them with a hardened configuration (see
+//! Read-only git commands still read the repository's configuration, and
+//! `git status` refreshes the index file unless told not to; `run_command`
+//! runs read-only commands with a hardened configuration and
+//! `GIT_OPTIONAL_LOCKS=0` (see
 //! [`HARDENED_GIT_CONFIG`](crate::tools::run_command::HARDENED_GIT_CONFIG)).
+//! Code that runs commands this module calls read-only should do the same.
 //!
 //! What read-only does not promise: that the command is cheap (`tail -f`
 //! runs until its timeout, `grep -r` reads everything), that it stays in

@@ -23,7 +23,8 @@
 //!   ([`REMOVED_GIT_VARS`]), `GIT_OPTIONAL_LOCKS=0` so `status` does not
 //!   rewrite the index, and no lazy fetches from promisor remotes.
 //!
-//! The shell gets no `BASH_ENV`/`ENV` file to source, no `SHELLOPTS`,
+//! `PATH` keeps only its absolute entries, so `ls` cannot resolve to an
+//! `./ls` the model wrote. The shell gets no `BASH_ENV`/`ENV` file to source, no `SHELLOPTS`,
 //! `BASHOPTS` or `PS4` (with `xtrace`, bash expands `PS4`, substitutions
 //! included) and no exported `BASH_FUNC_*` functions that could shadow an
 //! allow-listed program ([`REMOVED_SHELL_VARS`]); this matters when `sh`
@@ -143,6 +144,17 @@ pub(super) async fn hardened_environment(
     for (i, (key, value)) in config.into_iter().enumerate() {
         set.push((format!("GIT_CONFIG_KEY_{i}"), key));
         set.push((format!("GIT_CONFIG_VALUE_{i}"), value));
+    }
+    // An allow-listed name must find the system's program, not one the
+    // model wrote into the workspace: relative and empty `PATH` entries
+    // (which mean the working directory) are dropped.
+    if let Some(path) = std::env::var_os("PATH") {
+        let absolute: Vec<_> = std::env::split_paths(&path)
+            .filter(|dir| dir.is_absolute())
+            .collect();
+        if let Ok(path) = std::env::join_paths(absolute) {
+            set.push(("PATH".to_owned(), path.to_string_lossy().into_owned()));
+        }
     }
     let mut remove: Vec<String> = REMOVED_GIT_VARS
         .iter()
