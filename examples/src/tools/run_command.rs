@@ -94,14 +94,15 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 /// exits; add `wait` to keep them. Prefer `read_file`, `list_dir`, `glob`
 /// and `grep` for reading and searching: they are faster to approve.
 ///
-/// Read-only (runs without approval, alongside other calls): only simple
-/// commands joined by `|`, `&&`, `||` or `;`, each one of `ls`, `cat`,
-/// `head`, `tail`, `wc`, `grep`, `sort`, `uniq`, `stat`, `du`, `find`,
-/// `echo`, `pwd`, `git status|log|diff|show` with ordinary reading
-/// options, and no `$` expansions, globs, assignments or redirections
-/// other than to `/dev/null`. Anything else may need approval. Commands
-/// that delete or overwrite files, and anything with `$(...)`, subshells,
-/// functions or here-documents, are flagged as destructive.
+/// Read-only (no approval under the default policy, and may run alongside
+/// other calls): only simple commands joined by `|`, `&&`, `||` or `;`,
+/// each one of `ls`, `cat`, `head`, `tail`, `wc`, `grep`, `sort`, `uniq`,
+/// `stat`, `du`, `find`, `echo`, `pwd`, `git status|log|diff|show` with
+/// ordinary reading options, and no `$` expansions, globs, assignments or
+/// redirections other than input from a file, output to `/dev/null` and
+/// `2>&1`. Anything else may need approval. Commands that delete or
+/// overwrite files, and anything with `$(...)`, subshells, functions or
+/// here-documents, are flagged as destructive.
 #[tool(
     name = "run_command",
     concurrency_safe = |i: &RunCommandInput| is_read_only_command(&i.command),
