@@ -22,7 +22,7 @@ mod wrappers;
 
 use super::lex::{Redirect, RedirectKind, Token, Word, tokenize};
 use super::options::{Item, Table};
-use super::parse::parse;
+use super::parse::{Script, parse};
 use programs::{basename, has, names_a_runner, program_destroys};
 use wrappers::{
     CHRT, COMMAND, DOAS, ENV, EXEC, IONICE, NICE, NOHUP, OPAQUE_RUNNERS, SETSID, SHELLS, STDBUF,
@@ -39,9 +39,13 @@ enum Work {
     Words(Vec<Word>, usize),
 }
 
-/// Can `text` destroy data? Over-approximates (see the module docs).
-pub(crate) fn is_destructive_text(text: &str) -> bool {
-    let mut work = vec![Work::Text(text.to_owned(), 0)];
+/// Can the already parsed `script` destroy data? Over-approximates (see
+/// the module docs).
+pub(crate) fn is_destructive_script(script: Script) -> bool {
+    let mut work = Vec::new();
+    if script_destroys(script, 0, &mut work) {
+        return true;
+    }
     while let Some(item) = work.pop() {
         let destroys = match item {
             Work::Text(text, depth) => text_destroys(&text, depth, &mut work),
@@ -58,13 +62,19 @@ pub(crate) fn is_destructive_text(text: &str) -> bool {
     false
 }
 
+/// A nested command string: parsed like the top level, within the bounds.
 fn text_destroys(text: &str, depth: usize, work: &mut Vec<Work>) -> bool {
     if depth > MAX_NESTING || text.len() > super::MAX_COMMAND_BYTES {
         return true;
     }
-    let Ok(script) = parse(text) else {
-        return true;
-    };
+    match parse(text) {
+        Ok(script) => script_destroys(script, depth, work),
+        Err(_) => true,
+    }
+}
+
+/// Checks a script's redirections and queues its commands' words.
+fn script_destroys(script: Script, depth: usize, work: &mut Vec<Work>) -> bool {
     for (command, _) in script.commands {
         if command.redirects.iter().any(redirect_destroys) {
             return true;

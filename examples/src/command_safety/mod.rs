@@ -164,9 +164,10 @@ pub fn classify(command: &str) -> Classification {
     let Ok(script) = parse(command) else {
         return Classification::STRICT;
     };
-    let destructive = destructive::is_destructive_text(command);
+    let read_only = is_read_only_script(&script);
+    let destructive = destructive::is_destructive_script(script);
     Classification {
-        read_only: !destructive && is_read_only_script(&script),
+        read_only: read_only && !destructive,
         destructive,
         understood: true,
     }
