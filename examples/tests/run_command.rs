@@ -38,6 +38,13 @@ fn each_call_is_classified_on_its_command() {
         ("cat a > b", false, false, true),
         ("echo a >> b", false, false, false),
         ("echo $(rm x)", false, false, true),
+        ("find . \\\nls -delete", false, false, true),
+        ("ls () (rm -f victim); ls", false, false, true),
+        ("2>/dev/null rm -f f", false, false, true),
+        ("git -C . clean -fdx", false, false, true),
+        ("git branch -qD old", false, false, true),
+        ("env -S'rm -f f'", false, false, true),
+        ("sort --out</dev/null out in", false, false, true),
         ("rm notes.txt", false, false, true),
         ("cargo build", false, false, false),
         ("", false, false, false),
@@ -71,6 +78,15 @@ fn permission_asks_before_destructive_commands() {
     assert!(matches!(
         decide("rm -rf src", &cx),
         PermissionDecision::Ask { reason } if reason.contains("rm -rf src")
+    ));
+    assert!(matches!(
+        decide("echo $(date)", &cx),
+        PermissionDecision::Ask { reason } if reason.contains("does not model")
+    ));
+    let long = format!("rm {}", "x".repeat(100_000));
+    assert!(matches!(
+        decide(&long, &cx),
+        PermissionDecision::Ask { reason } if reason.len() < 400 && reason.contains("more bytes")
     ));
     assert!(matches!(
         decide("ls", &ToolContext::new()),
@@ -134,27 +150,137 @@ async fn a_destructive_command_runs_only_once_approved() {
     assert!(!dir.path().join("notes.txt").exists());
 }
 
+/// Runs `args` as if a person approved it (these commands write files).
+async fn approved(
+    tool: &ToolHandle,
+    args: serde_json::Value,
+    cx: &ToolContext,
+) -> Result<String, ToolError> {
+    let out = tool.prepare(args).expect("parses").run_approved(cx).await?;
+    Ok(out.as_str().to_owned())
+}
+
+/// Whether process `pid` has ended (a zombie waiting for its parent to
+/// reap it counts as ended: it runs nothing).
+#[cfg(target_os = "linux")]
+fn has_ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // The state follows the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X')),
+    }
+}
+
+/// Polls until `pid` has ended; bounded, so a survivor fails the test
+/// instead of hanging it.
+#[cfg(target_os = "linux")]
+async fn ends(pid: u32) -> bool {
+    for _ in 0..500 {
+        if has_ended(pid) {
+            return true;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    false
+}
+
+/// Polls until `path` holds a pid.
+#[cfg(target_os = "linux")]
+async fn pid_in(path: &std::path::Path) -> u32 {
+    for _ in 0..500 {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+        {
+            return pid;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("{} never held a pid", path.display());
+}
+
+#[cfg(target_os = "linux")]
 #[tokio::test]
-async fn a_background_child_outliving_the_shell_is_killed_at_the_timeout() {
+async fn background_jobs_die_when_the_shell_exits() {
     let tool = run_command();
     let (dir, cx) = sandbox();
-    // The shell exits at once; its background child keeps stdout open, so
-    // the call times out, and the child must die with its group.
-    let err = tool
-        .call_json(
-            json!({"command": "(sleep 2; touch late.txt) & echo started", "timeout_secs": 1}),
-            &cx,
-        )
-        .await
-        .unwrap_err();
-    assert!(
-        err.to_string().contains("did not finish within 1 s"),
-        "{err}"
+    let out = approved(
+        &tool,
+        json!({"command": "sleep 1000 & echo $! > pid; echo started"}),
+        &cx,
+    )
+    .await
+    .expect("the shell exits at once; its job does not hold the call");
+    assert!(out.contains("started"), "{out}");
+    let pid = pid_in(&dir.path().join("pid")).await;
+    assert!(ends(pid).await, "background job {pid} survived the shell");
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn dropping_the_call_kills_its_whole_process_group() {
+    let tool = run_command();
+    let (dir, cx) = sandbox();
+    let call = approved(
+        &tool,
+        json!({"command": "sleep 1000 & echo $! > pid; wait"}),
+        &cx,
     );
-    tokio::time::sleep(std::time::Duration::from_secs(3)).await;
+    let pid_file = dir.path().join("pid");
+    let pid = tokio::select! {
+        result = call => panic!("the call ended on its own: {result:?}"),
+        pid = pid_in(&pid_file) => pid,
+    };
+    // `select!` dropped the call's future when the pid arrived.
+    assert!(
+        ends(pid).await,
+        "background job {pid} survived the dropped call"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_process_that_left_the_group_is_found_by_its_marker() {
+    let tool = run_command();
+    let (dir, cx) = sandbox();
+    // `setsid` starts a new session (and process group): a group kill
+    // misses it, the marker sweep does not. The shell waits until the
+    // job has left the group (it writes its pid only after `setsid`).
+    approved(
+        &tool,
+        json!({"command": "setsid sh -c 'echo $$ > pid; exec sleep 1000' & while [ ! -s pid ]; do sleep 0.01; done"}),
+        &cx,
+    )
+    .await
+    .expect("runs");
+    let pid = pid_in(&dir.path().join("pid")).await;
+    assert!(ends(pid).await, "setsid job {pid} escaped");
+}
+
+#[tokio::test]
+async fn a_background_child_holding_the_pipe_is_killed_with_the_shell() {
+    let tool = run_command();
+    let (dir, cx) = sandbox();
+    // The shell exits at once; its background child would keep stdout
+    // open and touch a file later. Both end with the shell.
+    let out = approved(
+        &tool,
+        json!({"command": "(sleep 2; touch late.txt) & echo started", "timeout_secs": 10}),
+        &cx,
+    )
+    .await
+    .expect("returns when the shell exits");
+    assert!(out.contains("started"), "{out}");
+    // Run a second command that outlasts the child's sleep: had the child
+    // survived, the file would exist by the time it ends.
+    tool.call_json(json!({"command": "sleep 3"}), &cx)
+        .await
+        .expect("runs");
     assert!(
         !dir.path().join("late.txt").exists(),
-        "the background child survived the timeout"
+        "the background child survived the shell"
     );
 }
 
@@ -218,4 +344,111 @@ fn the_timeout_defaults_to_thirty_seconds_in_the_schema() {
     let schema = run_command().input_schema().clone();
     assert_eq!(schema["properties"]["timeout_secs"]["default"], 30);
     assert_eq!(schema["required"], json!(["command"]));
+}
+
+/// Whether `git` can be run here; the git tests say so and pass when not.
+fn git_available() -> bool {
+    std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// A repository whose configuration names a program that leaves
+/// `pwned-<name>` behind when git runs it.
+fn hostile_repository(dir: &std::path::Path) {
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("git");
+        assert!(status.success(), "git {args:?}");
+    };
+    git(&["init", "-q", "."]);
+    git(&["add", "notes.txt"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.invalid",
+        "commit",
+        "-qm",
+        "init",
+    ]);
+    std::fs::write(dir.join("notes.txt"), "alpha\nbeta\ngamma\n").expect("edit");
+    let script = dir.join("hook.sh");
+    std::fs::write(&script, "#!/bin/sh\ntouch \"$(dirname \"$0\")/pwned-$1\"\n").expect("script");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    let program = |name: &str| format!("{} {name}", script.display());
+    git(&["config", "core.fsmonitor", &program("fsmonitor")]);
+    git(&["config", "diff.external", &program("external")]);
+    git(&["config", "diff.evil.textconv", &program("textconv")]);
+    std::fs::write(dir.join(".gitattributes"), "*.txt diff=evil\n").expect("attributes");
+}
+
+fn pwned(dir: &std::path::Path) -> Vec<String> {
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.starts_with("pwned-"))
+        .collect();
+    found.sort();
+    found
+}
+
+#[tokio::test]
+async fn read_only_git_commands_ignore_programs_named_in_the_repository_config() {
+    if !git_available() {
+        eprintln!("git is not installed; skipping");
+        return;
+    }
+    let tool = run_command();
+    let (dir, cx) = sandbox();
+    hostile_repository(dir.path());
+
+    // The control: plain git does run them, so the check below can fail.
+    for args in [&["status"][..], &["diff"][..]] {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git");
+    }
+    assert!(
+        !pwned(dir.path()).is_empty(),
+        "the hostile config is inert even unhardened"
+    );
+    for name in pwned(dir.path()) {
+        std::fs::remove_file(dir.path().join(name)).expect("clean");
+    }
+
+    for command in [
+        "git status",
+        "git diff",
+        "git log -p",
+        "git show HEAD",
+        "git diff HEAD --stat",
+    ] {
+        let call = tool.prepare(json!({ "command": command })).expect("parses");
+        assert!(call.is_read_only(), "{command}");
+        // The output may be an error from git refusing to run an emptied
+        // program; what matters is that nothing ran.
+        let _ = tool.call_json(json!({ "command": command }), &cx).await;
+        assert_eq!(
+            pwned(dir.path()),
+            Vec::<String>::new(),
+            "{command} ran a configured program"
+        );
+    }
 }

@@ -4,13 +4,23 @@
 //!
 //! One shell tool can `ls` or `rm -rf`, so no fixed answer would be right.
 //! Each posture is computed on the parsed command by
-//! [`command_safety`](crate::command_safety):
+//! [`command_safety`](crate::command_safety), whose module docs list
+//! exactly what is allowed:
 //!
-//! - `read_only = is_read_only_command`: an allowlist that fails closed.
+//! - `read_only = is_read_only_command`: an allow-list that fails closed.
+//!   Only simple commands joined by `|`, `&&`, `||`, `;` qualify, each an
+//!   allow-listed program (`ls`, `cat`, `head`, `tail`, `wc`, `grep`,
+//!   `sort`, `uniq`, `stat`, `du`, `find`, `echo`, `pwd`, `true`, `false`,
+//!   `git status|log|diff|show`) with allow-listed options, no expansions,
+//!   no assignments, and no redirection but input from a file, output to
+//!   `/dev/null` and descriptor duplication.
 //! - `concurrency_safe = is_read_only_command`: only commands known to
 //!   only read may run alongside other calls; anything else runs alone.
-//! - `destructive = is_destructive_command`: flags `rm`, `mv`, `dd`,
-//!   truncating `>` and friends, so a runtime can ask before them.
+//! - `destructive = is_destructive_command`: a deny-list (`rm`, `mv`, `dd`,
+//!   truncating `>`, `git reset --hard`, `sort -o`, ...) that sees through
+//!   wrappers, nested `sh -c`, global options and abbreviations, plus
+//!   everything the parser does not understand (substitutions, subshells,
+//!   functions, here-documents, ...), so a runtime asks before them.
 //! - `classifier_input = the command`: a runtime's safety classifier sees
 //!   exactly the text that will run.
 //!
@@ -24,23 +34,42 @@
 //! outside). The sandbox is not a jail for this tool; the general policy
 //! and the classifier decide.
 //!
-//! # Timeout
+//! # Git configuration
 //!
-//! The command runs in its own process group (on Unix); when it times out
-//! the whole group is killed, so no background child is left running.
+//! A command classified read-only runs with a hardened git configuration
+//! (no system or global files, every key that names a program overridden;
+//! see [`HARDENED_GIT_CONFIG`] and the `hardened_env` module; the shell
+//! variables bash would act on are removed too), so a hostile
+//! `.git/config` cannot make `git status` run a program. Other commands
+//! run with the caller's environment: they were approved as writers.
+//!
+//! # Processes
+//!
+//! The command runs in its own process group (on Unix). When the shell
+//! exits, when the timeout expires, and when the call's future is dropped,
+//! the whole group is killed, so no background child outlives the call; on
+//! Linux, processes that left the group (`setsid`, `set -m`) are still found
+//! by [`RUN_MARKER_VAR`] and killed. What escapes even that (a process
+//! started with a cleared environment in a new session, a job handed to
+//! another service) is listed in the `process` module.
+
+mod hardened_env;
+mod process;
 
 use std::io;
-use std::path::Path;
-use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
+use crate::command_safety::{classify, is_destructive_command, is_read_only_command};
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::io::{AsyncRead, AsyncReadExt};
 
-use crate::command_safety::{is_destructive_command, is_read_only_command};
 use crate::sandbox::{Sandbox, SandboxError};
+pub use hardened_env::{
+    HARDENED_GIT_CONFIG, HARDENED_GIT_VARS, REMOVED_GIT_VARS, REMOVED_SHELL_VARS,
+};
+pub use process::RUN_MARKER_VAR;
+use process::{Captured, Environment, Finished};
 
 /// Seconds a command may run when the call does not say.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -61,9 +90,19 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 ///   default 30, at most 600.
 ///
 /// Standard input is empty. A non-zero exit code is reported, not treated
-/// as a failure of the tool. Prefer `read_file`, `list_dir`, `glob` and
-/// `grep` for reading and searching: they are faster to approve. Commands
-/// that delete or overwrite files may require confirmation.
+/// as a failure of the tool. Background jobs are killed when the shell
+/// exits; add `wait` to keep them. Prefer `read_file`, `list_dir`, `glob`
+/// and `grep` for reading and searching: they are faster to approve.
+///
+/// Read-only (no approval under the default policy, and may run alongside
+/// other calls): only simple commands joined by `|`, `&&`, `||` or `;`,
+/// each one of `ls`, `cat`, `head`, `tail`, `wc`, `grep`, `sort`, `uniq`,
+/// `stat`, `du`, `find`, `echo`, `pwd`, `git status|log|diff|show` with
+/// ordinary reading options, and no `$` expansions, globs, assignments or
+/// redirections other than input from a file, output to `/dev/null` and
+/// `2>&1`. Anything else may need approval. Commands that delete or
+/// overwrite files, and anything with `$(...)`, subshells, functions or
+/// here-documents, are flagged as destructive.
 #[tool(
     name = "run_command",
     concurrency_safe = |i: &RunCommandInput| is_read_only_command(&i.command),
@@ -120,6 +159,16 @@ pub enum RunCommandError {
         #[source]
         source: io::Error,
     },
+    /// The workspace repository's git configuration could not be read
+    /// before a read-only command, so it was not run.
+    #[error(
+        "could not vet the repository's git configuration before a read-only command: {source}"
+    )]
+    GitConfigScan {
+        /// What went wrong.
+        #[source]
+        source: io::Error,
+    },
     /// The command ran longer than its timeout and was killed.
     #[error(
         "the command did not finish within {seconds} s and was killed; raise `timeout_secs` or run something shorter"
@@ -156,7 +205,13 @@ impl Tool for RunCommand {
     ) -> Result<String, RunCommandError> {
         input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
-        let finished = execute(sandbox.root(), &input.command, input.timeout_secs).await?;
+        let env = if is_read_only_command(&input.command) {
+            hardened_env::hardened_environment(sandbox.root(), &input.command).await?
+        } else {
+            Environment::default()
+        };
+        let limit = Duration::from_secs(input.timeout_secs);
+        let finished = process::run(sandbox.root(), &input.command, limit, &env).await?;
         Ok(finished.render())
     }
 
@@ -174,26 +229,39 @@ impl Tool for RunCommand {
                 reason: err.to_string(),
             };
         }
-        if is_destructive_command(&input.command) {
-            return PermissionDecision::Ask {
-                reason: format!("`{}` can delete or overwrite data", input.command),
+        let verdict = classify(&input.command);
+        if verdict.destructive {
+            let command = excerpt(&input.command);
+            let reason = if verdict.understood {
+                format!("`{command}` can delete or overwrite data")
+            } else {
+                format!(
+                    "`{command}` uses shell syntax the safety classifier does not model \
+                     (substitutions, subshells, functions, here-documents, ...), so it may \
+                     delete or overwrite data"
+                )
             };
+            return PermissionDecision::Ask { reason };
         }
         PermissionDecision::Delegate
     }
 }
 
-/// One captured output stream.
-struct Captured {
-    kept: Vec<u8>,
-    total: usize,
-}
+/// The longest stretch of a command quoted back in a permission reason.
+const EXCERPT_CHARS: usize = 200;
 
-/// A command that ran to the end.
-struct Finished {
-    status: ExitStatus,
-    stdout: Captured,
-    stderr: Captured,
+/// `command` as quoted in a reason: whole when short, else its start and a
+/// count of what was left out (a 64 KiB command must not become a 64 KiB
+/// prompt).
+fn excerpt(command: &str) -> String {
+    match command.char_indices().nth(EXCERPT_CHARS) {
+        None => command.to_owned(),
+        Some((end, _)) => format!(
+            "{}... ({} more bytes)",
+            &command[..end],
+            command.len() - end
+        ),
+    }
 }
 
 impl Finished {
@@ -226,85 +294,4 @@ fn render_stream(name: &str, captured: &Captured) -> String {
         ));
     }
     text
-}
-
-async fn execute(root: &Path, command: &str, seconds: u64) -> Result<Finished, RunCommandError> {
-    let mut cmd = tokio::process::Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    cmd.process_group(0);
-    let mut child = cmd
-        .spawn()
-        .map_err(|source| RunCommandError::Spawn { source })?;
-    // The group id is the shell's pid (`process_group(0)`). Taken now:
-    // once the shell has been waited for, `child.id()` is `None`, yet a
-    // background child of it may still be running (and holding a pipe).
-    let group = child.id();
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-
-    // Waiting and reading happen together, under one timeout: a background
-    // child that keeps a pipe open cannot hold the call past its limit.
-    let run = async {
-        let (status, stdout, stderr) = tokio::join!(child.wait(), capture(stdout), capture(stderr));
-        Ok::<_, io::Error>(Finished {
-            status: status?,
-            stdout: stdout?,
-            stderr: stderr?,
-        })
-    };
-    match tokio::time::timeout(Duration::from_secs(seconds), run).await {
-        Ok(finished) => finished.map_err(|source| RunCommandError::Wait { source }),
-        Err(_elapsed) => {
-            kill_group(group, &mut child).await;
-            Err(RunCommandError::TimedOut { seconds })
-        }
-    }
-}
-
-/// Reads a stream to its end, keeping the first [`MAX_CAPTURE_BYTES`].
-async fn capture(stream: Option<impl AsyncRead + Unpin>) -> io::Result<Captured> {
-    let mut captured = Captured {
-        kept: Vec::new(),
-        total: 0,
-    };
-    let Some(mut stream) = stream else {
-        return Ok(captured);
-    };
-    let mut buffer = [0u8; 8192];
-    loop {
-        let n = stream.read(&mut buffer).await?;
-        if n == 0 {
-            return Ok(captured);
-        }
-        captured.total += n;
-        let room = MAX_CAPTURE_BYTES.saturating_sub(captured.kept.len());
-        captured.kept.extend_from_slice(&buffer[..n.min(room)]);
-    }
-}
-
-/// Kills the command's process group (everything it started), then the
-/// shell itself, and reaps it. Best effort: failures leave nothing worse
-/// than `kill_on_drop` would.
-async fn kill_group(group: Option<u32>, child: &mut tokio::process::Child) {
-    #[cfg(unix)]
-    if let Some(pid) = group {
-        // `kill` is a shell builtin, so this needs nothing beyond the `sh`
-        // we run.
-        let _ = tokio::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("kill -s KILL -- -{pid}"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .await;
-    }
-    let _ = child.kill().await;
 }
