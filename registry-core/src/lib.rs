@@ -260,8 +260,11 @@ pub use handle::{PreparedCall, ToolHandle};
 pub use naming::{MAX_NAME_LEN, validate_name};
 pub use output::{IntoToolOutput, Json, ToolOutput, Truncation};
 pub use permission::{
-    Mode, ModeFilter, PermissionContext, PermissionDecision, PermissionRule, RuleBehavior,
-    RuleError, RuleSet, RuleSource, RuleTarget,
+    AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierError,
+    ClassifierRequest, ContentKind, ContentPattern, DeniedBy, JudgeFuture, Mode, ModeFilter,
+    PermissionContent, PermissionContext, PermissionDecision, PermissionMode, PermissionPipeline,
+    PermissionRule, RuleBehavior, RuleError, RuleSet, RuleSource, RuleTarget, SafetyClassifier,
+    SafetyVerdict, UnknownPermissionMode, normalize_path,
 };
 pub use plugins::{PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
 pub use pool::{
