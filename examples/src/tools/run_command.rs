@@ -181,6 +181,16 @@ impl Tool for RunCommand {
         }
         PermissionDecision::Delegate
     }
+
+    /// The command line, so rules like `run_command(npm test:*)` apply.
+    fn permission_content(
+        &self,
+        input: &RunCommandInput,
+    ) -> Option<registry_core::PermissionContent> {
+        Some(registry_core::PermissionContent::command(
+            input.command.clone(),
+        ))
+    }
 }
 
 /// One captured output stream.
