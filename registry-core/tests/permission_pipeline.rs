@@ -914,3 +914,41 @@ fn authorize_is_send_and_runs_concurrently() {
     assert_eq!(pipeline.session_rules().len(), 4);
     assert!(approver.asked() >= 4);
 }
+
+#[tokio::test]
+async fn with_a_workspace_paths_match_relative_and_absolute_rules() {
+    let pipeline = PermissionPipeline::new(PermissionMode::Default).with_workspace("/work/project");
+    let cx = rules(&[
+        (RuleBehavior::Deny, "probe(.env)"),
+        (RuleBehavior::Deny, "probe(/work/project/secrets:*)"),
+        (RuleBehavior::Allow, "probe(src:*)"),
+    ]);
+    for (path, expected) in [
+        ("/work/project/.env", "denied by DenyRule(\"probe(.env)\")"),
+        (
+            "/work/project/src/../.env",
+            "denied by DenyRule(\"probe(.env)\")",
+        ),
+        (
+            "secrets/key",
+            "denied by DenyRule(\"probe(/work/project/secrets:*)\")",
+        ),
+        (
+            "/work/project/src/a.rs",
+            "allowed by AllowRule(\"probe(src:*)\")",
+        ),
+        ("/elsewhere/.env", "denied by NoApprover"),
+    ] {
+        assert_eq!(
+            short(&decide(&pipeline, &cx, &write_to(path)).await),
+            expected,
+            "{path}"
+        );
+    }
+    // Without a workspace the two spellings cannot be related.
+    let unanchored = PermissionPipeline::new(PermissionMode::Default);
+    assert_eq!(
+        short(&decide(&unanchored, &cx, &write_to("/work/project/.env")).await),
+        "denied by NoApprover"
+    );
+}

@@ -10,7 +10,7 @@
 //! | # | step | ends the call with |
 //! |---|---|---|
 //! | 1 | whole-tool deny rules of the **current** [`PermissionContext`] (`Tool`, an alias, `mcp__server`, `mcp__server__*`), so a pool assembled before a rule changed still refuses | `Denied { by: DenyRule }` |
-//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::Tool::permission_content) | `Denied { by: DenyRule }` |
+//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::Tool::permission_content) (a path with a [workspace](PermissionPipeline::with_workspace) set is matched both relative to it and absolute) | `Denied { by: DenyRule }` |
 //! | 3 | the tool's own `check_permissions` when it says `Deny` (a deny always holds: no allow rule, mode or approval loosens it) | `Denied { by: Tool }` |
 //! | 4 | a deny content rule for the tool when the call has **no** content to check it against: ask (in `bypass` mode: deny) | ask / `Denied { by: DenyRule }` |
 //! | 5 | `plan` mode: a call that is not read-only | `Denied { by: Mode(Plan) }` |
@@ -59,10 +59,10 @@ use std::path::Path;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
-use super::content::{PermissionContent, normalize_path};
+use super::content::{ContentKind, PermissionContent, normalize_path};
 use super::context::{PermissionContext, RuleBehavior, RuleSource};
 use super::decision::PermissionDecision;
-use super::mode::{CallFacts, Settled, plan_mode_reason};
+use super::mode::{CallFacts, Settled, path_is_inside, plan_mode_reason};
 use super::pattern::ContentPattern;
 use super::rule::PermissionRule;
 use crate::context::ToolContext;
@@ -143,7 +143,7 @@ pub enum DeniedBy {
 /// One session's permission policy. Cheap to share (`Arc` inside); clones
 /// share the session's allow-always grants.
 ///
-/// ```
+/// ```standalone_crate
 /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { path: String }
 /// use registry_core::{
 ///     AllowedBy, Authorization, DeniedBy, PermissionContent, PermissionContext, PermissionMode,
@@ -271,6 +271,39 @@ fn denied(by: DeniedBy, reason: String) -> Next {
     Next::Done(Authorization::Denied { by, reason })
 }
 
+/// The ways a rule may have been written for this content: as given and,
+/// for a path with a workspace known, in its other form (relative to the
+/// workspace, or absolute under it), so that `/work/.env` cannot slip past
+/// a rule written as `write_file(.env)` nor the other way round. Every
+/// spelling names the same file lexically, so each may match an allow
+/// rule as well as a deny rule.
+fn spellings(
+    content: Option<&PermissionContent>,
+    workspace: Option<&str>,
+) -> Vec<PermissionContent> {
+    let Some(content) = content else {
+        return Vec::new();
+    };
+    let mut all = vec![content.clone()];
+    if let (ContentKind::Path, Some(workspace)) = (content.kind(), workspace) {
+        let path = content.as_str();
+        if path.starts_with('/') {
+            if path_is_inside(path, workspace) {
+                // `path` is `workspace`, or `workspace` then `/...`.
+                let below = if workspace == "/" {
+                    path
+                } else {
+                    &path[workspace.len()..]
+                };
+                all.push(PermissionContent::path(below.trim_start_matches('/')));
+            }
+        } else {
+            all.push(PermissionContent::path(format!("{workspace}/{path}")));
+        }
+    }
+    all
+}
+
 /// A rule as quoted in a reason: capped, since content may be long.
 fn quoted(rule: &PermissionRule) -> String {
     cap_error_text(&rule.to_string()).into_owned()
@@ -388,6 +421,7 @@ impl PermissionPipeline {
         let name = call.tool().name();
         let aliases = call.tool().spec().aliases();
         let mode = self.config.mode;
+        let spellings = spellings(content, self.config.workspace.as_deref());
         let targeting = |behavior| {
             cx.rules_with(behavior)
                 .filter(|(_, rule)| rule.targets(name, aliases))
@@ -412,7 +446,11 @@ impl PermissionPipeline {
                 continue;
             };
             match content {
-                Some(content) if ContentPattern::parse(pattern).matches(content) => {
+                Some(content)
+                    if spellings
+                        .iter()
+                        .any(|c| ContentPattern::parse(pattern).matches(c)) =>
+                {
                     return denied(
                         DeniedBy::DenyRule(rule.to_string()),
                         format!(
@@ -474,8 +512,9 @@ impl PermissionPipeline {
                         "the {source} ask rule `{rule_text}` asks before every call of `{name}`"
                     ));
                 }
-                (Some(pattern), Some(content)) => {
-                    if ContentPattern::parse(pattern).matches(content) {
+                (Some(pattern), Some(_)) => {
+                    let pattern = ContentPattern::parse(pattern);
+                    if spellings.iter().any(|c| pattern.matches(c)) {
                         return Next::Ask(format!(
                             "the {source} ask rule `{rule_text}` covers this call of `{name}`"
                         ));
@@ -493,7 +532,10 @@ impl PermissionPipeline {
         for (_, rule) in targeting(RuleBehavior::Allow) {
             let allows = match (rule.content(), content) {
                 (None, _) => true,
-                (Some(pattern), Some(content)) => ContentPattern::parse(pattern).allows(content),
+                (Some(pattern), Some(_)) => {
+                    let pattern = ContentPattern::parse(pattern);
+                    spellings.iter().any(|c| pattern.allows(c))
+                }
                 (Some(_), None) => false,
             };
             if allows {
