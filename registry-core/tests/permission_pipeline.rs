@@ -404,7 +404,7 @@ async fn deny_beats_ask_beats_allow() {
     // Ask wins over the allow.
     assert_eq!(approver.asked(), 0);
     let answer = decide(&pipeline, &cx, &write_to("src/deploy/prod.sh")).await;
-    assert_eq!(answer.is_allowed(), true);
+    assert!(answer.is_allowed());
     assert_eq!(approver.asked(), 1);
     assert_eq!(
         approver.requests.lock().unwrap()[0].reason,
