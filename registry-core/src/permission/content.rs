@@ -145,13 +145,25 @@ pub(crate) fn is_shell_control(c: char) -> bool {
 }
 
 /// The simple commands of a command line, split at `;`, `&`, `|` and line
-/// breaks, trimmed, empty ones dropped. Not a shell parser: quoting is
-/// ignored, so a quoted `;` splits too. That only ever adds segments, and
-/// segments are used only to find more deny and ask matches.
-pub(crate) fn command_segments(command: &str) -> impl Iterator<Item = &str> {
+/// breaks, with runs of whitespace collapsed to one space and the ends
+/// (and subshell parentheses) trimmed; empty ones dropped. So `rm:*`
+/// covers `ls && rm x` and `git push:*` covers `git  push`.
+///
+/// Not a shell parser: quoting is ignored, so a quoted `;` splits too.
+/// That only ever adds segments, and segments are used only to find more
+/// deny and ask matches. Quotes and escapes are not resolved either
+/// (`g''it push` is not `git push`): deny rules on commands are a first
+/// filter, behind the tool's own check and the safety classifier.
+pub(crate) fn command_segments(command: &str) -> impl Iterator<Item = String> {
     command
         .split([';', '&', '|', '\n', '\r'])
-        .map(|segment| segment.trim_matches(|c: char| c.is_whitespace() || c == '(' || c == ')'))
+        .map(|segment| {
+            segment
+                .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+                .filter(|word| !word.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .filter(|segment| !segment.is_empty())
 }
 
@@ -184,8 +196,8 @@ mod tests {
 
     #[test]
     fn command_segments_split_at_control_operators() {
-        let segments: Vec<&str> =
-            command_segments("ls -l && rm -rf x; (cd a | wc)\necho done &").collect();
+        let segments: Vec<String> =
+            command_segments("ls -l && rm  -rf\tx; (cd a | wc)\necho done &").collect();
         assert_eq!(segments, ["ls -l", "rm -rf x", "cd a", "wc", "echo done"]);
     }
 }

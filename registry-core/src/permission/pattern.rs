@@ -113,8 +113,9 @@ impl ContentPattern {
 
     /// Whether the pattern covers this content, the reading used for deny
     /// and ask rules: a command matches when the whole line or any of its
-    /// `;` / `&` / `|` / newline separated segments matches, so `rm:*`
-    /// covers `ls && rm -rf x`.
+    /// `;` / `&` / `|` / newline separated segments (whitespace collapsed)
+    /// matches, so `rm:*` covers `ls && rm -rf x` and `git push:*` covers
+    /// `git  push`.
     pub fn matches(&self, content: &PermissionContent) -> bool {
         let text = content.as_str();
         match content.kind() {
@@ -124,7 +125,7 @@ impl ContentPattern {
             ContentKind::Command => {
                 self.form.matches(text, Boundary::Word, |_| true)
                     || command_segments(text)
-                        .any(|segment| self.form.matches(segment, Boundary::Word, |_| true))
+                        .any(|segment| self.form.matches(&segment, Boundary::Word, |_| true))
             }
             // `ContentKind::Text` and any kind added later: as written.
             _ => self.form.matches(text, Boundary::Anywhere, |_| true),
@@ -331,6 +332,10 @@ mod tests {
         let rm = ContentPattern::parse("rm:*");
         assert!(rm.matches(&command("ls && rm -rf x")));
         assert!(rm.matches(&command("ls\nrm x")));
+        assert!(rm.matches(&command("  rm x")));
+        let push = ContentPattern::parse("git push:*");
+        assert!(push.matches(&command("git  push\t--force")));
+        assert!(!push.allows(&command("git  push")));
         assert!(!rm.allows(&command("ls && rm -rf x")));
         let git = ContentPattern::parse("git status*");
         assert!(git.allows(&command("git status -s")));

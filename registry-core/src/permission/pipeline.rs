@@ -52,6 +52,7 @@
 //! answers the strict way, which here means: ask (and for the approver:
 //! deny).
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -277,7 +278,7 @@ fn denied(by: DeniedBy, reason: String) -> Next {
 /// a rule written as `write_file(.env)` nor the other way round. Every
 /// spelling names the same file lexically, so each may match an allow
 /// rule as well as a deny rule.
-fn spellings(
+fn spellings_of(
     content: Option<&PermissionContent>,
     workspace: Option<&str>,
 ) -> Vec<PermissionContent> {
@@ -421,7 +422,10 @@ impl PermissionPipeline {
         let name = call.tool().name();
         let aliases = call.tool().spec().aliases();
         let mode = self.config.mode;
-        let spellings = spellings(content, self.config.workspace.as_deref());
+        // Built on the first content rule for this tool: most calls meet none.
+        let spellings = OnceCell::new();
+        let spellings =
+            || spellings.get_or_init(|| spellings_of(content, self.config.workspace.as_deref()));
         let targeting = |behavior| {
             cx.rules_with(behavior)
                 .filter(|(_, rule)| rule.targets(name, aliases))
@@ -447,7 +451,7 @@ impl PermissionPipeline {
             };
             match content {
                 Some(content)
-                    if spellings
+                    if spellings()
                         .iter()
                         .any(|c| ContentPattern::parse(pattern).matches(c)) =>
                 {
@@ -514,7 +518,7 @@ impl PermissionPipeline {
                 }
                 (Some(pattern), Some(_)) => {
                     let pattern = ContentPattern::parse(pattern);
-                    if spellings.iter().any(|c| pattern.matches(c)) {
+                    if spellings().iter().any(|c| pattern.matches(c)) {
                         return Next::Ask(format!(
                             "the {source} ask rule `{rule_text}` covers this call of `{name}`"
                         ));
@@ -534,7 +538,7 @@ impl PermissionPipeline {
                 (None, _) => true,
                 (Some(pattern), Some(_)) => {
                     let pattern = ContentPattern::parse(pattern);
-                    spellings.iter().any(|c| pattern.allows(c))
+                    spellings().iter().any(|c| pattern.allows(c))
                 }
                 (Some(_), None) => false,
             };
