@@ -587,6 +587,15 @@ async fn plan_mode_refuses_writes_even_with_an_allow_rule() {
             by: AllowedBy::AllowRule("probe".into())
         }
     );
+    // A definite deny comes before asking about a rule it cannot check.
+    let cx = rules(&[(RuleBehavior::Deny, "probe(secrets:*)")]);
+    assert!(matches!(
+        decide(&plan, &cx, &write_no_content()).await,
+        Authorization::Denied {
+            by: DeniedBy::Mode(PermissionMode::Plan),
+            ..
+        }
+    ));
 }
 
 #[tokio::test]

@@ -12,8 +12,8 @@
 //! | 1 | whole-tool deny rules of the **current** [`PermissionContext`] (`Tool`, an alias, `mcp__server`, `mcp__server__*`), so a pool assembled before a rule changed still refuses | `Denied { by: DenyRule }` |
 //! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::Tool::permission_content) (a path with a [workspace](PermissionPipeline::with_workspace) set is matched both relative to it and absolute) | `Denied { by: DenyRule }` |
 //! | 3 | the tool's own `check_permissions` when it says `Deny` (a deny always holds: no allow rule, mode or approval loosens it) | `Denied { by: Tool }` |
-//! | 4 | a deny content rule for the tool when the call has **no** content to check it against: ask (in `bypass` mode: deny) | ask / `Denied { by: DenyRule }` |
-//! | 5 | `plan` mode: a call that is not read-only | `Denied { by: Mode(Plan) }` |
+//! | 4 | `plan` mode: a call that is not read-only | `Denied { by: Mode(Plan) }` |
+//! | 5 | a deny content rule for the tool when the call has **no** content to check it against: ask (in `bypass` mode: deny) | ask / `Denied { by: DenyRule }` |
 //! | 6 | ask rules (whole-tool, or content matched; a content ask rule and no content asks too) | ask |
 //! | 7 | allow rules (whole-tool, or content matched with [`ContentPattern::allows`]) | `Allowed { by: AllowRule }` |
 //! | 8 | this session's allow-always grants | `Allowed { by: SessionRule }` |
@@ -305,6 +305,12 @@ fn spellings_of(
     all
 }
 
+/// Whether a deny or ask pattern covers any spelling of the content.
+fn covers(pattern: &str, spellings: &[PermissionContent]) -> bool {
+    let pattern = ContentPattern::parse(pattern);
+    spellings.iter().any(|spelling| pattern.matches(spelling))
+}
+
 /// A rule as quoted in a reason: capped, since content may be long.
 fn quoted(rule: &PermissionRule) -> String {
     cap_error_text(&rule.to_string()).into_owned()
@@ -450,11 +456,7 @@ impl PermissionPipeline {
                 continue;
             };
             match content {
-                Some(content)
-                    if spellings()
-                        .iter()
-                        .any(|c| ContentPattern::parse(pattern).matches(c)) =>
-                {
+                Some(content) if covers(pattern, spellings()) => {
                     return denied(
                         DeniedBy::DenyRule(rule.to_string()),
                         format!(
@@ -478,7 +480,19 @@ impl PermissionPipeline {
             return denied(DeniedBy::Tool, capped_message(reason).to_string());
         }
 
-        // 4. A deny content rule nobody can check.
+        // 4. Plan mode runs nothing that is not read-only.
+        let facts = CallFacts {
+            tool: name,
+            read_only: call.is_read_only(),
+            destructive: call.is_destructive(),
+            content,
+            workspace: self.config.workspace.as_deref(),
+        };
+        if mode == PermissionMode::Plan && !facts.reads_only() {
+            return denied(DeniedBy::Mode(mode), plan_mode_reason(name));
+        }
+
+        // 5. A deny content rule nobody can check.
         if let Some((source, rule)) = unchecked_deny {
             let why = format!(
                 "the {} deny rule `{}` covers some calls of `{name}`, and this call names no content to check it against",
@@ -494,42 +508,23 @@ impl PermissionPipeline {
             return Next::Ask(why);
         }
 
-        // 5. Plan mode runs nothing that is not read-only.
-        let facts = CallFacts {
-            tool: name,
-            read_only: call.is_read_only(),
-            destructive: call.is_destructive(),
-            content,
-            workspace: self.config.workspace.as_deref(),
-        };
-        if mode == PermissionMode::Plan && !facts.reads_only() {
-            return denied(DeniedBy::Mode(mode), plan_mode_reason(name));
-        }
-
         // 6. Ask rules.
         for (source, rule) in targeting(RuleBehavior::Ask) {
-            let source = source_name(source);
-            let rule_text = quoted(rule);
-            match (rule.content(), content) {
-                (None, _) => {
-                    return Next::Ask(format!(
-                        "the {source} ask rule `{rule_text}` asks before every call of `{name}`"
-                    ));
+            let what = match (rule.content(), content) {
+                (None, _) => format!("asks before every call of `{name}`"),
+                (Some(pattern), Some(_)) if covers(pattern, spellings()) => {
+                    format!("covers this call of `{name}`")
                 }
-                (Some(pattern), Some(_)) => {
-                    let pattern = ContentPattern::parse(pattern);
-                    if spellings().iter().any(|c| pattern.matches(c)) {
-                        return Next::Ask(format!(
-                            "the {source} ask rule `{rule_text}` covers this call of `{name}`"
-                        ));
-                    }
-                }
-                (Some(_), None) => {
-                    return Next::Ask(format!(
-                        "the {source} ask rule `{rule_text}` covers some calls of `{name}`, and this call names no content to check it against"
-                    ));
-                }
-            }
+                (Some(_), Some(_)) => continue,
+                (Some(_), None) => format!(
+                    "covers some calls of `{name}`, and this call names no content to check it against"
+                ),
+            };
+            return Next::Ask(format!(
+                "the {} ask rule `{}` {what}",
+                source_name(source),
+                quoted(rule)
+            ));
         }
 
         // 7. Allow rules.
@@ -538,7 +533,7 @@ impl PermissionPipeline {
                 (None, _) => true,
                 (Some(pattern), Some(_)) => {
                     let pattern = ContentPattern::parse(pattern);
-                    spellings().iter().any(|c| pattern.allows(c))
+                    spellings().iter().any(|spelling| pattern.allows(spelling))
                 }
                 (Some(_), None) => false,
             };
