@@ -100,7 +100,11 @@ pub trait Tool: Send + Sync + 'static {
     /// a person approved the call and the runtime calls
     /// [`run_approved`](crate::PreparedCall::run_approved); `Allow` and
     /// `Delegate` run, `run` assuming that the runtime's general policy,
-    /// if it has one, has already allowed a delegated call.
+    /// if it has one, has already allowed a delegated call. The
+    /// [`PermissionPipeline`](crate::PermissionPipeline) is that policy: it
+    /// honours this hook's `Deny` right after the deny rules, and its
+    /// `Allow` and `Ask` after the allow rules (an allow rule answers an
+    /// `Ask` in advance); a hook that panics counts as `Ask`.
     fn check_permissions(&self, input: &Self::Input, cx: &ToolContext) -> PermissionDecision {
         let _ = (input, cx);
         PermissionDecision::Delegate

@@ -74,6 +74,12 @@ pub use super::approval::{Approval, ApprovalRequest, Approver};
 pub use super::mode::PermissionMode;
 
 /// The outcome for one call. `Denied.reason` is what the model reads.
+///
+/// An allowed call is run with
+/// [`PreparedCall::run_approved`](crate::PreparedCall::run_approved): the
+/// pipeline has settled any `Ask` of the tool's own check (through an allow
+/// rule, a grant, the approver or `bypass` mode), and `run_approved` still
+/// refuses a `Deny`, so nothing the pipeline decided is loosened.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Authorization {
     /// The call may run.
