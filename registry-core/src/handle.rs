@@ -20,7 +20,7 @@ use crate::context::ToolContext;
 use crate::definition::{Declaration, ToolSpec};
 use crate::error::{ToolError, cap_error_text, capped_message};
 use crate::output::{IntoToolOutput, ToolOutput};
-use crate::permission::PermissionDecision;
+use crate::permission::{PermissionContent, PermissionDecision};
 use crate::tool::{Tool, ToolInput};
 
 type AnyInput = Box<dyn Any + Send + Sync>;
@@ -55,9 +55,10 @@ trait ErasedTool: Send + Sync + 'static {
     fn spec(&self) -> &ToolSpec;
     fn schema(&self) -> Value;
     fn enabled(&self) -> bool;
-    fn parse(&self, args: Value) -> Result<AnyInput, ToolError>;
+    fn parse(&self, args: &Value) -> Result<AnyInput, ToolError>;
     fn posture(&self, question: Question, input: &AnyInput) -> Option<bool>;
     fn classifier_input(&self, input: &AnyInput) -> Option<String>;
+    fn permission_content(&self, input: &AnyInput) -> Option<PermissionContent>;
     fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), ToolError>;
     fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> PermissionDecision;
     fn call<'a>(
@@ -104,7 +105,7 @@ impl<T: Tool> ErasedTool for Typed<T> {
             .is_none_or(|check| check())
     }
 
-    fn parse(&self, args: Value) -> Result<AnyInput, ToolError> {
+    fn parse(&self, args: &Value) -> Result<AnyInput, ToolError> {
         match <T::Input as ToolInput>::__parse(args) {
             Ok(input) => Ok(Box::new(input)),
             Err((path, message)) => {
@@ -131,6 +132,11 @@ impl<T: Tool> ErasedTool for Typed<T> {
                 .as_ref()
                 .map_or_else(String::new, |f| f(input)),
         )
+    }
+
+    fn permission_content(&self, input: &AnyInput) -> Option<PermissionContent> {
+        self.tool
+            .permission_content(input.downcast_ref::<T::Input>()?)
     }
 
     fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), ToolError> {
@@ -282,10 +288,13 @@ impl ToolHandle {
             ));
         }
         crate::nulls::drop_null_optionals(&mut args, self.input_schema());
-        let input = self.inner.tool.parse(args)?;
+        // Parsed from a borrow so the arguments stay, as sent, for an
+        // approver to see (`PreparedCall::args`) without a copy.
+        let input = self.inner.tool.parse(&args)?;
         Ok(PreparedCall {
             tool: self.clone(),
             input,
+            args,
         })
     }
 
@@ -315,6 +324,8 @@ impl ToolHandle {
 pub struct PreparedCall {
     tool: ToolHandle,
     input: AnyInput,
+    /// The arguments as parsed, after null handling.
+    args: Value,
 }
 
 impl fmt::Debug for PreparedCall {
@@ -329,6 +340,35 @@ impl PreparedCall {
     /// The tool this call is for.
     pub fn tool(&self) -> &ToolHandle {
         &self.tool
+    }
+
+    /// The arguments the input was parsed from, after null handling (an
+    /// optional field sent as `null` is absent here).
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+
+    /// The text content rules (`Tool(content)`) are matched against: the
+    /// tool's [`permission_content`](crate::Tool::permission_content) (a
+    /// path normalised lexically). `None` when the tool gives none, and
+    /// when the hook panicked: content rules then match nothing, which the
+    /// permission pipeline treats as a reason to ask.
+    pub fn permission_content(&self) -> Option<String> {
+        self.content().map(PermissionContent::into_string)
+    }
+
+    /// [`permission_content`](Self::permission_content) with its kind.
+    pub(crate) fn content(&self) -> Option<PermissionContent> {
+        let erased = &self.tool.inner.tool;
+        catch_unwind(AssertUnwindSafe(|| erased.permission_content(&self.input))).unwrap_or_else(
+            |_| {
+                tracing::warn!(
+                    tool = self.tool.name(),
+                    "permission content hook panicked; content rules cannot match this call"
+                );
+                None
+            },
+        )
     }
 
     fn ask(&self, question: Question) -> bool {
@@ -459,7 +499,7 @@ fn panicked(tool: &str, phase: &str, payload: Box<dyn Any + Send>) -> ToolError 
 }
 
 /// Polls a future, turning a panic inside `poll` into an `Err`.
-struct CatchUnwind<F>(F);
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
 
 impl<F: Future + Unpin> Future for CatchUnwind<F> {
     type Output = Result<F::Output, Box<dyn Any + Send>>;

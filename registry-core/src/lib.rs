@@ -204,6 +204,62 @@
 //! assert_eq!(registry.assemble_tool_pool(&cx).len(), 1);
 //! ```
 //!
+//! # Deciding each call: the permission pipeline
+//!
+//! Assembly removed whole tools; at execution a [`PermissionPipeline`]
+//! decides each parsed call against the *current* [`PermissionContext`]:
+//! deny rules, then ask rules, then allow rules (`Tool`, `Tool(content)`,
+//! `mcp__server`), the tool's own [`check_permissions`](Tool::check_permissions)
+//! (its `Deny` always holds), and for what the tool delegates, the session's
+//! [`PermissionMode`] (`default`, `accept_edits`, `plan`, `bypass`,
+//! `dont_ask`, `auto`). An ask goes to the runtime's [`Approver`]; with none,
+//! it is a deny whose reason says approval was needed. Content rules match
+//! what the tool names with [`Tool::permission_content`] (a path, a
+//! command); a tool that names nothing fails closed. The full order is in
+//! the [`PermissionPipeline`] module docs.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use registry_core::{
+//!     AllowedBy, Approval, ApprovalRequest, Approver, Authorization, DeniedBy, JudgeFuture,
+//!     PermissionContext, PermissionMode, PermissionPipeline, ToolBuilder, ToolContext, ToolOutput,
+//! };
+//!
+//! /// Says "always" to everything (a real one asks a person).
+//! struct Yes;
+//! impl Approver for Yes {
+//!     fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> JudgeFuture<'a, Approval> {
+//!         Box::pin(async { Approval::AllowAlways })
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let deploy = ToolBuilder::new("deploy", "Deploy the site.")
+//!     .build(|_, _| async { Ok(ToolOutput::text("deployed")) })
+//!     .unwrap();
+//! let call = deploy.prepare(serde_json::json!({})).unwrap();
+//! let (cx, tool_cx) = (PermissionContext::new(), ToolContext::new());
+//!
+//! // Not read-only: the default mode asks, and nobody can answer.
+//! let alone = PermissionPipeline::new(PermissionMode::Default);
+//! let answer = alone.authorize(&cx, &call, "call_1", &tool_cx).await;
+//! assert!(matches!(answer, Authorization::Denied { by: DeniedBy::NoApprover, .. }));
+//!
+//! // With an approver, "always" grants the tool for the rest of the session.
+//! let asked = PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(Yes));
+//! let first = asked.authorize(&cx, &call, "call_2", &tool_cx).await;
+//! assert_eq!(first, Authorization::Allowed { by: AllowedBy::Approver });
+//! let again = asked.authorize(&cx, &call, "call_3", &tool_cx).await;
+//! assert_eq!(again, Authorization::Allowed { by: AllowedBy::SessionRule("deploy".into()) });
+//!
+//! // Plan mode refuses it outright, telling the model why.
+//! let plan = PermissionPipeline::new(PermissionMode::Plan);
+//! let answer = plan.authorize(&cx, &call, "call_4", &tool_cx).await;
+//! assert!(answer.denial_reason().unwrap().starts_with("plan mode only runs read-only calls"));
+//! # }
+//! ```
+//!
 //! # Guarding the catalog in CI
 //!
 //! With the crate feature `lock` (for test builds: a dev-dependency
@@ -260,8 +316,11 @@ pub use handle::{PreparedCall, ToolHandle};
 pub use naming::{MAX_NAME_LEN, validate_name};
 pub use output::{IntoToolOutput, Json, ToolOutput, Truncation};
 pub use permission::{
-    Mode, ModeFilter, PermissionContext, PermissionDecision, PermissionRule, RuleBehavior,
-    RuleError, RuleSet, RuleSource, RuleTarget,
+    AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierError,
+    ClassifierRequest, ContentKind, ContentPattern, DeniedBy, JudgeFuture, Mode, ModeFilter,
+    PermissionContent, PermissionContext, PermissionDecision, PermissionMode, PermissionPipeline,
+    PermissionRule, RuleBehavior, RuleError, RuleSet, RuleSource, RuleTarget, SafetyClassifier,
+    SafetyVerdict, UnknownPermissionMode, normalize_path,
 };
 pub use plugins::{PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
 pub use pool::{

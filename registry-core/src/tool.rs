@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 
 use crate::context::ToolContext;
 use crate::output::IntoToolOutput;
-use crate::permission::PermissionDecision;
+use crate::permission::{PermissionContent, PermissionDecision};
 
 /// The typed input of a tool: parsed from the model's JSON arguments and
 /// described to the model by its JSON Schema.
@@ -29,7 +29,7 @@ pub trait ToolInput: Send + Sync + Sized + 'static {
     /// Parses the model's arguments; on failure, the field path and
     /// serde's message.
     #[doc(hidden)]
-    fn __parse(args: serde_json::Value) -> Result<Self, (String, String)>;
+    fn __parse(args: &serde_json::Value) -> Result<Self, (String, String)>;
 
     /// The input's JSON Schema.
     #[doc(hidden)]
@@ -38,7 +38,7 @@ pub trait ToolInput: Send + Sync + Sized + 'static {
 
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + Sync + 'static> ToolInput for T {
-    fn __parse(args: serde_json::Value) -> Result<Self, (String, String)> {
+    fn __parse(args: &serde_json::Value) -> Result<Self, (String, String)> {
         serde_path_to_error::deserialize(args)
             .map_err(|err| (err.path().to_string(), err.into_inner().to_string()))
     }
@@ -100,9 +100,29 @@ pub trait Tool: Send + Sync + 'static {
     /// a person approved the call and the runtime calls
     /// [`run_approved`](crate::PreparedCall::run_approved); `Allow` and
     /// `Delegate` run, `run` assuming that the runtime's general policy,
-    /// if it has one, has already allowed a delegated call.
+    /// if it has one, has already allowed a delegated call. The
+    /// [`PermissionPipeline`](crate::PermissionPipeline) is that policy: it
+    /// honours this hook's `Deny` right after the deny rules, and its
+    /// `Allow` and `Ask` after the allow rules (an allow rule answers an
+    /// `Ask` in advance); a hook that panics counts as `Ask`.
     fn check_permissions(&self, input: &Self::Input, cx: &ToolContext) -> PermissionDecision {
         let _ = (input, cx);
         PermissionDecision::Delegate
+    }
+
+    /// What content rules (`Tool(content)`) are matched against for this
+    /// call: the command of a shell tool, the path of a file tool. Build it
+    /// with [`PermissionContent::command`], [`PermissionContent::path`]
+    /// (normalised lexically) or [`PermissionContent::text`].
+    ///
+    /// The default, `None`, fails closed: content rules for the tool then
+    /// match nothing, only whole-tool rules apply, and a call of a tool
+    /// that has deny or ask content rules but no content is not run
+    /// silently: the permission pipeline asks a person (see
+    /// [`PermissionPipeline`](crate::PermissionPipeline)). A hook that
+    /// panics counts as `None`.
+    fn permission_content(&self, input: &Self::Input) -> Option<PermissionContent> {
+        let _ = input;
+        None
     }
 }

@@ -14,6 +14,9 @@
 //! - Permission: as `write_file`: `Deny` outside the sandbox and inside
 //!   git's internals, otherwise [`PermissionDecision::Delegate`] to the
 //!   general policy.
+//! - Permission content: the path, normalised lexically, so content
+//!   rules such as `edit_file(src/*.rs)` apply (a deny or ask rule is checked
+//!   before the tool's own `Allow`).
 //! - Only regular files are edited: FIFOs, sockets and devices are refused
 //!   before they are read (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
@@ -21,7 +24,7 @@
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -180,6 +183,11 @@ impl Tool for EditFile {
 
     fn check_permissions(&self, input: &EditFileInput, cx: &ToolContext) -> PermissionDecision {
         check_write_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
+    }
+
+    /// The path, so rules like `edit_file(src/*)` apply; normalised lexically.
+    fn permission_content(&self, input: &EditFileInput) -> Option<PermissionContent> {
+        Some(PermissionContent::path(&input.path))
     }
 }
 

@@ -12,11 +12,16 @@
 //! - Permission: `Allow` when the base directory is inside the sandbox. The
 //!   pattern cannot leave it: it is matched against paths found by a walk
 //!   that starts inside and never follows symlinks.
+//! - Permission content: the path, normalised lexically, so content
+//!   rules such as `glob(secrets:*)` apply (a deny or ask rule is checked
+//!   before the tool's own `Allow`).
 
 use std::io;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
-use registry_core::{PermissionDecision, Tool, ToolContext, cap_error_text, tool};
+use registry_core::{
+    PermissionContent, PermissionDecision, Tool, ToolContext, cap_error_text, tool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -214,5 +219,10 @@ impl Tool for Glob {
 
     fn check_permissions(&self, input: &GlobInput, cx: &ToolContext) -> PermissionDecision {
         check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
+    }
+
+    /// The path, so rules like `glob(src/*)` apply; normalised lexically.
+    fn permission_content(&self, input: &GlobInput) -> Option<PermissionContent> {
+        Some(PermissionContent::path(&input.path))
     }
 }

@@ -11,6 +11,9 @@
 //!   tool also stops collecting after 1000 matches.
 //! - Permission: `Allow` when the search path is inside the sandbox. The
 //!   walk never follows symlinks, so it cannot read outside.
+//! - Permission content: the path, normalised lexically, so content
+//!   rules such as `grep(secrets:*)` apply (a deny or ask rule is checked
+//!   before the tool's own `Allow`).
 //! - Bounded cost whatever the tree holds: files are read line by line,
 //!   keeping at most [`MAX_LINE_BYTES`] of a line (matches further into a
 //!   longer line are not found), files over [`MAX_FILE_BYTES`] are skipped,
@@ -25,7 +28,9 @@ use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 use regex::{Regex, RegexBuilder};
-use registry_core::{PermissionDecision, Tool, ToolContext, cap_error_text, tool};
+use registry_core::{
+    PermissionContent, PermissionDecision, Tool, ToolContext, cap_error_text, tool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -262,6 +267,11 @@ impl Tool for Grep {
 
     fn check_permissions(&self, input: &GrepInput, cx: &ToolContext) -> PermissionDecision {
         check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
+    }
+
+    /// The path, so rules like `grep(src/*)` apply; normalised lexically.
+    fn permission_content(&self, input: &GrepInput) -> Option<PermissionContent> {
+        Some(PermissionContent::path(&input.path))
     }
 }
 

@@ -8,10 +8,13 @@
 //! - `destructive`, the result cap and loading keep their defaults: nothing
 //!   is destroyed, and a listing of one directory fits the default cap.
 //! - Permission: `Allow` inside the sandbox, `Deny` outside.
+//! - Permission content: the path, normalised lexically, so content
+//!   rules such as `list_dir(secrets:*)` apply (a deny or ask rule is checked
+//!   before the tool's own `Allow`).
 
 use std::io;
 
-use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -127,5 +130,10 @@ impl Tool for ListDir {
 
     fn check_permissions(&self, input: &ListDirInput, cx: &ToolContext) -> PermissionDecision {
         check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
+    }
+
+    /// The path, so rules like `list_dir(src/*)` apply; normalised lexically.
+    fn permission_content(&self, input: &ListDirInput) -> Option<PermissionContent> {
+        Some(PermissionContent::path(&input.path))
     }
 }

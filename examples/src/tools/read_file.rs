@@ -23,11 +23,14 @@
 //!   transcripts and prompts written for them keep working.
 //! - Permission: [`PermissionDecision::Allow`] for a path inside the
 //!   sandbox (the tool vouches for reading there), `Deny` otherwise.
+//! - Permission content: the path, normalised lexically, so content
+//!   rules such as `read_file(secrets:*)` apply (a deny or ask rule is checked
+//!   before the tool's own `Allow`).
 
 use std::io::{self, BufReader};
 use std::path::Path;
 
-use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -176,6 +179,11 @@ impl Tool for ReadFile {
 
     fn check_permissions(&self, input: &ReadFileInput, cx: &ToolContext) -> PermissionDecision {
         check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
+    }
+
+    /// The path, so rules like `read_file(src/*)` apply; normalised lexically.
+    fn permission_content(&self, input: &ReadFileInput) -> Option<PermissionContent> {
+        Some(PermissionContent::path(&input.path))
     }
 }
 

@@ -245,6 +245,16 @@ impl Tool for RunCommand {
         }
         PermissionDecision::Delegate
     }
+
+    /// The command line, so rules like `run_command(npm test:*)` apply.
+    fn permission_content(
+        &self,
+        input: &RunCommandInput,
+    ) -> Option<registry_core::PermissionContent> {
+        Some(registry_core::PermissionContent::command(
+            input.command.clone(),
+        ))
+    }
 }
 
 /// The longest stretch of a command quoted back in a permission reason.

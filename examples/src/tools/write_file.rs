@@ -17,6 +17,9 @@
 //!   internals, otherwise [`PermissionDecision::Delegate`]: the path is
 //!   fine, whether writing is allowed right now is for the general policy
 //!   (a mode may ask first).
+//! - Permission content: the path, normalised lexically, so content
+//!   rules such as `write_file(.env)` apply (a deny or ask rule is checked
+//!   before the tool's own `Allow`).
 //! - Only regular files are written: a FIFO, socket or device at the path
 //!   is refused without being truncated or blocked on, and a symlink
 //!   swapped in for the file after the check is not followed (see
@@ -25,7 +28,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use registry_core::{PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -119,6 +122,11 @@ impl Tool for WriteFile {
 
     fn check_permissions(&self, input: &WriteFileInput, cx: &ToolContext) -> PermissionDecision {
         check_write_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
+    }
+
+    /// The path, so rules like `write_file(src/*)` apply; normalised lexically.
+    fn permission_content(&self, input: &WriteFileInput) -> Option<PermissionContent> {
+        Some(PermissionContent::path(&input.path))
     }
 }
 

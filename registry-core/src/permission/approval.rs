@@ -1,0 +1,114 @@
+//! The two judges a runtime plugs into the pipeline: the [`Approver`] (a
+//! person, or a UI standing in for one) and the [`SafetyClassifier`] of
+//! the `auto` permission mode. Both are async trait objects, may be slow
+//! and may be called concurrently; the pipeline catches their panics.
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed future as the judges return it: `Send`, so the pipeline's
+/// `authorize` stays `Send` and runs on any executor.
+pub type JudgeFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a person (or a UI) answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Run this call.
+    AllowOnce,
+    /// Run this call, and later calls of this tool with the same content
+    /// (the whole tool when the call has no content) for the rest of the
+    /// session, without asking.
+    AllowAlways,
+    /// Do not run it; the reason, if any, is shown to the model.
+    Deny {
+        /// Why not.
+        reason: Option<String>,
+    },
+}
+
+/// The question an approver gets.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The tool's primary name (also when the model used an alias).
+    pub tool: String,
+    /// The arguments as sent (after null handling).
+    pub input: serde_json::Value,
+    /// The tool's permission content (command, path), if any.
+    pub content: Option<String>,
+    /// Why approval is needed, e.g. "`write_file` can change files or state".
+    pub reason: String,
+}
+
+/// Supplied by the runtime. Must not be assumed to be fast; may be called
+/// concurrently.
+///
+/// A panic while asking counts as a denial: no approval was given.
+///
+/// ```
+/// use registry_core::{Approval, ApprovalRequest, Approver, JudgeFuture};
+///
+/// /// Approves listings, refuses the rest.
+/// struct ListingsOnly;
+///
+/// impl Approver for ListingsOnly {
+///     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> JudgeFuture<'a, Approval> {
+///         Box::pin(async move {
+///             if request.content.as_deref().is_some_and(|c| c.starts_with("ls ")) {
+///                 Approval::AllowOnce
+///             } else {
+///                 Approval::Deny { reason: Some("only listings today".into()) }
+///             }
+///         })
+///     }
+/// }
+/// ```
+pub trait Approver: Send + Sync + 'static {
+    /// Asks whether this call may run.
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> JudgeFuture<'a, Approval>;
+}
+
+/// What the safety classifier of the `auto` mode reviews: the call's
+/// `classifier_input` text, never empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassifierRequest {
+    /// The model's id for the call.
+    pub call_id: String,
+    /// The tool's primary name.
+    pub tool: String,
+    /// The text the tool declared for review (`classifier_input`).
+    pub text: String,
+}
+
+/// The safety classifier's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SafetyVerdict {
+    /// Safe to run.
+    Allow,
+    /// Unsure: a person should decide (goes to the approver).
+    Ask {
+        /// What the person should look at.
+        reason: String,
+    },
+    /// Unsafe: the call is denied and the model reads the reason.
+    Block {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The error type a classifier may fail with; a failure means ask.
+pub type ClassifierError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Supplied by the runtime for the `auto` permission mode: reviews each
+/// delegated call's `classifier_input` text. An error or a panic means
+/// ask a person (fail closed).
+pub trait SafetyClassifier: Send + Sync + 'static {
+    /// Reviews one call.
+    fn classify<'a>(
+        &'a self,
+        request: &'a ClassifierRequest,
+    ) -> JudgeFuture<'a, Result<SafetyVerdict, ClassifierError>>;
+}

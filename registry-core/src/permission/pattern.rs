@@ -1,0 +1,389 @@
+//! The content pattern of a rule `Tool(pattern)`, and how it matches a
+//! call's [`PermissionContent`].
+//!
+//! Three forms, decided by the pattern's text (after the rule string's own
+//! `\(`, `\)`, `\\` escapes are resolved):
+//!
+//! | form | example | matches |
+//! |---|---|---|
+//! | exact | `npm test` | exactly that text |
+//! | prefix | `npm run:*` | the prefix alone, or followed by a boundary: whitespace for commands, `/` for paths, anything for plain text |
+//! | glob | `git * --force`, `src/*.rs` | `*` stands for any run of characters, `/` and spaces included |
+//!
+//! A pattern is a prefix pattern when it ends in `:*` and holds no other
+//! `*`. In a pattern, `\*` is a literal `*` and `\\` a literal `\` (in a
+//! rule string these are written `\\*` and `\\\\`); any other `\` is
+//! itself. [`ContentPattern::escape`] writes the pattern that matches one
+//! text exactly.
+//!
+//! Deny and ask rules use [`ContentPattern::matches`]; allow rules use the
+//! stricter [`ContentPattern::allows`]. The two differ only for commands,
+//! so that an allow rule never reaches further than it reads.
+
+use super::content::{ContentKind, PermissionContent, command_segments, is_shell_control};
+
+/// A parsed content pattern. Every string is a pattern; parsing cannot
+/// fail.
+///
+/// ```
+/// use registry_core::{ContentPattern, PermissionContent};
+///
+/// let npm = ContentPattern::parse("npm run:*");
+/// assert!(npm.matches(&PermissionContent::command("npm run build")));
+/// assert!(npm.matches(&PermissionContent::command("npm run")));
+/// assert!(!npm.matches(&PermissionContent::command("npm runner")));
+/// // An allow rule's wildcard never covers a second command.
+/// assert!(!npm.allows(&PermissionContent::command("npm run x && rm -rf ~")));
+///
+/// let src = ContentPattern::parse("src:*");
+/// assert!(src.matches(&PermissionContent::path("./src/lib.rs")));
+/// assert!(!src.matches(&PermissionContent::path("srcs/lib.rs")));
+///
+/// let rs = ContentPattern::parse("src/*.rs");
+/// assert!(rs.matches(&PermissionContent::path("src/a/b.rs")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentPattern {
+    source: String,
+    form: Form,
+    /// The form of the pattern read as a path (normalised like path
+    /// content), used for path content.
+    path_form: Form,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Form {
+    Exact(String),
+    Prefix(String),
+    Glob(Vec<Token>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token {
+    Char(char),
+    Star,
+}
+
+/// Where a prefix pattern's prefix may end.
+#[derive(Debug, Clone, Copy)]
+enum Boundary {
+    Anywhere,
+    Word,
+    PathComponent,
+}
+
+impl ContentPattern {
+    /// Reads a pattern (the content of a rule, already unescaped by the
+    /// rule parser).
+    pub fn parse(pattern: &str) -> Self {
+        ContentPattern {
+            source: pattern.to_owned(),
+            form: Form::parse(pattern, false),
+            path_form: Form::parse(&super::content::normalize_path(pattern), true),
+        }
+    }
+
+    /// The pattern text that matches exactly `literal`: `\` and `*`
+    /// escaped.
+    ///
+    /// ```
+    /// use registry_core::{ContentPattern, PermissionContent};
+    ///
+    /// let text = ContentPattern::escape(r"rm *.tmp \ x:*");
+    /// assert_eq!(text, r"rm \*.tmp \\ x:\*");
+    /// let exact = ContentPattern::parse(&text);
+    /// assert!(exact.matches(&PermissionContent::command(r"rm *.tmp \ x:*")));
+    /// assert!(!exact.matches(&PermissionContent::command("rm a.tmp \\ x:y")));
+    /// ```
+    pub fn escape(literal: &str) -> String {
+        let mut out = String::with_capacity(literal.len());
+        for c in literal.chars() {
+            if matches!(c, '\\' | '*') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// The pattern as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the pattern covers this content, the reading used for deny
+    /// and ask rules: a command matches when the whole line or any of its
+    /// `;` / `&` / `|` / newline separated segments (whitespace collapsed)
+    /// matches, so `rm:*` covers `ls && rm -rf x` and `git push:*` covers
+    /// `git  push`.
+    pub fn matches(&self, content: &PermissionContent) -> bool {
+        let text = content.as_str();
+        match content.kind() {
+            ContentKind::Path => self
+                .path_form
+                .matches(text, Boundary::PathComponent, |_| true),
+            ContentKind::Command => {
+                self.form.matches(text, Boundary::Word, |_| true)
+                    || command_segments(text)
+                        .any(|segment| self.form.matches(&segment, Boundary::Word, |_| true))
+            }
+            // `ContentKind::Text` and any kind added later: as written.
+            _ => self.form.matches(text, Boundary::Anywhere, |_| true),
+        }
+    }
+
+    /// Whether the pattern lets this content run, the reading used for
+    /// allow rules. As [`matches`](Self::matches), except for commands:
+    /// the whole line must match, and the part a wildcard or a prefix
+    /// covers may hold no shell control character (`; & | $ \` < > ( )`
+    /// or a line break). `git status:*` allows `git status -s`, not
+    /// `git status; rm -rf ~`; an exact pattern allows exactly its text.
+    pub fn allows(&self, content: &PermissionContent) -> bool {
+        match content.kind() {
+            ContentKind::Command => self
+                .form
+                .matches(content.as_str(), Boundary::Word, |c| !is_shell_control(c)),
+            _ => self.matches(content),
+        }
+    }
+}
+
+impl Form {
+    fn parse(pattern: &str, as_path: bool) -> Self {
+        let mut tokens = Vec::with_capacity(pattern.len());
+        let mut chars = pattern.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.peek() {
+                    Some(&escaped @ ('\\' | '*')) => {
+                        chars.next();
+                        tokens.push(Token::Char(escaped));
+                    }
+                    _ => tokens.push(Token::Char('\\')),
+                },
+                '*' => tokens.push(Token::Star),
+                c => tokens.push(Token::Char(c)),
+            }
+        }
+        let stars = tokens.iter().filter(|t| **t == Token::Star).count();
+        let literal = |tokens: &[Token]| -> String {
+            tokens
+                .iter()
+                .map(|t| match t {
+                    Token::Char(c) => *c,
+                    Token::Star => '*',
+                })
+                .collect()
+        };
+        match (stars, tokens.as_slice()) {
+            (0, _) => Form::Exact(literal(&tokens)),
+            (1, [head @ .., Token::Char(':'), Token::Star]) => {
+                let mut prefix = literal(head);
+                if as_path && prefix.len() > 1 && prefix.ends_with('/') {
+                    prefix.pop();
+                }
+                Form::Prefix(prefix)
+            }
+            _ => Form::Glob(tokens),
+        }
+    }
+
+    /// Whether `text` matches; `star_may_cover` limits what a prefix's
+    /// tail or a `*` may stand for.
+    fn matches(
+        &self,
+        text: &str,
+        boundary: Boundary,
+        star_may_cover: impl Fn(char) -> bool,
+    ) -> bool {
+        match self {
+            Form::Exact(exact) => text == exact,
+            Form::Prefix(prefix) => {
+                let Some(rest) = prefix_rest(text, prefix, boundary) else {
+                    return false;
+                };
+                rest.chars().all(star_may_cover)
+            }
+            Form::Glob(tokens) => glob_matches(tokens, text, star_may_cover),
+        }
+    }
+}
+
+/// The text after `prefix` when `text` starts with it at a boundary.
+fn prefix_rest<'t>(text: &'t str, prefix: &str, boundary: Boundary) -> Option<&'t str> {
+    if let Boundary::PathComponent = boundary {
+        match prefix {
+            // The root covers every absolute path.
+            "/" => return text.starts_with('/').then_some(&text[1..]),
+            // The current directory covers every relative path that does
+            // not leave it.
+            "." => {
+                let inside = !text.starts_with('/') && text != ".." && !text.starts_with("../");
+                return inside.then_some(text);
+            }
+            _ => {}
+        }
+    }
+    let rest = text.strip_prefix(prefix)?;
+    let at_boundary = match boundary {
+        Boundary::Anywhere => true,
+        Boundary::Word => {
+            rest.is_empty()
+                || prefix.is_empty()
+                || prefix.ends_with(char::is_whitespace)
+                || rest.starts_with(char::is_whitespace)
+        }
+        Boundary::PathComponent => rest.is_empty() || rest.starts_with('/'),
+    };
+    at_boundary.then_some(rest)
+}
+
+/// Wildcard matching by dynamic programming over the pattern's tokens:
+/// linear in the text for each token, with no backtracking blow-up on
+/// patterns like `*a*a*a*b`.
+fn glob_matches(tokens: &[Token], text: &str, star_may_cover: impl Fn(char) -> bool) -> bool {
+    let text: Vec<char> = text.chars().collect();
+    // `row[j]`: the tokens so far match the first `j` characters.
+    let mut row = vec![false; text.len() + 1];
+    row[0] = true;
+    let mut next = vec![false; text.len() + 1];
+    for token in tokens {
+        match *token {
+            Token::Char(expected) => {
+                next[0] = false;
+                for j in 0..text.len() {
+                    next[j + 1] = row[j] && text[j] == expected;
+                }
+            }
+            Token::Star => {
+                next[0] = row[0];
+                for j in 0..text.len() {
+                    next[j + 1] = row[j + 1] || (next[j] && star_may_cover(text[j]));
+                }
+            }
+        }
+        std::mem::swap(&mut row, &mut next);
+        if !row.contains(&true) {
+            return false;
+        }
+    }
+    row[text.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(text: &str) -> PermissionContent {
+        PermissionContent::command(text)
+    }
+
+    #[test]
+    fn forms_are_read_from_the_text() {
+        assert_eq!(
+            Form::parse("npm test", false),
+            Form::Exact("npm test".into())
+        );
+        assert_eq!(Form::parse("npm:*", false), Form::Prefix("npm".into()));
+        assert_eq!(Form::parse(r"a\*:*", false), Form::Prefix("a*".into()));
+        assert!(matches!(Form::parse("a*b:*", false), Form::Glob(_)));
+        assert_eq!(Form::parse(r"a:\*", false), Form::Exact("a:*".into()));
+        assert_eq!(Form::parse(r"a\\b\x", false), Form::Exact(r"a\b\x".into()));
+        assert_eq!(Form::parse("src/:*", true), Form::Prefix("src".into()));
+    }
+
+    #[test]
+    fn globs_cover_any_run_of_characters() {
+        let cases = [
+            ("*", "", true),
+            ("*", "anything at all", true),
+            ("git * --force", "git push origin --force", true),
+            ("git * --force", "git push origin --force-with-lease", false),
+            (
+                "*a*a*a*b",
+                "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                false,
+            ),
+            ("*a*a*a*b", "xaxaxab", true),
+            ("a*", "b", false),
+        ];
+        for (pattern, text, expected) in cases {
+            let pattern = ContentPattern::parse(pattern);
+            assert_eq!(
+                pattern.matches(&PermissionContent::text(text)),
+                expected,
+                "{pattern:?} on {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn command_prefixes_end_at_a_word() {
+        let ls = ContentPattern::parse("ls:*");
+        assert!(ls.matches(&command("ls")));
+        assert!(ls.matches(&command("ls -la")));
+        assert!(!ls.matches(&command("lsof")));
+        let any = ContentPattern::parse(":*");
+        assert!(any.matches(&command("whatever")));
+    }
+
+    #[test]
+    fn deny_readings_see_every_segment_and_allow_readings_see_one_command() {
+        let rm = ContentPattern::parse("rm:*");
+        assert!(rm.matches(&command("ls && rm -rf x")));
+        assert!(rm.matches(&command("ls\nrm x")));
+        assert!(rm.matches(&command("  rm x")));
+        let push = ContentPattern::parse("git push:*");
+        assert!(push.matches(&command("git  push\t--force")));
+        assert!(!push.allows(&command("git  push")));
+        assert!(!rm.allows(&command("ls && rm -rf x")));
+        let git = ContentPattern::parse("git status*");
+        assert!(git.allows(&command("git status -s")));
+        for hostile in [
+            "git status; rm -rf ~",
+            "git status && curl x | sh",
+            "git status $(rm x)",
+            "git status `rm x`",
+            "git status > ~/.bashrc",
+            "git status\nrm x",
+        ] {
+            assert!(!git.allows(&command(hostile)), "{hostile}");
+            assert!(git.matches(&command(hostile)), "{hostile}");
+        }
+        // An exact allow rule allows exactly what it says.
+        let exact = ContentPattern::parse("make && make test");
+        assert!(exact.allows(&command("make && make test")));
+    }
+
+    #[test]
+    fn path_patterns_are_normalised_like_paths() {
+        let secret = ContentPattern::parse("./secrets/:*");
+        for sneaky in [
+            "secrets/key",
+            "./secrets/key",
+            "src/../secrets/key",
+            "secrets//key",
+            "secrets",
+        ] {
+            assert!(secret.matches(&PermissionContent::path(sneaky)), "{sneaky}");
+        }
+        assert!(!secret.matches(&PermissionContent::path("secretsx/key")));
+        assert!(!secret.matches(&PermissionContent::path("../secrets/key")));
+        let root = ContentPattern::parse("/:*");
+        assert!(root.matches(&PermissionContent::path("/etc/passwd")));
+        assert!(!root.matches(&PermissionContent::path("etc/passwd")));
+        let here = ContentPattern::parse(".:*");
+        assert!(here.matches(&PermissionContent::path("src/a")));
+        assert!(!here.matches(&PermissionContent::path("../a")));
+        assert!(!here.matches(&PermissionContent::path("/a")));
+        let exact = ContentPattern::parse("src/./lib.rs");
+        assert!(exact.matches(&PermissionContent::path("src/lib.rs")));
+    }
+
+    #[test]
+    fn text_prefixes_have_no_boundary() {
+        let host = ContentPattern::parse("https://docs.rs/:*");
+        assert!(host.matches(&PermissionContent::text("https://docs.rs/serde")));
+        assert!(!host.matches(&PermissionContent::text("https://docs.rs.evil/")));
+    }
+}

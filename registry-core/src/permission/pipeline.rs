@@ -1,0 +1,728 @@
+//! The permission pipeline at execution: the second permission layer (the
+//! first removed whole tools when the pool was assembled). It decides, for
+//! one parsed call, whether it runs, and when not, gives the reason the
+//! model reads.
+//!
+//! # The steps, in order
+//!
+//! Each step can end the call; the first that does wins.
+//!
+//! | # | step | ends the call with |
+//! |---|---|---|
+//! | 1 | whole-tool deny rules of the **current** [`PermissionContext`] (`Tool`, an alias, `mcp__server`, `mcp__server__*`), so a pool assembled before a rule changed still refuses | `Denied { by: DenyRule }` |
+//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::Tool::permission_content) (a path with a [workspace](PermissionPipeline::with_workspace) set is matched both relative to it and absolute) | `Denied { by: DenyRule }` |
+//! | 3 | the tool's own `check_permissions` when it says `Deny` (a deny always holds: no allow rule, mode or approval loosens it) | `Denied { by: Tool }` |
+//! | 4 | `plan` mode: a call that is not read-only | `Denied { by: Mode(Plan) }` |
+//! | 5 | a deny content rule for the tool when the call has **no** content to check it against: ask (in `bypass` mode: deny) | ask / `Denied { by: DenyRule }` |
+//! | 6 | ask rules (whole-tool, or content matched; a content ask rule and no content asks too) | ask |
+//! | 7 | allow rules (whole-tool, or content matched with [`ContentPattern::allows`]) | `Allowed { by: AllowRule }` |
+//! | 8 | this session's allow-always grants | `Allowed { by: SessionRule }` |
+//! | 9 | the tool's `check_permissions`: `Allow`, `Ask` | `Allowed { by: Tool }` / ask |
+//! | 10 | `Delegate` in `auto` mode with a classifier: the [`SafetyClassifier`] reviews the call's `classifier_input` (empty: skipped; its hook panicked: ask; classifier error or panic: ask) | `Allowed`/`Denied { by: Classifier }` / ask |
+//! | 11 | `Delegate`: the [`PermissionMode`]'s general policy (see its table) | `Allowed`/`Denied { by: Mode(_) }` / ask |
+//!
+//! An ask is settled by the mode first (`bypass`: runs; `dont_ask`:
+//! denied), then by the [`Approver`]: `AllowOnce` runs the call,
+//! `AllowAlways` also grants the rest of the session (step 8), `Deny`
+//! refuses it. With no approver an ask is a deny (`DeniedBy::NoApprover`)
+//! whose reason says approval was needed. An approver that panics denies.
+//!
+//! Deny before ask before allow, as in the settings every agent CLI uses:
+//! an allow rule never reaches past a deny rule or an ask rule, and a
+//! person's "always" never outranks an ask rule either (an ask rule means
+//! "ask every time"). Allow rules do settle what the tool itself would ask
+//! about (`check_permissions` returning `Ask`): the person who wrote the
+//! rule answered in advance.
+//!
+//! # Allow-always grants
+//!
+//! `AllowAlways` grants the tool **with this call's content** (a later
+//! `run_command` of the same command line, a later write to the same
+//! path), or the whole tool when the call has no content: approving one
+//! `rm build.log` must not approve every `rm`. Grants live in the
+//! pipeline, shared by its clones, never in the [`PermissionContext`]
+//! (which belongs to the runtime); [`PermissionPipeline::session_rules`]
+//! lists them as rules a runtime may persist.
+//!
+//! # Never panics
+//!
+//! Every hook a tool author or runtime supplies (posture expressions, the
+//! permission content, `check_permissions`, the classifier text, the
+//! approver, the classifier) is called behind `catch_unwind`; a panic
+//! answers the strict way, which here means: ask (and for the approver:
+//! deny).
+
+use std::cell::OnceCell;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
+use super::content::{ContentKind, PermissionContent, normalize_path};
+use super::context::{PermissionContext, RuleBehavior, RuleSource};
+use super::decision::PermissionDecision;
+use super::mode::{CallFacts, Settled, path_is_inside, plan_mode_reason};
+use super::pattern::ContentPattern;
+use super::rule::PermissionRule;
+use crate::context::ToolContext;
+use crate::error::{cap_error_text, capped_message};
+use crate::handle::{CatchUnwind, PreparedCall};
+
+pub use super::approval::{Approval, ApprovalRequest, Approver};
+pub use super::mode::PermissionMode;
+
+/// The outcome for one call. `Denied.reason` is what the model reads.
+///
+/// An allowed call is run with
+/// [`PreparedCall::run_approved`](crate::PreparedCall::run_approved): the
+/// pipeline has settled any `Ask` of the tool's own check (through an allow
+/// rule, a grant, the approver or `bypass` mode), and `run_approved` still
+/// refuses a `Deny`, so nothing the pipeline decided is loosened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Authorization {
+    /// The call may run.
+    Allowed {
+        /// What allowed it.
+        by: AllowedBy,
+    },
+    /// The call must not run.
+    Denied {
+        /// What denied it.
+        by: DeniedBy,
+        /// Why, for the model.
+        reason: String,
+    },
+}
+
+impl Authorization {
+    /// Whether the call may run.
+    pub fn is_allowed(&self) -> bool {
+        matches!(self, Authorization::Allowed { .. })
+    }
+
+    /// The reason the model reads, when denied.
+    pub fn denial_reason(&self) -> Option<&str> {
+        match self {
+            Authorization::Allowed { .. } => None,
+            Authorization::Denied { reason, .. } => Some(reason),
+        }
+    }
+}
+
+/// What allowed a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AllowedBy {
+    /// An allow rule of the context (its text).
+    AllowRule(String),
+    /// The tool's own `check_permissions` said `Allow`.
+    Tool,
+    /// The permission mode's general policy.
+    Mode(PermissionMode),
+    /// The approver.
+    Approver,
+    /// An allow-always grant of this session (as rule text).
+    SessionRule(String),
+    /// The `auto` mode's safety classifier.
+    Classifier,
+}
+
+/// What denied a call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeniedBy {
+    /// A deny rule of the context (its text).
+    DenyRule(String),
+    /// The tool's own `check_permissions` said `Deny`.
+    Tool,
+    /// The permission mode (`plan`, `dont_ask`).
+    Mode(PermissionMode),
+    /// The approver said no (or failed).
+    Approver,
+    /// The call needed approval and there was no approver.
+    NoApprover,
+    /// The `auto` mode's safety classifier blocked it.
+    Classifier,
+}
+
+/// One session's permission policy. Cheap to share (`Arc` inside); clones
+/// share the session's allow-always grants.
+///
+/// ```standalone_crate
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { path: String }
+/// use registry_core::{
+///     AllowedBy, Authorization, DeniedBy, PermissionContent, PermissionContext, PermissionMode,
+///     PermissionPipeline, RuleBehavior, RuleSource, Tool, ToolContext, ToolHandle, tool,
+/// };
+///
+/// /// Overwrite a file.
+/// #[tool(name = "write_file", destructive = false)]
+/// struct WriteFile;
+///
+/// impl Tool for WriteFile {
+///     type Input = Args;
+///     type Output = String;
+///     type Error = std::convert::Infallible;
+///     async fn call(&self, _: Args, _: &ToolContext) -> Result<String, Self::Error> {
+///         Ok("written".into())
+///     }
+///     fn permission_content(&self, input: &Args) -> Option<PermissionContent> {
+///         Some(PermissionContent::path(&input.path))
+///     }
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// let write = ToolHandle::new(WriteFile);
+/// let mut cx = PermissionContext::new();
+/// cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "write_file(.env)").unwrap();
+/// let call = |path: &str| write.prepare(serde_json::json!({ "path": path })).unwrap();
+/// let tool_cx = ToolContext::new();
+///
+/// // No approver: what would be asked is denied, saying why.
+/// let default = PermissionPipeline::new(PermissionMode::Default);
+/// let answer = default.authorize(&cx, &call("src/lib.rs"), "1", &tool_cx).await;
+/// assert!(matches!(answer, Authorization::Denied { by: DeniedBy::NoApprover, .. }));
+///
+/// // accept_edits runs writes inside the workspace...
+/// let edits = PermissionPipeline::new(PermissionMode::AcceptEdits).with_workspace("/work");
+/// let answer = edits.authorize(&cx, &call("src/lib.rs"), "2", &tool_cx).await;
+/// assert_eq!(answer, Authorization::Allowed { by: AllowedBy::Mode(PermissionMode::AcceptEdits) });
+///
+/// // ...but a deny rule holds in every mode, however the path is spelt.
+/// let bypass = PermissionPipeline::new(PermissionMode::Bypass);
+/// let answer = bypass.authorize(&cx, &call("src/../.env"), "3", &tool_cx).await;
+/// assert_eq!(answer.denial_reason(), Some(
+///     "this call of `write_file` (`.env`) is denied by the project deny rule `write_file(.env)`"
+/// ));
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct PermissionPipeline {
+    config: Arc<Config>,
+    grants: Arc<RwLock<BTreeSet<Grant>>>,
+}
+
+#[derive(Clone)]
+struct Config {
+    mode: PermissionMode,
+    approver: Option<Arc<dyn Approver>>,
+    classifier: Option<Arc<dyn SafetyClassifier>>,
+    /// Normalised lexically.
+    workspace: Option<String>,
+}
+
+/// An allow-always grant: a tool (primary name), and the exact content it
+/// was granted for, if the call had one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Grant {
+    tool: String,
+    content: Option<String>,
+}
+
+impl Grant {
+    fn covers(&self, tool: &str, content: Option<&PermissionContent>) -> bool {
+        self.tool == tool
+            && match &self.content {
+                None => true,
+                Some(granted) => content.is_some_and(|c| c.as_str() == granted),
+            }
+    }
+
+    /// The grant as a rule: the content escaped so it matches exactly.
+    fn rule(&self) -> Result<PermissionRule, super::RuleError> {
+        match &self.content {
+            None => PermissionRule::tool(self.tool.clone()),
+            Some(content) => {
+                PermissionRule::with_content(self.tool.clone(), ContentPattern::escape(content))
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        self.rule().map_or_else(
+            |_| format!("{} (granted this session)", self.tool),
+            |rule| rule.to_string(),
+        )
+    }
+}
+
+impl fmt::Debug for PermissionPipeline {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PermissionPipeline")
+            .field("mode", &self.config.mode)
+            .field("approver", &self.config.approver.is_some())
+            .field("classifier", &self.config.classifier.is_some())
+            .field("workspace", &self.config.workspace)
+            .field("grants", &self.read_grants().len())
+            .finish()
+    }
+}
+
+/// What the synchronous steps left to do.
+enum Next {
+    Done(Authorization),
+    /// Ask, for this reason.
+    Ask(String),
+    /// Let the classifier review this text.
+    Classify(Arc<dyn SafetyClassifier>, String),
+}
+
+fn allowed(by: AllowedBy) -> Next {
+    Next::Done(Authorization::Allowed { by })
+}
+
+fn denied(by: DeniedBy, reason: String) -> Next {
+    Next::Done(Authorization::Denied { by, reason })
+}
+
+/// The ways a rule may have been written for this content: as given and,
+/// for a path with a workspace known, in its other form (relative to the
+/// workspace, or absolute under it), so that `/work/.env` cannot slip past
+/// a rule written as `write_file(.env)` nor the other way round. Every
+/// spelling names the same file lexically, so each may match an allow
+/// rule as well as a deny rule.
+fn spellings_of(
+    content: Option<&PermissionContent>,
+    workspace: Option<&str>,
+) -> Vec<PermissionContent> {
+    let Some(content) = content else {
+        return Vec::new();
+    };
+    let mut all = vec![content.clone()];
+    if let (ContentKind::Path, Some(workspace)) = (content.kind(), workspace) {
+        let path = content.as_str();
+        if path.starts_with('/') {
+            if path_is_inside(path, workspace) {
+                // `path` is `workspace`, or `workspace` then `/...`.
+                let below = if workspace == "/" {
+                    path
+                } else {
+                    &path[workspace.len()..]
+                };
+                all.push(PermissionContent::path(below.trim_start_matches('/')));
+            }
+        } else {
+            all.push(PermissionContent::path(format!("{workspace}/{path}")));
+        }
+    }
+    all
+}
+
+/// Whether a deny or ask pattern covers any spelling of the content.
+fn covers(pattern: &str, spellings: &[PermissionContent]) -> bool {
+    let pattern = ContentPattern::parse(pattern);
+    spellings.iter().any(|spelling| pattern.matches(spelling))
+}
+
+/// A rule as quoted in a reason: capped, since content may be long.
+fn quoted(rule: &PermissionRule) -> String {
+    cap_error_text(&rule.to_string()).into_owned()
+}
+
+fn source_name(source: RuleSource) -> &'static str {
+    match source {
+        RuleSource::Policy => "policy",
+        RuleSource::User => "user",
+        RuleSource::Project => "project",
+        RuleSource::Session => "session",
+        RuleSource::Cli => "command-line",
+    }
+}
+
+impl PermissionPipeline {
+    /// A pipeline with this mode, no approver (so an ask is a deny), no
+    /// classifier, no workspace and no grants.
+    pub fn new(mode: PermissionMode) -> Self {
+        PermissionPipeline {
+            config: Arc::new(Config {
+                mode,
+                approver: None,
+                classifier: None,
+                workspace: None,
+            }),
+            grants: Arc::default(),
+        }
+    }
+
+    /// Sets who answers asks.
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        Arc::make_mut(&mut self.config).approver = Some(approver);
+        self
+    }
+
+    /// Sets the `auto` mode's safety classifier (ignored in other modes).
+    pub fn with_classifier(mut self, classifier: Arc<dyn SafetyClassifier>) -> Self {
+        Arc::make_mut(&mut self.config).classifier = Some(classifier);
+        self
+    }
+
+    /// Sets the workspace root `accept_edits` accepts edits inside. It is
+    /// normalised lexically, like path content (symbolic links are not
+    /// resolved: the file tools' own sandbox does that); a call's relative
+    /// path is taken as relative to it.
+    pub fn with_workspace(mut self, root: impl AsRef<Path>) -> Self {
+        let root = normalize_path(&root.as_ref().to_string_lossy());
+        Arc::make_mut(&mut self.config).workspace = Some(root);
+        self
+    }
+
+    /// The permission mode.
+    pub fn mode(&self) -> PermissionMode {
+        self.config.mode
+    }
+
+    /// The allow-always grants of this session, as rules (a content grant
+    /// escaped so it matches exactly what was approved), sorted.
+    pub fn session_rules(&self) -> Vec<PermissionRule> {
+        self.read_grants()
+            .iter()
+            .filter_map(|grant| grant.rule().ok())
+            .collect()
+    }
+
+    fn read_grants(&self) -> std::sync::RwLockReadGuard<'_, BTreeSet<Grant>> {
+        // Nothing panics while holding the lock; a poisoned set is intact.
+        self.grants.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Decides one call. Never panics (every hook it calls is caught: a
+    /// panicking hook means Ask). `cx` is the CURRENT permission context
+    /// (rules may have changed since the pool was assembled).
+    ///
+    /// The future is `Send`; calls may be authorized concurrently.
+    pub async fn authorize(
+        &self,
+        cx: &PermissionContext,
+        call: &PreparedCall,
+        call_id: &str,
+        tool_cx: &ToolContext,
+    ) -> Authorization {
+        // An empty content names nothing a rule could be about.
+        let content = call.content().filter(|c| !c.as_str().is_empty());
+        let outcome = match self.decide(cx, call, content.as_ref(), tool_cx) {
+            Next::Done(outcome) => outcome,
+            Next::Ask(reason) => self.ask(call, call_id, content.as_ref(), reason).await,
+            Next::Classify(classifier, text) => {
+                match classify(classifier.as_ref(), call, call_id, text).await {
+                    Ok(outcome) => outcome,
+                    Err(reason) => self.ask(call, call_id, content.as_ref(), reason).await,
+                }
+            }
+        };
+        tracing::debug!(
+            tool = call.tool().name(),
+            call_id,
+            mode = %self.config.mode,
+            ?outcome,
+            "permission decided"
+        );
+        outcome
+    }
+
+    /// Steps 1 to 11 (see the module docs): everything but the approver
+    /// and the classifier, which are async.
+    fn decide(
+        &self,
+        cx: &PermissionContext,
+        call: &PreparedCall,
+        content: Option<&PermissionContent>,
+        tool_cx: &ToolContext,
+    ) -> Next {
+        let name = call.tool().name();
+        let aliases = call.tool().spec().aliases();
+        let mode = self.config.mode;
+        // Built on the first content rule for this tool: most calls meet none.
+        let spellings = OnceCell::new();
+        let spellings =
+            || spellings.get_or_init(|| spellings_of(content, self.config.workspace.as_deref()));
+        let targeting = |behavior| {
+            cx.rules_with(behavior)
+                .filter(|(_, rule)| rule.targets(name, aliases))
+        };
+
+        // 1. Whole-tool deny rules, from the context as it is now.
+        if let Some((source, rule)) = cx.whole_tool_deny(name, aliases) {
+            return denied(
+                DeniedBy::DenyRule(rule.to_string()),
+                format!(
+                    "`{name}` is denied by the {} deny rule `{}`",
+                    source_name(source),
+                    quoted(rule)
+                ),
+            );
+        }
+
+        // 2. Deny content rules.
+        let mut unchecked_deny = None;
+        for (source, rule) in targeting(RuleBehavior::Deny) {
+            let Some(pattern) = rule.content() else {
+                continue;
+            };
+            match content {
+                Some(content) if covers(pattern, spellings()) => {
+                    return denied(
+                        DeniedBy::DenyRule(rule.to_string()),
+                        format!(
+                            "this call of `{name}` (`{}`) is denied by the {} deny rule `{}`",
+                            cap_error_text(content.as_str()),
+                            source_name(source),
+                            quoted(rule)
+                        ),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    unchecked_deny.get_or_insert((source, rule));
+                }
+            }
+        }
+
+        // 3. The tool's own deny always holds.
+        let decision = call.check_permissions(tool_cx);
+        if let PermissionDecision::Deny { reason } = &decision {
+            return denied(DeniedBy::Tool, capped_message(reason).to_string());
+        }
+
+        // 4. Plan mode runs nothing that is not read-only.
+        let facts = CallFacts {
+            tool: name,
+            read_only: call.is_read_only(),
+            destructive: call.is_destructive(),
+            content,
+            workspace: self.config.workspace.as_deref(),
+        };
+        if mode == PermissionMode::Plan && !facts.reads_only() {
+            return denied(DeniedBy::Mode(mode), plan_mode_reason(name));
+        }
+
+        // 5. A deny content rule nobody can check.
+        if let Some((source, rule)) = unchecked_deny {
+            let why = format!(
+                "the {} deny rule `{}` covers some calls of `{name}`, and this call names no content to check it against",
+                source_name(source),
+                quoted(rule)
+            );
+            if mode == PermissionMode::Bypass {
+                return denied(
+                    DeniedBy::DenyRule(rule.to_string()),
+                    format!("{why}; bypass mode never runs past a deny rule"),
+                );
+            }
+            return Next::Ask(why);
+        }
+
+        // 6. Ask rules.
+        for (source, rule) in targeting(RuleBehavior::Ask) {
+            let what = match (rule.content(), content) {
+                (None, _) => format!("asks before every call of `{name}`"),
+                (Some(pattern), Some(_)) if covers(pattern, spellings()) => {
+                    format!("covers this call of `{name}`")
+                }
+                (Some(_), Some(_)) => continue,
+                (Some(_), None) => format!(
+                    "covers some calls of `{name}`, and this call names no content to check it against"
+                ),
+            };
+            return Next::Ask(format!(
+                "the {} ask rule `{}` {what}",
+                source_name(source),
+                quoted(rule)
+            ));
+        }
+
+        // 7. Allow rules.
+        for (_, rule) in targeting(RuleBehavior::Allow) {
+            let allows = match (rule.content(), content) {
+                (None, _) => true,
+                (Some(pattern), Some(_)) => {
+                    let pattern = ContentPattern::parse(pattern);
+                    spellings().iter().any(|spelling| pattern.allows(spelling))
+                }
+                (Some(_), None) => false,
+            };
+            if allows {
+                return allowed(AllowedBy::AllowRule(rule.to_string()));
+            }
+        }
+
+        // 8. This session's grants.
+        if let Some(grant) = self
+            .read_grants()
+            .iter()
+            .find(|grant| grant.covers(name, content))
+        {
+            return allowed(AllowedBy::SessionRule(grant.text()));
+        }
+
+        // 9. to 11. The tool's own view, then the general policy.
+        match decision {
+            PermissionDecision::Allow => allowed(AllowedBy::Tool),
+            PermissionDecision::Ask { reason } => Next::Ask(capped_message(&reason).to_string()),
+            // Already settled in step 3; repeated so no arm is unreachable.
+            PermissionDecision::Deny { reason } => {
+                denied(DeniedBy::Tool, capped_message(&reason).to_string())
+            }
+            PermissionDecision::Delegate => self.delegated(call, &facts),
+        }
+    }
+
+    /// Steps 10 and 11: a call the tool left to the general policy.
+    fn delegated(&self, call: &PreparedCall, facts: &CallFacts<'_>) -> Next {
+        let mode = self.config.mode;
+        if mode == PermissionMode::Auto
+            && let Some(classifier) = &self.config.classifier
+        {
+            match call.classifier_input() {
+                None => {
+                    return Next::Ask(format!(
+                        "the classifier text of `{}` could not be produced (its hook panicked)",
+                        facts.tool
+                    ));
+                }
+                // Empty: the tool asked for no review; the default rule applies.
+                Some(text) if text.is_empty() => {}
+                Some(text) => return Next::Classify(Arc::clone(classifier), text),
+            }
+        }
+        match mode.settle_delegated(facts) {
+            Settled::Allow => allowed(AllowedBy::Mode(mode)),
+            Settled::Ask(reason) => Next::Ask(reason),
+            Settled::Deny(reason) => denied(DeniedBy::Mode(mode), reason),
+        }
+    }
+
+    /// Settles an ask: by the mode, then by the approver.
+    async fn ask(
+        &self,
+        call: &PreparedCall,
+        call_id: &str,
+        content: Option<&PermissionContent>,
+        reason: String,
+    ) -> Authorization {
+        let name = call.tool().name();
+        let mode = self.config.mode;
+        match mode {
+            PermissionMode::Bypass => {
+                return Authorization::Allowed {
+                    by: AllowedBy::Mode(mode),
+                };
+            }
+            PermissionMode::DontAsk => {
+                return Authorization::Denied {
+                    by: DeniedBy::Mode(mode),
+                    reason: format!(
+                        "{reason}; dont_ask mode denies every call that would need approval"
+                    ),
+                };
+            }
+            _ => {}
+        }
+        let Some(approver) = &self.config.approver else {
+            return Authorization::Denied {
+                by: DeniedBy::NoApprover,
+                reason: format!(
+                    "{reason}; this call needs approval and no approver is available, so it was not run"
+                ),
+            };
+        };
+        let request = ApprovalRequest {
+            call_id: call_id.to_owned(),
+            tool: name.to_owned(),
+            input: call.args().clone(),
+            content: content.map(|c| c.as_str().to_owned()),
+            reason,
+        };
+        let answer = match catch_unwind(AssertUnwindSafe(|| approver.approve(&request))) {
+            Ok(future) => CatchUnwind(future).await.ok(),
+            Err(_) => None,
+        };
+        match answer {
+            Some(Approval::AllowOnce) => Authorization::Allowed {
+                by: AllowedBy::Approver,
+            },
+            Some(Approval::AllowAlways) => {
+                let grant = Grant {
+                    tool: name.to_owned(),
+                    content: content.map(|c| c.as_str().to_owned()),
+                };
+                self.grants
+                    .write()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(grant);
+                Authorization::Allowed {
+                    by: AllowedBy::Approver,
+                }
+            }
+            Some(Approval::Deny { reason }) => Authorization::Denied {
+                by: DeniedBy::Approver,
+                reason: match reason {
+                    Some(reason) => format!(
+                        "the user denied this call of `{name}`: {}",
+                        capped_message(&reason)
+                    ),
+                    None => format!("the user denied this call of `{name}`"),
+                },
+            },
+            None => {
+                tracing::error!(tool = name, call_id, "approver panicked; denying the call");
+                Authorization::Denied {
+                    by: DeniedBy::Approver,
+                    reason: format!(
+                        "asking for approval of this call of `{name}` failed, so it was not run"
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// Step 10: the classifier's verdict, or the reason to ask instead.
+async fn classify(
+    classifier: &dyn SafetyClassifier,
+    call: &PreparedCall,
+    call_id: &str,
+    text: String,
+) -> Result<Authorization, String> {
+    let name = call.tool().name();
+    let request = ClassifierRequest {
+        call_id: call_id.to_owned(),
+        tool: name.to_owned(),
+        text,
+    };
+    let verdict = match catch_unwind(AssertUnwindSafe(|| classifier.classify(&request))) {
+        Ok(future) => CatchUnwind(future).await.ok(),
+        Err(_) => None,
+    };
+    match verdict {
+        Some(Ok(SafetyVerdict::Allow)) => Ok(Authorization::Allowed {
+            by: AllowedBy::Classifier,
+        }),
+        Some(Ok(SafetyVerdict::Block { reason })) => Ok(Authorization::Denied {
+            by: DeniedBy::Classifier,
+            reason: format!(
+                "the safety classifier blocked this call of `{name}`: {}",
+                capped_message(&reason)
+            ),
+        }),
+        Some(Ok(SafetyVerdict::Ask { reason })) => Err(format!(
+            "the safety classifier is unsure about this call of `{name}`: {}",
+            capped_message(&reason)
+        )),
+        Some(Err(err)) => {
+            tracing::warn!(tool = name, call_id, error = %err, "safety classifier failed; asking");
+            Err(format!(
+                "the safety classifier failed on this call of `{name}` ({})",
+                capped_message(&err)
+            ))
+        }
+        None => {
+            tracing::error!(tool = name, call_id, "safety classifier panicked; asking");
+            Err(format!(
+                "the safety classifier panicked on this call of `{name}`"
+            ))
+        }
+    }
+}
