@@ -185,6 +185,19 @@ pub enum LockProblem {
         /// The tool.
         name: String,
     },
+    /// A tool's `#[tool(cfg(...))]` gate differs from the locked one, so it
+    /// is compiled into other builds than were reviewed: a gate dropped
+    /// ships a test-only tool, a gate added can remove a tool from every
+    /// build unseen. Whether the new gate is narrower cannot be told in
+    /// general, so every change fails until the lock is updated.
+    GateChanged {
+        /// The tool.
+        tool: String,
+        /// The locked predicate (`None`: ungated).
+        old: Option<String>,
+        /// The predicate now (`None`: ungated).
+        new: Option<String>,
+    },
 }
 
 impl LockProblem {
@@ -239,6 +252,18 @@ impl LockProblem {
                 f,
                 "new tool `{name}` is not in the lock: an unlocked tool escapes review."
             ),
+            LockProblem::GateChanged { tool, old, new } => {
+                let gate = |g: &Option<String>| {
+                    g.as_ref()
+                        .map_or_else(|| "no gate".to_owned(), |g| format!("`cfg({g})`"))
+                };
+                write!(
+                    f,
+                    "the compile-time gate of `{tool}` changed: {} -> {}; it is now compiled into other builds than were reviewed.",
+                    gate(old),
+                    gate(new)
+                )
+            }
         }
     }
 
@@ -261,6 +286,9 @@ impl LockProblem {
             LockProblem::NewTool { .. } => {
                 format!("Run `{UPDATE_HINT}` and commit the lock.")
             }
+            LockProblem::GateChanged { .. } => format!(
+                "Restore the gate; if the change is intended, have it reviewed, then update the lock with `{UPDATE_HINT}`."
+            ),
         }
     }
 }
@@ -330,16 +358,6 @@ pub enum LockNote {
         /// Where the value comes from now.
         now: Source,
     },
-    /// A gated tool's `cfg` differs from the one locked (it may be compiled
-    /// into different builds now).
-    GateChanged {
-        /// The tool.
-        tool: String,
-        /// The locked predicate (`None`: ungated).
-        old: Option<String>,
-        /// The predicate now (`None`: ungated).
-        new: Option<String>,
-    },
     /// A tool compiled out of this build has no entry yet, so nothing about
     /// it could be checked.
     CompiledOutUnlocked {
@@ -386,18 +404,6 @@ impl fmt::Display for LockNote {
                     "`{field}` of `{tool}` is now the default (it was declared); the value is unchanged"
                 ),
             },
-            LockNote::GateChanged { tool, old, new } => {
-                let gate = |g: &Option<String>| {
-                    g.as_ref()
-                        .map_or_else(|| "no gate".to_owned(), |g| format!("`cfg({g})`"))
-                };
-                write!(
-                    f,
-                    "the gate of `{tool}` changed: {} -> {}",
-                    gate(old),
-                    gate(new)
-                )
-            }
             LockNote::CompiledOutUnlocked { tool, gate } => write!(
                 f,
                 "`{tool}` is compiled out of this build (`cfg({gate})` does not hold) and the lock has no entry for it: \
@@ -588,13 +594,21 @@ pub(crate) fn compare(locked: &CatalogLock, current: &CatalogLock) -> Comparison
     let resolve = current.resolver();
     let mut out = Comparison::default();
     for old in locked.entries() {
-        if current.compiled_out.contains_key(&old.name) {
-            // Compiled out of this build: carried over, checked elsewhere.
+        if let Some(gate) = current.compiled_out.get(&old.name) {
+            // Compiled out of this build: carried over, checked in a build
+            // that compiles it, unless the gate itself moved.
+            if old.cfg.as_ref() != Some(gate) {
+                out.problems.push(LockProblem::GateChanged {
+                    tool: old.name.clone(),
+                    old: old.cfg.clone(),
+                    new: Some(gate.clone()),
+                });
+            }
             continue;
         }
         if let Some(now) = current.get(&old.name) {
             if old.cfg != now.cfg {
-                out.notes.push(LockNote::GateChanged {
+                out.problems.push(LockProblem::GateChanged {
                     tool: now.name.clone(),
                     old: old.cfg.clone(),
                     new: now.cfg.clone(),

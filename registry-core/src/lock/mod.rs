@@ -45,9 +45,11 @@
 //! its predicate ([`LockEntry::cfg`]). In a build where its gate does not
 //! hold, its entry is neither checked nor called vanished, and an update
 //! keeps it: one lock file serves every feature set. Update the lock in a
-//! build that compiles every gated tool (e.g. `--all-features`); a
-//! compiled-out tool the lock does not know yet passes with a note saying
-//! so.
+//! build that compiles every gated tool (e.g. `--all-features`), and run
+//! the check in CI in such a build too: a compiled-out tool's posture is
+//! only checked where it is compiled. A compiled-out tool the lock does not
+//! know yet passes with a note saying so. A changed gate fails (see 5.
+//! below).
 //!
 //! # What fails
 //!
@@ -98,6 +100,12 @@
 //!    and an unlocked tool escapes review, so the check fails until the
 //!    lock is updated and committed. This is also why a rename fails until
 //!    the lock is updated: the new name is a new tool.
+//! 5. **a gate changed**: a tool's `cfg` predicate differs from the locked
+//!    one, including a locked ungated tool that a new gate compiles out of
+//!    this build. Dropping `cfg(test)` ships a test-only tool; adding
+//!    `cfg(feature = "never")` removes a tool from every build. Whether a
+//!    new gate is narrower cannot be told in general, so every change fails
+//!    until the lock is updated.
 //!
 //! The lock file itself being missing, unreadable, malformed, of another
 //! format version, or edited by hand (a hash that does not match its
@@ -440,7 +448,7 @@ struct FileIn {
 }
 
 impl CatalogLock {
-    /// The lock of a set of tools (a [`BaseTools`](crate::BaseTools), a
+    /// The lock of a set of tools (a [`BaseTools`], a
     /// slice of handles, a pool's handles...).
     ///
     /// Fails when two tools claim the same name or alias.

@@ -899,13 +899,33 @@ fn a_compiled_out_tool_missing_from_the_lock_passes_with_a_note() {
 }
 
 #[test]
-fn a_changed_gate_passes_with_a_note() {
+fn a_changed_gate_fails() {
     let gated = build_lock(&[(build(tool("web")), Some(WEB))], &[]);
     let ungated = build_lock(&[(build(tool("web")), None)], &[]);
     let Comparison { problems, notes } = compare(&gated, &ungated);
-    assert!(problems.is_empty());
+    assert!(notes.is_empty());
+    assert_eq!(problems.len(), 1);
+    assert!(
+        problems[0].to_string().starts_with(
+            "the compile-time gate of `web` changed: `cfg(feature = \"web\")` -> no gate"
+        ),
+        "{}",
+        problems[0]
+    );
+}
+
+#[test]
+fn a_locked_tool_cannot_slip_out_of_every_build_behind_a_new_gate() {
+    // Locked ungated; now `cfg(feature = "never")` compiles it out here.
+    let locked = build_lock(&[(build(tool("a")), None), (build(tool("b")), None)], &[]);
+    let now = build_lock(&[(build(tool("a")), None)], &[("b", "feature = \"never\"")]);
+    let Comparison { problems, .. } = compare(&locked, &now);
     assert_eq!(
-        texts(&notes),
-        ["the gate of `web` changed: `cfg(feature = \"web\")` -> no gate"]
+        problems,
+        [LockProblem::GateChanged {
+            tool: "b".into(),
+            old: None,
+            new: Some("feature = \"never\"".into()),
+        }]
     );
 }
