@@ -219,6 +219,7 @@ mod canonical;
 mod context;
 mod definition;
 mod error;
+mod execute;
 mod gate;
 mod handle;
 mod link;
@@ -255,17 +256,24 @@ pub use error::{
     CatalogError, Claim, Collision, ContextError, DefinitionError, MAX_ERROR_MESSAGE_CHARS,
     MAX_ERROR_TEXT_CHARS, NameError, NameRole, ToolError, cap_error_text,
 };
+pub use execute::{
+    Batch, BatchMode, CallClass, CallError, ConcurrencySafeRule, ConflictRule, ContextModifier,
+    DEFAULT_MAX_CONCURRENCY, DEFAULT_PREVIEW_CHARS, DEFAULT_TURN_BUDGET_CHARS, ExecEvent,
+    Executor, ExecutorConfig, Plan, PlanItem, Session, SessionState, ToolCall, ToolCallResult,
+    ToolMetrics, plan,
+};
 pub use gate::CfgPredicate;
 pub use handle::{PreparedCall, ToolHandle};
 pub use naming::{MAX_NAME_LEN, validate_name};
 pub use output::{IntoToolOutput, Json, ToolOutput, Truncation};
 pub use permission::{
-    Mode, ModeFilter, PermissionContext, PermissionDecision, PermissionRule, RuleBehavior,
-    RuleError, RuleSet, RuleSource, RuleTarget,
+    AllowedBy, Approval, ApprovalRequest, Approver, Authorization, DeniedBy, Mode, ModeFilter,
+    PermissionContext, PermissionDecision, PermissionMode, PermissionPipeline, PermissionRule,
+    RuleBehavior, RuleError, RuleSet, RuleSource, RuleTarget,
 };
 pub use plugins::{PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
 pub use pool::{
-    Partition, PoolEntry, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
+    Partition, PoolEntry, Removed, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
 };
 pub use posture::{
     Loading, Posture, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture, Setting,
