@@ -66,6 +66,15 @@ struct Slot {
     span: tracing::Span,
 }
 
+/// The turn's bookkeeping, by call index.
+struct Turn {
+    slots: Vec<Slot>,
+    results: Vec<Option<ToolCallResult>>,
+    chars: Vec<usize>,
+    prepared: Vec<Option<PreparedCall>>,
+    events: Option<UnboundedSender<ExecEvent>>,
+}
+
 /// What running one call produced.
 struct Outcome {
     index: usize,
@@ -184,7 +193,7 @@ impl Executor {
         let n = calls.len();
         let mut slots: Vec<Slot> = Vec::with_capacity(n);
         let mut results: Vec<Option<ToolCallResult>> = Vec::with_capacity(n);
-        let mut chars: Vec<usize> = vec![0; n];
+        let chars: Vec<usize> = vec![0; n];
         let mut prepared: Vec<Option<PreparedCall>> = Vec::with_capacity(n);
         let mut items: Vec<PlanItem> = Vec::with_capacity(n);
 
@@ -249,51 +258,29 @@ impl Executor {
         // guard also cancels the token, for work a tool spawned with it.
         let turn = CancellationToken::new();
         let _guard: DropGuard = turn.clone().drop_guard();
+        let mut state = Turn {
+            slots,
+            results,
+            chars,
+            prepared,
+            events,
+        };
         for (b, batch) in plan.batches.iter().enumerate() {
             for item in &batch.calls {
-                slots[item.index].span.record("batch", b);
+                state.slots[item.index].span.record("batch", b);
             }
-            let outcomes = self
-                .run_batch(batch, &turn, &mut prepared, &slots, events.as_ref())
-                .await;
-            let mut modifiers = Vec::new();
-            for outcome in outcomes {
-                let slot = &mut slots[outcome.index];
-                let result = match outcome.result {
-                    Ok(output) => {
-                        let _cap = tracing::info_span!(parent: &slot.span, "cap").entered();
-                        let tool = slot.tool.as_ref().expect("a planned call has a tool");
-                        let capped = cap_output(
-                            output,
-                            tool.name(),
-                            *tool.spec().max_result_chars().value(),
-                            outcome.index,
-                            &slot.id,
-                            &self.cap,
-                        );
-                        chars[outcome.index] = capped.chars;
-                        slot.metrics.spilled += u64::from(capped.spilled_to.is_some());
-                        modifiers.push(outcome.modifiers);
-                        ToolCallResult {
-                            id: std::mem::take(&mut slot.id),
-                            content: capped.content,
-                            is_error: false,
-                            spilled_to: capped.spilled_to,
-                        }
-                    }
-                    Err(err) => error_result(slot, err),
-                };
-                if let Some(events) = &events {
-                    let _ = events.send(ExecEvent::Finished {
-                        index: outcome.index,
-                        result: result.clone(),
-                    });
-                }
-                results[outcome.index] = Some(result);
-            }
-            // In call order (outcomes are sorted), after the whole batch.
-            self.session.apply(modifiers.into_iter().flatten());
+            let mut modifiers = self.run_batch(batch, &turn, &mut state).await;
+            // In call order, after the whole batch.
+            modifiers.sort_unstable_by_key(|(index, _)| *index);
+            self.session
+                .apply(modifiers.into_iter().flat_map(|(_, m)| m));
         }
+        let Turn {
+            slots,
+            results,
+            mut chars,
+            ..
+        } = state;
 
         let mut results: Vec<ToolCallResult> = results
             .into_iter()
@@ -334,114 +321,143 @@ impl Executor {
         Ok((call, class))
     }
 
-    /// Runs one batch; the outcomes come back in call order.
+    /// Runs one batch, finishing each call as it completes; returns the
+    /// modifiers of the calls that succeeded, by call index.
     async fn run_batch(
         &self,
         batch: &Batch,
         turn: &CancellationToken,
-        prepared: &mut [Option<PreparedCall>],
-        slots: &[Slot],
-        events: Option<&UnboundedSender<ExecEvent>>,
-    ) -> Vec<Outcome> {
-        let state = self.session.state();
+        state: &mut Turn,
+    ) -> Vec<(usize, Vec<ContextModifier>)> {
+        let snapshot = self.session.state();
         let (limit, token) = match batch.mode {
             BatchMode::Serial => (1, turn.clone()),
             BatchMode::Concurrent => (self.config.max_concurrency.get(), turn.child_token()),
         };
-        let mut start = |item: &PlanItem| {
-            let call = prepared[item.index]
-                .take()
-                .expect("each planned call runs once");
-            let slot = &slots[item.index];
-            self.run_call(item.index, call, slot, &token, &state, events)
-        };
         let mut waiting = batch.calls.iter();
         let mut running = FuturesUnordered::new();
         for item in waiting.by_ref().take(limit) {
-            running.push(start(item));
+            running.push(self.start(item.index, state, &token, &snapshot));
         }
-        let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.calls.len());
+        let mut modifiers = Vec::new();
+        let mut finished: Vec<usize> = Vec::with_capacity(batch.calls.len());
         while let Some(outcome) = running.next().await {
-            let failed = outcome.result.is_err()
+            let index = outcome.index;
+            finished.push(index);
+            let cancels = outcome.result.is_err()
                 && batch.mode == BatchMode::Concurrent
-                && slots[outcome.index]
+                && state.slots[index]
                     .tool
                     .as_ref()
                     .is_some_and(|t| self.config.cancel_siblings.contains(t.name()));
-            if failed {
+            if !outcome.modifiers.is_empty() {
+                modifiers.push((index, outcome.modifiers));
+            }
+            self.finish(state, index, outcome.result);
+            if cancels {
                 token.cancel();
                 drop(running);
-                let sibling = slots[outcome.index].tool.as_ref().expect("ran").name();
-                let sibling_id = slots[outcome.index].id.clone();
-                let done: Vec<usize> = outcomes.iter().map(|o| o.index).collect();
+                let sibling = state.slots[index].tool.clone().expect("it ran");
                 for item in &batch.calls {
-                    if item.index == outcome.index || done.contains(&item.index) {
+                    if finished.contains(&item.index) {
                         continue;
                     }
-                    prepared[item.index] = None;
-                    outcomes.push(Outcome {
-                        index: item.index,
-                        result: Err(CallError::Cancelled {
-                            tool: item.tool.name().to_owned(),
-                            sibling: sibling.to_owned(),
-                            sibling_id: sibling_id.clone(),
-                        }),
-                        modifiers: Vec::new(),
-                    });
+                    state.prepared[item.index] = None;
+                    let err = CallError::Cancelled {
+                        tool: item.tool.name().to_owned(),
+                        sibling: sibling.name().to_owned(),
+                        sibling_id: state.slots[index].id.clone(),
+                    };
+                    self.finish(state, item.index, Err(err));
                 }
-                outcomes.push(outcome);
                 break;
             }
-            outcomes.push(outcome);
             if let Some(item) = waiting.next() {
-                running.push(start(item));
+                running.push(self.start(item.index, state, &token, &snapshot));
             }
         }
-        outcomes.sort_unstable_by_key(|o| o.index);
-        outcomes
+        modifiers
     }
 
-    /// Validate, authorize and run one call, under its span.
-    fn run_call<'a>(
-        &'a self,
+    /// The future of one planned call.
+    fn start(
+        &self,
         index: usize,
-        call: PreparedCall,
-        slot: &'a Slot,
+        state: &mut Turn,
         token: &CancellationToken,
-        state: &Arc<SessionState>,
-        events: Option<&UnboundedSender<ExecEvent>>,
-    ) -> impl std::future::Future<Output = Outcome> + Send + 'a {
+        snapshot: &Arc<SessionState>,
+    ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
+        let call = state.prepared[index]
+            .take()
+            .expect("each planned call runs once");
+        let slot = &state.slots[index];
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
             cancel: token.clone(),
-            events: events.cloned(),
-            state: Arc::clone(state),
+            events: state.events.clone(),
+            state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
         });
-        let span = slot.span.clone();
-        async move {
-            if let Some(events) = &scope.events {
-                let _ = events.send(ExecEvent::Started {
+        self.run_call(index, call, scope).instrument(slot.span.clone())
+    }
+
+    /// Caps a call's result, reports it and stores it.
+    fn finish(&self, state: &mut Turn, index: usize, result: Result<ToolOutput, CallError>) {
+        let slot = &mut state.slots[index];
+        let result = match result {
+            Ok(output) => {
+                let _cap = tracing::info_span!(parent: &slot.span, "cap").entered();
+                let tool = slot.tool.as_ref().expect("a planned call has a tool");
+                let capped = cap_output(
+                    output,
+                    tool.name(),
+                    *tool.spec().max_result_chars().value(),
                     index,
+                    &slot.id,
+                    &self.cap,
+                );
+                state.chars[index] = capped.chars;
+                slot.metrics.spilled += u64::from(capped.spilled_to.is_some());
+                ToolCallResult {
                     id: slot.id.clone(),
-                });
+                    content: capped.content,
+                    is_error: false,
+                    spilled_to: capped.spilled_to,
+                }
             }
-            let cx = self.context.for_call(Arc::clone(&scope));
-            let result = self.authorize_and_run(call, &slot.id, &cx).await;
-            // Only a call that succeeded changes session state.
-            let modifiers = if result.is_ok() {
-                scope.take_modifiers()
-            } else {
-                Vec::new()
-            };
-            Outcome {
+            Err(err) => error_result(slot, err),
+        };
+        if let Some(events) = &state.events {
+            let _ = events.send(ExecEvent::Finished {
                 index,
-                result,
-                modifiers,
-            }
+                result: result.clone(),
+            });
         }
-        .instrument(span)
+        state.results[index] = Some(result);
+    }
+
+    /// Validate, authorize and run one call.
+    async fn run_call(&self, index: usize, call: PreparedCall, scope: Arc<CallScope>) -> Outcome {
+        if let Some(events) = &scope.events {
+            let _ = events.send(ExecEvent::Started {
+                index,
+                id: scope.id.to_string(),
+            });
+        }
+        let cx = self.context.for_call(Arc::clone(&scope));
+        let result = self.authorize_and_run(call, &scope.id, &cx).await;
+        // Only a call that succeeded changes session state.
+        let modifiers = if result.is_ok() {
+            scope.take_modifiers()
+        } else {
+            Vec::new()
+        };
+        Outcome {
+            index,
+            result,
+            modifiers,
+        }
     }
 
     async fn authorize_and_run(
