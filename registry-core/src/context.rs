@@ -54,7 +54,12 @@ pub(crate) struct CallScope {
 impl CallScope {
     /// The modifiers the call queued, in the order it queued them.
     pub(crate) fn take_modifiers(&self) -> Vec<ContextModifier> {
-        std::mem::take(&mut *self.modifiers.lock().unwrap_or_else(PoisonError::into_inner))
+        std::mem::take(
+            &mut *self
+                .modifiers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 }
 

@@ -258,9 +258,9 @@ pub use error::{
 };
 pub use execute::{
     Batch, BatchMode, CallClass, CallError, ConcurrencySafeRule, ConflictRule, ContextModifier,
-    DEFAULT_MAX_CONCURRENCY, DEFAULT_PREVIEW_CHARS, DEFAULT_TURN_BUDGET_CHARS, ExecEvent,
-    Executor, ExecutorConfig, Plan, PlanItem, Session, SessionState, ToolCall, ToolCallResult,
-    ToolMetrics, plan,
+    DEFAULT_MAX_CONCURRENCY, DEFAULT_PREVIEW_CHARS, DEFAULT_TURN_BUDGET_CHARS, ExecEvent, Executor,
+    ExecutorConfig, Plan, PlanItem, Session, SessionState, ToolCall, ToolCallResult, ToolMetrics,
+    plan,
 };
 pub use gate::CfgPredicate;
 pub use handle::{PreparedCall, ToolHandle};

@@ -127,22 +127,25 @@ fn the_plan_prints_batches() {
 /// `mark`: queues `set(key, who)` and reports what it saw of `key` and of
 /// `seen` when its body started and after `wait_for` finished.
 fn marker(safe: bool) -> registry_core::ToolHandle {
-    ToolBuilder::new(if safe { "mark_safe" } else { "mark" }, "Marks the session.")
-        .concurrency_safe(safe)
-        .read_only(true)
-        .build(|args: Value, cx| async move {
-            let who = args["who"].as_str().unwrap().to_owned();
-            if let Some(ms) = args["sleep_ms"].as_u64() {
-                tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
-            }
-            let state = cx.session_state().expect("runs under the executor");
-            let seen: Vec<String> = state.values().keys().cloned().collect();
-            let last = state.get("last").cloned().unwrap_or(Value::Null);
-            assert!(cx.modify_session(ContextModifier::set(who.clone(), json!(true))));
-            assert!(cx.modify_session(ContextModifier::set("last", json!(who))));
-            Ok(ToolOutput::text(format!("saw {seen:?} last={last}")))
-        })
-        .unwrap()
+    ToolBuilder::new(
+        if safe { "mark_safe" } else { "mark" },
+        "Marks the session.",
+    )
+    .concurrency_safe(safe)
+    .read_only(true)
+    .build(|args: Value, cx| async move {
+        let who = args["who"].as_str().unwrap().to_owned();
+        if let Some(ms) = args["sleep_ms"].as_u64() {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        }
+        let state = cx.session_state().expect("runs under the executor");
+        let seen: Vec<String> = state.values().keys().cloned().collect();
+        let last = state.get("last").cloned().unwrap_or(Value::Null);
+        assert!(cx.modify_session(ContextModifier::set(who.clone(), json!(true))));
+        assert!(cx.modify_session(ContextModifier::set("last", json!(who))));
+        Ok(ToolOutput::text(format!("saw {seen:?} last={last}")))
+    })
+    .unwrap()
 }
 
 #[test]

@@ -28,7 +28,11 @@ impl CallClass {
 
 impl fmt::Display for CallClass {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let access = if self.read_only { "read-only" } else { "writes" };
+        let access = if self.read_only {
+            "read-only"
+        } else {
+            "writes"
+        };
         f.write_str(access)?;
         if self.destructive {
             f.write_str(", destructive")?;

@@ -105,7 +105,13 @@ impl fmt::Display for Plan {
             }
             for (i, call) in batch.calls.iter().enumerate() {
                 let sep = if i == 0 { " " } else { ", " };
-                write!(f, "{sep}#{} {} ({})", call.index, call.tool.name(), call.class)?;
+                write!(
+                    f,
+                    "{sep}#{} {} ({})",
+                    call.index,
+                    call.tool.name(),
+                    call.class
+                )?;
             }
             writeln!(f)?;
         }

@@ -399,7 +399,8 @@ impl Executor {
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
         });
-        self.run_call(index, call, scope).instrument(slot.span.clone())
+        self.run_call(index, call, scope)
+            .instrument(slot.span.clone())
     }
 
     /// Caps a call's result, reports it and stores it.

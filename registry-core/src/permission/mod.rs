@@ -9,5 +9,8 @@ mod rule;
 
 pub use context::{Mode, ModeFilter, PermissionContext, RuleBehavior, RuleSet, RuleSource};
 pub use decision::PermissionDecision;
-pub use pipeline::{AllowedBy, Approval, ApprovalRequest, Approver, Authorization, DeniedBy, PermissionMode, PermissionPipeline};
+pub use pipeline::{
+    AllowedBy, Approval, ApprovalRequest, Approver, Authorization, DeniedBy, PermissionMode,
+    PermissionPipeline,
+};
 pub use rule::{PermissionRule, RuleError, RuleTarget};

@@ -165,7 +165,11 @@ impl PermissionPipeline {
             };
         }
         let reason = match call.check_permissions(tool_cx) {
-            PermissionDecision::Allow => return Authorization::Allowed { by: AllowedBy::Tool },
+            PermissionDecision::Allow => {
+                return Authorization::Allowed {
+                    by: AllowedBy::Tool,
+                };
+            }
             PermissionDecision::Deny { reason } => {
                 return Authorization::Denied {
                     by: DeniedBy::Tool,

@@ -73,7 +73,11 @@ impl Drop for Visit {
     fn drop(&mut self) {
         let exit = self.recorder.seq.fetch_add(1, Ordering::SeqCst);
         self.recorder.active.fetch_sub(1, Ordering::SeqCst);
-        self.recorder.open.lock().unwrap().retain(|(k, _)| *k != self.key);
+        self.recorder
+            .open
+            .lock()
+            .unwrap()
+            .retain(|(k, _)| *k != self.key);
         self.recorder.closed.lock().unwrap().push(Interval {
             key: self.key,
             enter: self.enter,
