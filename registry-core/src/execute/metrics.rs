@@ -35,21 +35,21 @@ impl ToolMetrics {
     }
 }
 
-/// The counters of every tool, by primary name. Turns merge their
-/// counters once at the end, so the lock is taken once per turn.
+/// The counters of every tool, by primary name. A turn merges its calls'
+/// counters at its end, taking the lock once.
 #[derive(Debug, Default)]
 pub(crate) struct Metrics {
     by_tool: Mutex<BTreeMap<String, ToolMetrics>>,
 }
 
 impl Metrics {
-    pub(crate) fn merge(&self, turn: &[(&str, ToolMetrics)]) {
+    pub(crate) fn merge<'a>(&self, turn: impl IntoIterator<Item = (&'a str, &'a ToolMetrics)>) {
         let mut by_tool = self.by_tool.lock().unwrap_or_else(PoisonError::into_inner);
         for (tool, counts) in turn {
-            match by_tool.get_mut(*tool) {
+            match by_tool.get_mut(tool) {
                 Some(total) => total.add(counts),
                 None => {
-                    by_tool.insert((*tool).to_owned(), *counts);
+                    by_tool.insert(tool.to_owned(), *counts);
                 }
             }
         }

@@ -7,7 +7,6 @@
 //! each validated, authorized and run with its timeout; results are capped
 //! as they finish and the turn budget is applied at the end.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
@@ -64,14 +63,17 @@ struct Slot {
     tool: Option<ToolHandle>,
     metrics: ToolMetrics,
     span: tracing::Span,
+    /// Until its batch starts it.
+    prepared: Option<PreparedCall>,
+    /// Once it finished.
+    result: Option<ToolCallResult>,
+    /// The result's length in characters.
+    chars: usize,
 }
 
 /// The turn's bookkeeping, by call index.
 struct Turn {
     slots: Vec<Slot>,
-    results: Vec<Option<ToolCallResult>>,
-    chars: Vec<usize>,
-    prepared: Vec<Option<PreparedCall>>,
     events: Option<UnboundedSender<ExecEvent>>,
 }
 
@@ -192,11 +194,7 @@ impl Executor {
     ) -> Vec<ToolCallResult> {
         let n = calls.len();
         let mut slots: Vec<Slot> = Vec::with_capacity(n);
-        let mut results: Vec<Option<ToolCallResult>> = Vec::with_capacity(n);
-        let chars: Vec<usize> = vec![0; n];
-        let mut prepared: Vec<Option<PreparedCall>> = Vec::with_capacity(n);
         let mut items: Vec<PlanItem> = Vec::with_capacity(n);
-
         for (index, call) in calls.into_iter().enumerate() {
             let span = tracing::info_span!(
                 "tool_call",
@@ -210,6 +208,9 @@ impl Executor {
                 tool: None,
                 metrics: ToolMetrics::default(),
                 span,
+                prepared: None,
+                result: None,
+                chars: 0,
             };
             match self.prepare(&mut slot, &call.name, call.input) {
                 Ok((call, class)) => {
@@ -218,12 +219,12 @@ impl Executor {
                         tool: call.tool().clone(),
                         class,
                     });
-                    prepared.push(Some(call));
-                    results.push(None);
+                    slot.prepared = Some(call);
                 }
                 Err(err) => {
-                    prepared.push(None);
-                    results.push(Some(error_result(&mut slot, err)));
+                    let result = error_result(&mut slot, err);
+                    slot.chars = result.content.chars().count();
+                    slot.result = Some(result);
                 }
             }
             slots.push(slot);
@@ -231,40 +232,14 @@ impl Executor {
 
         let plan = plan(items, &*self.rule, self.config.max_concurrency);
         if let Some(events) = &events {
-            let mut batch_of: Vec<Option<usize>> = vec![None; n];
-            for (b, batch) in plan.batches.iter().enumerate() {
-                for item in &batch.calls {
-                    batch_of[item.index] = Some(b);
-                }
-            }
-            for (index, slot) in slots.iter().enumerate() {
-                let _ = events.send(ExecEvent::Queued {
-                    index,
-                    id: slot.id.clone(),
-                    batch: batch_of[index],
-                });
-            }
-            for (index, result) in results.iter().enumerate() {
-                if let Some(result) = result {
-                    let _ = events.send(ExecEvent::Finished {
-                        index,
-                        result: result.clone(),
-                    });
-                }
-            }
+            queued(events, &plan, &slots);
         }
 
         // Dropping the turn (this future) drops every in-flight call; the
         // guard also cancels the token, for work a tool spawned with it.
         let turn = CancellationToken::new();
         let _guard: DropGuard = turn.clone().drop_guard();
-        let mut state = Turn {
-            slots,
-            results,
-            chars,
-            prepared,
-            events,
-        };
+        let mut state = Turn { slots, events };
         for (b, batch) in plan.batches.iter().enumerate() {
             for item in &batch.calls {
                 state.slots[item.index].span.record("batch", b);
@@ -275,26 +250,26 @@ impl Executor {
             self.session
                 .apply(modifiers.into_iter().flat_map(|(_, m)| m));
         }
-        let Turn {
-            slots,
-            results,
-            mut chars,
-            ..
-        } = state;
 
-        let mut results: Vec<ToolCallResult> = results
-            .into_iter()
-            .map(|r| r.expect("every call has a result"))
-            .collect();
-        for (result, chars) in results.iter().zip(chars.iter_mut()) {
-            if result.is_error {
-                *chars = result.content.chars().count();
-            }
+        let slots = state.slots;
+        self.session.record(
+            slots
+                .iter()
+                .filter_map(|slot| Some((slot.tool.as_ref()?.name(), &slot.metrics))),
+        );
+        let total: usize = slots.iter().map(|slot| slot.chars).sum();
+        let mut chars = Vec::new();
+        let over_budget = self.config.turn_budget.filter(|&budget| total > budget);
+        if over_budget.is_some() {
+            chars = slots.iter().map(|slot| slot.chars).collect();
         }
-        if let Some(budget) = self.config.turn_budget {
+        let mut results: Vec<ToolCallResult> = slots
+            .into_iter()
+            .map(|slot| slot.result.expect("every call has a result"))
+            .collect();
+        if let Some(budget) = over_budget {
             apply_budget(&mut results, &mut chars, budget, &self.cap);
         }
-        self.record_metrics(&slots);
         results
     }
 
@@ -330,6 +305,18 @@ impl Executor {
         state: &mut Turn,
     ) -> Vec<(usize, Vec<ContextModifier>)> {
         let snapshot = self.session.state();
+        if let [item] = batch.calls.as_slice() {
+            // One call (every serial batch): no sibling to cancel, nothing
+            // to interleave; run it in place.
+            let outcome = self.start(item.index, state, turn, &snapshot).await;
+            let modifiers = outcome.modifiers;
+            self.finish(state, item.index, outcome.result);
+            return if modifiers.is_empty() {
+                Vec::new()
+            } else {
+                vec![(item.index, modifiers)]
+            };
+        }
         let (limit, token) = match batch.mode {
             BatchMode::Serial => (1, turn.clone()),
             BatchMode::Concurrent => (self.config.max_concurrency.get(), turn.child_token()),
@@ -358,15 +345,16 @@ impl Executor {
                 token.cancel();
                 drop(running);
                 let sibling = state.slots[index].tool.clone().expect("it ran");
+                let sibling_id = state.slots[index].id.clone();
                 for item in &batch.calls {
                     if finished.contains(&item.index) {
                         continue;
                     }
-                    state.prepared[item.index] = None;
+                    state.slots[item.index].prepared = None;
                     let err = CallError::Cancelled {
                         tool: item.tool.name().to_owned(),
                         sibling: sibling.name().to_owned(),
-                        sibling_id: state.slots[index].id.clone(),
+                        sibling_id: sibling_id.clone(),
                     };
                     self.finish(state, item.index, Err(err));
                 }
@@ -387,10 +375,8 @@ impl Executor {
         token: &CancellationToken,
         snapshot: &Arc<SessionState>,
     ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
-        let call = state.prepared[index]
-            .take()
-            .expect("each planned call runs once");
-        let slot = &state.slots[index];
+        let slot = &mut state.slots[index];
+        let call = slot.prepared.take().expect("each planned call runs once");
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
@@ -418,16 +404,20 @@ impl Executor {
                     &slot.id,
                     &self.cap,
                 );
-                state.chars[index] = capped.chars;
+                slot.chars = capped.chars;
                 slot.metrics.spilled += u64::from(capped.spilled_to.is_some());
                 ToolCallResult {
-                    id: slot.id.clone(),
+                    id: std::mem::take(&mut slot.id),
                     content: capped.content,
                     is_error: false,
                     spilled_to: capped.spilled_to,
                 }
             }
-            Err(err) => error_result(slot, err),
+            Err(err) => {
+                let result = error_result(slot, err);
+                slot.chars = result.content.chars().count();
+                result
+            }
         };
         if let Some(events) = &state.events {
             let _ = events.send(ExecEvent::Finished {
@@ -435,7 +425,7 @@ impl Executor {
                 result: result.clone(),
             });
         }
-        state.results[index] = Some(result);
+        slot.result = Some(result);
     }
 
     /// Validate, authorize and run one call.
@@ -481,35 +471,23 @@ impl Executor {
                 reason,
             });
         }
-        let timeout = self.config.timeout_for(tool);
-        let tool = tool.to_owned();
-        let body = call.invoke(cx).instrument(tracing::info_span!("run"));
-        let output = match timeout {
-            None => body.await?,
-            Some(after) => match tokio::time::timeout(after, body).await {
-                Ok(output) => output?,
-                Err(_) => return Err(CallError::TimedOut { tool, after }),
-            },
+        let Some(after) = self.config.timeout_for(tool) else {
+            return Ok(call
+                .invoke(cx)
+                .instrument(tracing::info_span!("run"))
+                .await?);
         };
-        Ok(output)
-    }
-
-    fn record_metrics(&self, slots: &[Slot]) {
-        let mut turn: BTreeMap<&str, ToolMetrics> = BTreeMap::new();
-        for slot in slots {
-            if let Some(tool) = &slot.tool {
-                let total = turn.entry(tool.name()).or_default();
-                let m = &slot.metrics;
-                total.calls += m.calls;
-                total.errors += m.errors;
-                total.strict_fallbacks += m.strict_fallbacks;
-                total.timeouts += m.timeouts;
-                total.denied += m.denied;
-                total.spilled += m.spilled;
-            }
+        let handle = call.tool().clone();
+        let body = call.invoke(cx).instrument(tracing::info_span!("run"));
+        // Boxed: a timer is large, and most calls have none; the turn's
+        // future should not carry one per call.
+        match Box::pin(tokio::time::timeout(after, body)).await {
+            Ok(output) => Ok(output?),
+            Err(_) => Err(CallError::TimedOut {
+                tool: handle.name().to_owned(),
+                after,
+            }),
         }
-        let turn: Vec<(&str, ToolMetrics)> = turn.into_iter().collect();
-        self.session.record(&turn);
     }
 }
 
@@ -517,6 +495,32 @@ fn cap_config(config: &ExecutorConfig) -> CapConfig {
     CapConfig {
         spill_dir: config.spill_dir.clone(),
         preview_chars: config.preview_chars,
+    }
+}
+
+/// Reports every call as queued, with the batch it will run in, and the
+/// calls refused before planning as finished.
+fn queued(events: &UnboundedSender<ExecEvent>, plan: &Plan, slots: &[Slot]) {
+    let mut batch_of: Vec<Option<usize>> = vec![None; slots.len()];
+    for (b, batch) in plan.batches.iter().enumerate() {
+        for item in &batch.calls {
+            batch_of[item.index] = Some(b);
+        }
+    }
+    for (index, slot) in slots.iter().enumerate() {
+        let _ = events.send(ExecEvent::Queued {
+            index,
+            id: slot.id.clone(),
+            batch: batch_of[index],
+        });
+    }
+    for (index, slot) in slots.iter().enumerate() {
+        if let Some(result) = &slot.result {
+            let _ = events.send(ExecEvent::Finished {
+                index,
+                result: result.clone(),
+            });
+        }
     }
 }
 

@@ -65,7 +65,7 @@ impl Session {
         self.metrics.snapshot()
     }
 
-    pub(crate) fn record(&self, turn: &[(&str, ToolMetrics)]) {
+    pub(crate) fn record<'a>(&self, turn: impl IntoIterator<Item = (&'a str, &'a ToolMetrics)>) {
         self.metrics.merge(turn);
     }
 }
