@@ -250,6 +250,11 @@ fn streaming_reports_each_step_in_order() {
         events.push(match event {
             ExecEvent::Queued { index, batch, .. } => format!("queued {index} {batch:?}"),
             ExecEvent::Started { index, .. } => format!("started {index}"),
+            ExecEvent::Permission {
+                index,
+                authorization,
+                ..
+            } => format!("permission {index} {authorization:?}"),
             ExecEvent::Progress { index, message, .. } => format!("progress {index} {message}"),
             ExecEvent::Finished { index, result } => {
                 format!("finished {index} {}", result.is_error())
@@ -264,6 +269,7 @@ fn streaming_reports_each_step_in_order() {
             "queued 1 None",
             "finished 1 true",
             "started 0",
+            "permission 0 Allowed { by: Mode(Default) }",
             "progress 0 halfway",
             "finished 0 false",
         ]

@@ -58,11 +58,7 @@ fn a_name_removed_by_a_deny_rule_is_refused_with_the_rule_and_its_source() {
     assert_eq!(run(&exec, "read_file"), (true, expected.to_owned()));
     // Its alias does not sneak it back in.
     assert_eq!(run(&exec, "cat"), (true, expected.to_owned()));
-    assert_eq!(
-        run(&exec, "write_file").0,
-        true,
-        "asks, and nobody can answer"
-    );
+    assert!(run(&exec, "write_file").0, "asks, and nobody can answer");
 }
 
 #[test]

@@ -1,11 +1,13 @@
 //! What the streaming form of a turn reports, for UIs.
 
 use super::call::ToolCallResult;
+use crate::permission::Authorization;
 
 /// One step of a turn. `index` is the call's position in the turn.
 ///
-/// Per call the order is `Queued`, then (if it runs) `Started`, any
-/// `Progress`, and `Finished`; a call refused before it could run (unknown
+/// Per call the order is `Queued`, then (if it runs) `Started`,
+/// `Permission` (unless validation failed first), any `Progress`, and
+/// `Finished`; a call refused before it could run (unknown
 /// tool, bad input) goes from `Queued` straight to `Finished`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -26,6 +28,16 @@ pub enum ExecEvent {
         index: usize,
         /// The call id.
         id: String,
+    },
+    /// The permission pipeline's answer for the call (after its input was
+    /// validated, before its body runs).
+    Permission {
+        /// Position in the turn.
+        index: usize,
+        /// The call id.
+        id: String,
+        /// The answer.
+        authorization: Authorization,
     },
     /// The tool reported progress through its `ToolContext`.
     Progress {

@@ -437,7 +437,7 @@ impl Executor {
             });
         }
         let cx = self.context.for_call(Arc::clone(&scope));
-        let result = self.authorize_and_run(call, &scope.id, &cx).await;
+        let result = self.authorize_and_run(call, &scope, &cx).await;
         // Only a call that succeeded changes session state.
         let modifiers = if result.is_ok() {
             scope.take_modifiers()
@@ -454,15 +454,22 @@ impl Executor {
     async fn authorize_and_run(
         &self,
         call: PreparedCall,
-        id: &str,
+        scope: &CallScope,
         cx: &ToolContext,
     ) -> Result<ToolOutput, CallError> {
         call.validate(cx)?;
         let authorization = self
             .pipeline
-            .authorize(&self.permissions, &call, id, cx)
+            .authorize(&self.permissions, &call, &scope.id, cx)
             .instrument(tracing::info_span!("permission"))
             .await;
+        if let Some(events) = &scope.events {
+            let _ = events.send(ExecEvent::Permission {
+                index: scope.index,
+                id: scope.id.to_string(),
+                authorization: authorization.clone(),
+            });
+        }
         let tool = call.tool().name();
         if let Authorization::Denied { by, reason } = authorization {
             tracing::debug!(?by, "denied");
