@@ -504,7 +504,7 @@ fn panicked(tool: &str, phase: &str, payload: Box<dyn Any + Send>) -> ToolError 
 }
 
 /// Polls a future, turning a panic inside `poll` into an `Err`.
-struct CatchUnwind<F>(F);
+pub(crate) struct CatchUnwind<F>(pub(crate) F);
 
 impl<F: Future + Unpin> Future for CatchUnwind<F> {
     type Output = Result<F::Output, Box<dyn Any + Send>>;

@@ -168,3 +168,24 @@ fn the_budget_counts_characters_not_bytes() {
     );
     assert_eq!(results[0].content(), "😀".repeat(1_000));
 }
+
+#[test]
+fn a_spill_preview_never_shows_more_than_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = run(
+        ExecutorConfig::new().spill_dir(dir.path()),
+        vec![echo("echo", chars(50))],
+        vec![ToolCall::new(
+            "1",
+            "echo",
+            json!({ "text": "x", "times": 5_000 }),
+        )],
+    );
+    let content = results[0].content();
+    let preview = content.rsplit('\n').next().unwrap();
+    assert_eq!(preview, "x".repeat(50));
+    assert!(
+        content.contains("[preview, first 50 characters:]"),
+        "{content}"
+    );
+}

@@ -197,3 +197,84 @@ fn a_panicking_posture_expression_runs_the_call_alone_and_is_counted() {
     assert_eq!(exec.session().metrics()["shaky"].strict_fallbacks, 1);
     assert_eq!(exec.session().metrics()["probe"].strict_fallbacks, 0);
 }
+
+struct PanickingApprover;
+
+impl registry_core::Approver for PanickingApprover {
+    fn approve<'a>(
+        &'a self,
+        _request: &'a registry_core::ApprovalRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = registry_core::Approval> + Send + 'a>>
+    {
+        Box::pin(async { panic!("approver bug") })
+    }
+}
+
+#[test]
+fn a_panicking_approver_denies_that_call_and_nothing_else() {
+    use registry_core::{
+        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, ToolRegistry,
+    };
+    let writer = ToolBuilder::new("write", "Writes.")
+        .build(|_args, _cx| async { Ok(ToolOutput::text("written")) })
+        .unwrap();
+    let reader = ToolBuilder::new("read", "Reads.")
+        .read_only(true)
+        .build(|_args, _cx| async { Ok(ToolOutput::text("read")) })
+        .unwrap();
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(vec![writer, reader]).unwrap(),
+    ));
+    let cx = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&cx);
+    let exec = Executor::new(
+        registry,
+        &pool,
+        cx,
+        PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(PanickingApprover)),
+        Arc::new(registry_core::Session::new()),
+    );
+    let results = paused_runtime().block_on(exec.run_turn(vec![
+        ToolCall::new("1", "write", json!({})),
+        ToolCall::new("2", "read", json!({})),
+    ]));
+    assert!(results[0].is_error());
+    assert_eq!(
+        results[0].content(),
+        "permission to run `write` was denied: the permission check panicked: approver bug"
+    );
+    assert_eq!(results[1].content(), "read");
+}
+
+#[test]
+fn a_panicking_modifier_is_skipped_and_the_others_apply() {
+    use registry_core::ContextModifier;
+    let tool = ToolBuilder::new("mods", "Queues modifiers.")
+        .read_only(true)
+        .build(|_args, cx| async move {
+            cx.modify_session(ContextModifier::set("before", json!(1)));
+            cx.modify_session(ContextModifier::new("bad", |_| panic!("modifier bug")));
+            cx.modify_session(ContextModifier::set("after", json!(2)));
+            Ok(ToolOutput::text("ok"))
+        })
+        .unwrap();
+    let exec = executor(vec![tool]);
+    let results =
+        paused_runtime().block_on(exec.run_turn(vec![ToolCall::new("1", "mods", json!({}))]));
+    assert_eq!(results[0].content(), "ok");
+    let state = exec.session().state();
+    assert_eq!(state.get("before"), Some(&json!(1)));
+    assert_eq!(state.get("after"), Some(&json!(2)));
+}
+
+#[test]
+fn the_turn_future_and_the_executor_can_move_across_threads() {
+    fn send<T: Send>(_: &T) {}
+    fn sync<T: Send + Sync>(_: &T) {}
+    let recorder = Arc::new(Recorder::default());
+    let exec = executor(vec![probe(&recorder)]);
+    sync(&exec);
+    let turn = exec.run_turn(Vec::new());
+    send(&turn);
+    assert!(paused_runtime().block_on(turn).is_empty());
+}

@@ -73,7 +73,9 @@ pub(crate) fn cap_output(
         return unspilled(text, chars);
     }
     let why = format!("over the limit of {limit} characters");
-    if let Some(spilled) = spill(&text, chars, &why, index, call_id, config) {
+    // The preview never shows more than the cap itself.
+    let preview_chars = config.preview_chars.get().min(limit);
+    if let Some(spilled) = spill(&text, chars, &why, preview_chars, index, call_id, config) {
         return spilled;
     }
     let content = ToolOutput::text(text).capped(cap).into_string();
@@ -95,6 +97,7 @@ fn spill(
     text: &str,
     chars: usize,
     why: &str,
+    preview_chars: usize,
     index: usize,
     call_id: &str,
     config: &CapConfig,
@@ -107,7 +110,7 @@ fn spill(
         tracing::warn!(path = %path.display(), %err, "could not spill a result; cutting it instead");
         return None;
     }
-    let preview = preview(text, config.preview_chars.get());
+    let preview = preview(text, preview_chars);
     let mut content = String::with_capacity(preview.len() + 200);
     let _ = write!(
         content,
@@ -192,7 +195,7 @@ pub(crate) fn apply_budget(
             break;
         }
         let (content, new_chars, spilled_to) =
-            match spill(&result.content, chars[i], &why, i, &result.id, config) {
+            match spill(&result.content, chars[i], &why, keep, i, &result.id, config) {
                 Some(capped) => (capped.content, capped.chars, capped.spilled_to),
                 None => {
                     let cut = cut(&result.content, chars[i], keep, &why);

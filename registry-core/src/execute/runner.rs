@@ -27,9 +27,10 @@ use super::plan::{Batch, BatchMode, ConcurrencySafeRule, ConflictRule, Plan, Pla
 use super::resolve::{PoolIndex, resolve};
 use super::session::Session;
 use crate::context::{CallScope, ToolContext};
-use crate::handle::{PreparedCall, ToolHandle};
+use crate::error::cap_error_text;
+use crate::handle::{CatchUnwind, PreparedCall, ToolHandle};
 use crate::output::ToolOutput;
-use crate::permission::{Authorization, PermissionContext, PermissionPipeline};
+use crate::permission::{Authorization, DeniedBy, PermissionContext, PermissionPipeline};
 use crate::pool::{ToolPool, ToolRegistry};
 
 /// Runs a model's turn of tool calls against one pool.
@@ -458,11 +459,26 @@ impl Executor {
         cx: &ToolContext,
     ) -> Result<ToolOutput, CallError> {
         call.validate(cx)?;
-        let authorization = self
-            .pipeline
-            .authorize(&self.permissions, &call, &scope.id, cx)
-            .instrument(tracing::info_span!("permission"))
-            .await;
+        let authorization = CatchUnwind(Box::pin(
+            self.pipeline
+                .authorize(&self.permissions, &call, &scope.id, cx)
+                .instrument(tracing::info_span!("permission")),
+        ))
+        .await
+        .unwrap_or_else(|payload| {
+            // The pipeline catches the hooks it calls; this is the last
+            // line: a panic anywhere in it fails closed. The approver is
+            // the one piece of runtime code it awaits, so it is blamed.
+            let message = crate::panic_message(payload.as_ref());
+            tracing::error!(%message, "the permission pipeline panicked");
+            Authorization::Denied {
+                by: DeniedBy::Approver,
+                reason: format!(
+                    "the permission check panicked: {}",
+                    cap_error_text(&message)
+                ),
+            }
+        });
         if let Some(events) = &scope.events {
             let _ = events.send(ExecEvent::Permission {
                 index: scope.index,

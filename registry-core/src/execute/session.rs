@@ -2,6 +2,7 @@
 //! were discovered, the session state modifiers change, and metrics.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use super::metrics::{Metrics, ToolMetrics};
@@ -46,7 +47,8 @@ impl Session {
         Arc::clone(&self.state.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Applies modifiers in the order given.
+    /// Applies modifiers in the order given, under the state's lock: a
+    /// modifier must not call back into its session.
     pub(crate) fn apply(&self, modifiers: impl IntoIterator<Item = ContextModifier>) {
         let mut modifiers = modifiers.into_iter().peekable();
         if modifiers.peek().is_none() {
@@ -55,8 +57,17 @@ impl Session {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let state = Arc::make_mut(&mut state);
         for modifier in modifiers {
-            tracing::debug!(modifier = modifier.label(), "applying a context modifier");
-            modifier.apply(state);
+            let label = modifier.label().to_owned();
+            tracing::debug!(modifier = %label, "applying a context modifier");
+            // Author code: a panic is logged and skips that modifier only
+            // (whatever it changed before panicking stays changed).
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| modifier.apply(state))) {
+                tracing::error!(
+                    modifier = %label,
+                    message = %crate::panic_message(payload.as_ref()),
+                    "a context modifier panicked; skipped"
+                );
+            }
         }
     }
 
