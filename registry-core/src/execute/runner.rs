@@ -459,10 +459,10 @@ impl Executor {
         cx: &ToolContext,
     ) -> Result<ToolOutput, CallError> {
         call.validate(cx)?;
-        let authorization = CatchUnwind(Box::pin(
+        let authorization = CatchUnwind(std::pin::pin!(
             self.pipeline
                 .authorize(&self.permissions, &call, &scope.id, cx)
-                .instrument(tracing::info_span!("permission")),
+                .instrument(tracing::info_span!("permission"))
         ))
         .await
         .unwrap_or_else(|payload| {
