@@ -149,7 +149,7 @@ impl ToolContext {
 
     /// Queues a change of session state, applied by the executor after
     /// the call (after its whole batch, for a concurrent batch), in call
-    /// order. Only a call that finishes has its modifiers applied; outside
+    /// order. Only a call that succeeds has its modifiers applied; outside
     /// the executor the modifier is dropped, and `false` says so.
     pub fn modify_session(&self, modifier: ContextModifier) -> bool {
         match self.call.as_deref() {

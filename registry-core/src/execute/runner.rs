@@ -35,9 +35,25 @@ use crate::pool::{ToolPool, ToolRegistry};
 
 /// Runs a model's turn of tool calls against one pool.
 ///
-/// Built per pool (the index of names it builds is the only per-pool
-/// work); reusable for any number of turns. See the [module docs](self) and
-/// the crate docs' "Executing a turn" for the order of things.
+/// Built per pool (it indexes the pool's names and aliases once), reusable
+/// for any number of turns. A turn returns exactly one [`ToolCallResult`]
+/// per call, in call order:
+///
+/// 1. every call is resolved (one map lookup), parsed and classified; a
+///    call refused here gets its error result and never runs;
+/// 2. the runnable calls are planned into batches by the
+///    [`ConflictRule`] (default: [`ConcurrencySafeRule`]);
+/// 3. batches run one after another; a concurrent batch's calls run at
+///    most [`ExecutorConfig::max_concurrency`] at once, inside the turn's
+///    own task, so dropping the turn's future drops every call in flight
+///    (and cancels the token tools see through
+///    [`ToolContext::cancellation_token`]);
+/// 4. each call is validated, authorized by the [`PermissionPipeline`]
+///    against the permission context current *now*, and run with its
+///    timeout; a panic, a timeout or a denial is that call's error result;
+/// 5. results are capped (or spilled) as they finish, session-state
+///    modifiers are applied after each batch in call order, and the turn's
+///    output budget is applied at the end.
 pub struct Executor {
     registry: Arc<ToolRegistry>,
     index: PoolIndex,

@@ -71,7 +71,8 @@ impl Session {
         }
     }
 
-    /// Per-tool counters, by primary name.
+    /// Per-tool counters, by primary name. A turn adds its counters when
+    /// it ends; a turn whose future was dropped adds nothing.
     pub fn metrics(&self) -> BTreeMap<String, ToolMetrics> {
         self.metrics.snapshot()
     }
