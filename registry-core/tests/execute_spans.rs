@@ -1,5 +1,5 @@
-//! Observability: one `tool_call` span per call, carrying its batch, with
-//! a child span per phase.
+//! Observability: a `batch` span per batch, and one `tool_call` span per
+//! call, carrying its batch, with a child span per phase.
 
 mod execute_support;
 
@@ -106,6 +106,17 @@ fn each_call_has_a_span_with_its_batch_and_a_child_per_phase() {
     });
 
     let all = spans.spans.lock().unwrap().clone();
+    let batches: Vec<String> = all
+        .values()
+        .filter(|s| s.name == "batch")
+        .map(|s| {
+            format!(
+                "{} {} {}",
+                s.fields["batch"], s.fields["mode"], s.fields["calls"]
+            )
+        })
+        .collect();
+    assert_eq!(batches, ["0 Concurrent 2", "1 Serial 1"]);
     let calls: Vec<(u64, &SpanInfo)> = all
         .iter()
         .filter(|(_, s)| s.name == "tool_call")

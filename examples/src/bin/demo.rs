@@ -7,6 +7,11 @@
 //! Run with `cargo run -p registry-examples --bin demo`. The output is the
 //! same on every run: the table comes from the sorted list, and no
 //! temporary path, time or hash order is printed.
+//!
+//! `demo --trace turn.json` also writes the executor's spans as a Chrome
+//! trace-event file: open it in <https://ui.perfetto.dev> or
+//! `chrome://tracing` to see the turn's batches, concurrent calls side by
+//! side, each call with its phases.
 
 // The tools live in the library crate, and a crate whose items the binary
 // never names is not linked, so its `#[tool]` registrations would silently
@@ -34,6 +39,23 @@ use serde_json::{Value, json};
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let trace_file = match args.as_slice() {
+        [] => None,
+        [flag, file] if flag == "--trace" => Some(PathBuf::from(file)),
+        _ => {
+            eprintln!("usage: demo [--trace FILE]");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Flushes the trace file when dropped, at the end of `main`.
+    let _trace = match trace_file.map(write_trace_to).transpose() {
+        Ok(guard) => guard,
+        Err(err) => {
+            eprintln!("error: could not start the trace: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
     let tools = match try_all_base_tools(&Flags::new()) {
         Ok(tools) => tools,
         Err(err) => {
@@ -352,4 +374,20 @@ async fn run_turn(tools: BaseTools, dir: &Path) -> Result<(), Box<dyn std::error
         }
     }
     Ok(())
+}
+
+/// Sends every span to a Chrome trace-event file. Async style: each span is
+/// its own track entry, so calls that overlap in time show side by side
+/// even though they run on one task.
+fn write_trace_to(file: PathBuf) -> Result<tracing_chrome::FlushGuard, Box<dyn std::error::Error>> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+
+    let (layer, guard) = tracing_chrome::ChromeLayerBuilder::new()
+        .file(file)
+        .trace_style(tracing_chrome::TraceStyle::Async)
+        .include_args(true)
+        .build();
+    tracing_subscriber::registry().with(layer).try_init()?;
+    Ok(guard)
 }

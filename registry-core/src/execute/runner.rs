@@ -261,7 +261,16 @@ impl Executor {
             for item in &batch.calls {
                 state.slots[item.index].span.record("batch", b);
             }
-            let mut modifiers = self.run_batch(batch, &turn, &mut state).await;
+            let span = tracing::info_span!(
+                "batch",
+                batch = b,
+                mode = ?batch.mode,
+                calls = batch.calls.len(),
+            );
+            let mut modifiers = self
+                .run_batch(batch, &turn, &mut state)
+                .instrument(span)
+                .await;
             // In call order, after the whole batch.
             modifiers.sort_unstable_by_key(|(index, _)| *index);
             self.session
