@@ -223,3 +223,75 @@ fn ask_without_an_approver_denies_and_an_approver_decides() {
         )
     );
 }
+
+#[test]
+fn a_plugin_tool_removed_by_a_server_rule_is_refused_with_the_rule() {
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(vec![reader()]).unwrap(),
+    ));
+    let guard = registry
+        .plugins()
+        .register("docs", writer("mcp__docs__search"));
+    let mut cx = PermissionContext::new();
+    cx.add_rule(RuleSource::User, RuleBehavior::Deny, "mcp__docs")
+        .unwrap();
+    let pool = registry.assemble_tool_pool(&cx);
+    let exec = Executor::new(
+        Arc::clone(&registry),
+        &pool,
+        cx,
+        PermissionPipeline::new(PermissionMode::Default),
+        Arc::new(Session::new()),
+    );
+    assert_eq!(
+        run(&exec, "mcp__docs__search"),
+        (
+            true,
+            "tool `mcp__docs__search` is denied by the user rule `mcp__docs`; it cannot be called"
+                .to_owned()
+        )
+    );
+    drop(guard);
+    // Unregistered: now nothing declares it.
+    assert_eq!(
+        run(&exec, "mcp__docs__search").1,
+        "no such tool: `mcp__docs__search`"
+    );
+}
+
+#[test]
+fn a_plugin_tool_unregistered_after_assembly_is_refused() {
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(vec![reader()]).unwrap(),
+    ));
+    let search = named("mcp__docs__search")
+        .read_only(true)
+        .build(|_a, _c| async { Ok(ToolOutput::text("found")) })
+        .unwrap();
+    registry.plugins().register("docs", search).detach();
+    let cx = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&cx);
+    let exec = Executor::new(
+        Arc::clone(&registry),
+        &pool,
+        cx,
+        PermissionPipeline::new(PermissionMode::Default),
+        Arc::new(Session::new()),
+    );
+    assert_eq!(run(&exec, "mcp__docs__search"), (false, "found".to_owned()));
+    // Another plugin coming does not disturb it.
+    registry
+        .plugins()
+        .register("other", writer("mcp__other__x"))
+        .detach();
+    assert_eq!(run(&exec, "mcp__docs__search"), (false, "found".to_owned()));
+    assert_eq!(registry.plugins().unregister_owner("docs"), 1);
+    assert_eq!(
+        run(&exec, "mcp__docs__search"),
+        (
+            true,
+            "tool `mcp__docs__search` is no longer available: its plugin `docs` was removed"
+                .to_owned()
+        )
+    );
+}

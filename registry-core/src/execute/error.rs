@@ -31,6 +31,15 @@ pub enum CallError {
         /// The tool's primary name.
         tool: String,
     },
+    /// A plugin tool whose plugin was unregistered after this turn's pool
+    /// was assembled.
+    #[error("tool `{tool}` is no longer available: its plugin `{owner}` was removed")]
+    Unregistered {
+        /// The tool's primary name.
+        tool: String,
+        /// The plugin that contributed it.
+        owner: String,
+    },
     /// A deferred tool this session has not loaded yet.
     #[error(
         "tool `{tool}` is deferred and not loaded in this session; search for it with the tool search tool first, then call it again"

@@ -4,42 +4,53 @@
 //! index answers that with one map lookup. Only a miss reads the
 //! authoritative list and the plugin registry, to explain the refusal: a
 //! primary name missing from the pool was filtered out on purpose and is
-//! never run.
+//! never run. A plugin tool unregistered since the pool was assembled is
+//! refused too: a crashed plugin leaves no ghost tools.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::error::CallError;
 use super::session::Session;
 use crate::handle::ToolHandle;
 use crate::permission::PermissionContext;
-use crate::pool::{ToolPool, ToolRegistry};
+use crate::pool::{Partition, PoolEntry, ToolPool, ToolRegistry};
 use crate::posture::Loading;
 
-/// Every name and alias of one pool's tools, to the tool. Primary names
-/// win over aliases (a plugin alias can never shadow a tool's name).
+/// Every name and alias of one pool's tools, to the tool (and, for a
+/// plugin tool, its owner). Primary names win over aliases (a plugin alias
+/// can never shadow a tool's name).
 #[derive(Debug, Default)]
 pub(crate) struct PoolIndex {
-    by_name: HashMap<Box<str>, ToolHandle>,
+    by_name: HashMap<Box<str>, (ToolHandle, Option<Arc<str>>)>,
+    /// The plugin generation the pool was assembled at.
+    plugin_generation: u64,
 }
 
 impl PoolIndex {
     pub(crate) fn new(pool: &ToolPool) -> Self {
+        let owner = |entry: &PoolEntry| match entry.partition() {
+            Partition::BuiltIn => None,
+            Partition::Plugin(owner) => Some(Arc::clone(owner)),
+        };
         let mut by_name = HashMap::with_capacity(pool.len() * 2);
-        for tool in pool.iter() {
-            by_name.insert(tool.name().into(), tool.clone());
+        for entry in pool.entries() {
+            by_name.insert(
+                entry.tool().name().into(),
+                (entry.tool().clone(), owner(entry)),
+            );
         }
-        for tool in pool.iter() {
-            for alias in tool.spec().aliases() {
+        for entry in pool.entries() {
+            for alias in entry.tool().spec().aliases() {
                 by_name
                     .entry(alias.as_str().into())
-                    .or_insert_with(|| tool.clone());
+                    .or_insert_with(|| (entry.tool().clone(), owner(entry)));
             }
         }
-        PoolIndex { by_name }
-    }
-
-    fn get(&self, name: &str) -> Option<&ToolHandle> {
-        self.by_name.get(name)
+        PoolIndex {
+            by_name,
+            plugin_generation: pool.plugin_generation(),
+        }
     }
 }
 
@@ -51,9 +62,26 @@ pub(crate) fn resolve<'a>(
     session: &Session,
     name: &str,
 ) -> Result<&'a ToolHandle, CallError> {
-    let Some(tool) = index.get(name) else {
+    let Some((tool, owner)) = index.by_name.get(name) else {
         return Err(explain(registry, permissions, name));
     };
+    if let Some(owner) = owner {
+        // One atomic load while the plugins are unchanged; a look at the
+        // registry only after one came or went since the pool was built.
+        let plugins = registry.plugins();
+        if plugins.generation() != index.plugin_generation
+            && !plugins
+                .snapshot()
+                .tools()
+                .iter()
+                .any(|p| p.tool().ptr_eq(tool))
+        {
+            return Err(CallError::Unregistered {
+                tool: tool.name().to_owned(),
+                owner: owner.to_string(),
+            });
+        }
+    }
     if *tool.spec().loading().value() == Loading::Deferred && !session.is_discovered(tool.name()) {
         return Err(CallError::NotDiscovered {
             tool: tool.name().to_owned(),
