@@ -17,8 +17,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use divan::counter::ItemsCount;
 use divan::Bencher;
+use divan::counter::ItemsCount;
 use registry_core::{
     BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session, Tool,
     ToolCall, ToolContext, ToolHandle, ToolRegistry, tool,

@@ -101,7 +101,10 @@ fn explain(registry: &ToolRegistry, permissions: &PermissionContext, name: &str)
         };
     }
     let plugins = registry.plugins().snapshot();
-    if let Some(plugin) = plugins.tools().iter().find(|p| p.tool().name() == name) {
+    if let Some(plugin) = plugins.tools().iter().find(|p| {
+        let spec = p.tool().spec();
+        spec.name() == name || spec.aliases().iter().any(|a| a == name)
+    }) {
         return CallError::NotInPool {
             tool: plugin.tool().name().to_owned(),
         };
