@@ -55,7 +55,7 @@ trait ErasedTool: Send + Sync + 'static {
     fn spec(&self) -> &ToolSpec;
     fn schema(&self) -> Value;
     fn enabled(&self) -> bool;
-    fn parse(&self, args: Value) -> Result<AnyInput, ToolError>;
+    fn parse(&self, args: &Value) -> Result<AnyInput, ToolError>;
     fn posture(&self, question: Question, input: &AnyInput) -> Option<bool>;
     fn classifier_input(&self, input: &AnyInput) -> Option<String>;
     fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), ToolError>;
@@ -104,7 +104,7 @@ impl<T: Tool> ErasedTool for Typed<T> {
             .is_none_or(|check| check())
     }
 
-    fn parse(&self, args: Value) -> Result<AnyInput, ToolError> {
+    fn parse(&self, args: &Value) -> Result<AnyInput, ToolError> {
         match <T::Input as ToolInput>::__parse(args) {
             Ok(input) => Ok(Box::new(input)),
             Err((path, message)) => {
@@ -275,7 +275,7 @@ impl ToolHandle {
             ));
         }
         crate::nulls::drop_null_optionals(&mut args, self.input_schema());
-        let input = self.inner.tool.parse(args.clone())?;
+        let input = self.inner.tool.parse(&args)?;
         Ok(PreparedCall {
             tool: self.clone(),
             input,

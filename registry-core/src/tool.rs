@@ -29,7 +29,7 @@ pub trait ToolInput: Send + Sync + Sized + 'static {
     /// Parses the model's arguments; on failure, the field path and
     /// serde's message.
     #[doc(hidden)]
-    fn __parse(args: serde_json::Value) -> Result<Self, (String, String)>;
+    fn __parse(args: &serde_json::Value) -> Result<Self, (String, String)>;
 
     /// The input's JSON Schema.
     #[doc(hidden)]
@@ -38,7 +38,7 @@ pub trait ToolInput: Send + Sync + Sized + 'static {
 
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + Sync + 'static> ToolInput for T {
-    fn __parse(args: serde_json::Value) -> Result<Self, (String, String)> {
+    fn __parse(args: &serde_json::Value) -> Result<Self, (String, String)> {
         serde_path_to_error::deserialize(args)
             .map_err(|err| (err.path().to_string(), err.into_inner().to_string()))
     }
