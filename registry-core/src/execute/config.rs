@@ -31,15 +31,19 @@ pub const DEFAULT_TURN_BUDGET_CHARS: usize = 200_000;
 /// The default size of a spilled result's preview, in characters.
 pub const DEFAULT_PREVIEW_CHARS: usize = 2_000;
 
+// Checked at compile time.
+const MAX_CONCURRENCY: NonZeroUsize = NonZeroUsize::new(DEFAULT_MAX_CONCURRENCY).unwrap();
+const PREVIEW_CHARS: NonZeroUsize = NonZeroUsize::new(DEFAULT_PREVIEW_CHARS).unwrap();
+
 impl Default for ExecutorConfig {
     fn default() -> Self {
         ExecutorConfig {
-            max_concurrency: NonZeroUsize::new(DEFAULT_MAX_CONCURRENCY).expect("nonzero"),
+            max_concurrency: MAX_CONCURRENCY,
             timeout: None,
             tool_timeouts: BTreeMap::new(),
             cancel_siblings: BTreeSet::new(),
             spill_dir: None,
-            preview_chars: NonZeroUsize::new(DEFAULT_PREVIEW_CHARS).expect("nonzero"),
+            preview_chars: PREVIEW_CHARS,
             turn_budget: Some(DEFAULT_TURN_BUDGET_CHARS),
         }
     }
