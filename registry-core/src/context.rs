@@ -1,16 +1,28 @@
 //! The per-call context a runtime hands to every tool: typed extensions
-//! (a sandbox root, a session, a client) looked up by type.
+//! (a sandbox root, a session, a client) looked up by type, and, when the
+//! call runs under the [`Executor`](crate::Executor), the call's own scope:
+//! its id, a cancellation token, a progress channel, the session state as
+//! it was when the call's batch started, and a queue for session-state
+//! modifiers.
 
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+use crate::execute::{ContextModifier, ExecEvent, SessionState};
+
+type Extensions = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
 /// What a runtime gives each call besides its input.
 ///
 /// Runtimes put their own state in by type; tools take it out by type.
 /// The map is only ever looked up, never iterated, so its order cannot leak
-/// into anything rendered.
+/// into anything rendered. It is shared copy-on-write, so the executor's
+/// per-call clone costs a reference count, not a map.
 ///
 /// ```
 /// use registry_core::ToolContext;
@@ -18,10 +30,37 @@ use std::sync::Arc;
 /// struct Workspace(&'static str);
 /// let cx = ToolContext::new().with(Workspace("/tmp/sandbox"));
 /// assert_eq!(cx.get::<Workspace>().map(|w| w.0), Some("/tmp/sandbox"));
+/// // Outside the executor there is no call scope: never cancelled, and
+/// // progress and modifiers go nowhere.
+/// assert!(!cx.is_cancelled());
+/// assert!(cx.call_id().is_none());
 /// ```
 #[derive(Clone, Default)]
 pub struct ToolContext {
-    extensions: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    extensions: Arc<Extensions>,
+    call: Option<Arc<CallScope>>,
+}
+
+/// What the executor attaches to one call's context.
+pub(crate) struct CallScope {
+    pub(crate) index: usize,
+    pub(crate) id: Arc<str>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) events: Option<UnboundedSender<ExecEvent>>,
+    pub(crate) state: Arc<SessionState>,
+    pub(crate) modifiers: Mutex<Vec<ContextModifier>>,
+}
+
+impl CallScope {
+    /// The modifiers the call queued, in the order it queued them.
+    pub(crate) fn take_modifiers(&self) -> Vec<ContextModifier> {
+        std::mem::take(
+            &mut *self
+                .modifiers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
 }
 
 impl ToolContext {
@@ -38,7 +77,7 @@ impl ToolContext {
 
     /// Adds (or replaces) the value of type `T`.
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.extensions.insert(TypeId::of::<T>(), Arc::new(value));
+        Arc::make_mut(&mut self.extensions).insert(TypeId::of::<T>(), Arc::new(value));
     }
 
     /// The value of type `T`, if the runtime provided one.
@@ -47,12 +86,91 @@ impl ToolContext {
             .get(&TypeId::of::<T>())
             .and_then(|v| v.downcast_ref::<T>())
     }
+
+    /// This context with a call scope attached (the executor's per-call
+    /// context); the extensions are shared, not copied.
+    pub(crate) fn for_call(&self, scope: Arc<CallScope>) -> Self {
+        ToolContext {
+            extensions: Arc::clone(&self.extensions),
+            call: Some(scope),
+        }
+    }
+
+    /// The id of the call, when it runs under the executor.
+    pub fn call_id(&self) -> Option<&str> {
+        self.call.as_deref().map(|scope| &*scope.id)
+    }
+
+    /// Whether the call has been cancelled (a failing sibling that cancels
+    /// its batch, or the turn being dropped). Long-running tools should
+    /// check it, or race [`cancelled`](Self::cancelled), between steps.
+    pub fn is_cancelled(&self) -> bool {
+        self.call
+            .as_deref()
+            .is_some_and(|scope| scope.cancel.is_cancelled())
+    }
+
+    /// Completes when the call is cancelled; never, outside the executor.
+    pub async fn cancelled(&self) {
+        match self.call.as_deref() {
+            Some(scope) => scope.cancel.cancelled().await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// The call's cancellation token, for handing to work the tool spawns
+    /// (which the executor cannot drop for it).
+    pub fn cancellation_token(&self) -> Option<&CancellationToken> {
+        self.call.as_deref().map(|scope| &scope.cancel)
+    }
+
+    /// Reports progress to whoever streams the turn's events; a no-op when
+    /// nobody does.
+    pub fn progress(&self, message: impl Into<String>) {
+        let Some(scope) = self.call.as_deref() else {
+            return;
+        };
+        if let Some(events) = &scope.events {
+            // A closed channel means the UI went away; the call goes on.
+            let _ = events.send(ExecEvent::Progress {
+                index: scope.index,
+                id: scope.id.to_string(),
+                message: message.into(),
+            });
+        }
+    }
+
+    /// The session state as it was when this call's batch started: a call
+    /// never sees the modifiers of its concurrent siblings. `None` outside
+    /// the executor.
+    pub fn session_state(&self) -> Option<&SessionState> {
+        self.call.as_deref().map(|scope| &*scope.state)
+    }
+
+    /// Queues a change of session state, applied by the executor after
+    /// the call (after its whole batch, for a concurrent batch), in call
+    /// order. Only a call that succeeds has its modifiers applied; outside
+    /// the executor the modifier is dropped, and `false` says so.
+    pub fn modify_session(&self, modifier: ContextModifier) -> bool {
+        match self.call.as_deref() {
+            Some(scope) => {
+                scope
+                    .modifiers
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(modifier);
+                true
+            }
+            None => false,
+        }
+    }
 }
 
 impl fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolContext")
             .field("extensions", &self.extensions.len())
+            .field("call_id", &self.call_id())
             .finish()
     }
 }

@@ -324,8 +324,19 @@ impl ToolHandle {
 pub struct PreparedCall {
     tool: ToolHandle,
     input: AnyInput,
-    /// The arguments as parsed, after null handling.
+    /// The arguments as parsed (after null handling), for approvers.
     args: Value,
+}
+
+/// The three postures of one call, and how many of them fell back to the
+/// strict answer because their expression panicked (the executor counts
+/// those per tool).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Postures {
+    pub(crate) concurrency_safe: bool,
+    pub(crate) read_only: bool,
+    pub(crate) destructive: bool,
+    pub(crate) fallbacks: u32,
 }
 
 impl fmt::Debug for PreparedCall {
@@ -372,18 +383,36 @@ impl PreparedCall {
     }
 
     fn ask(&self, question: Question) -> bool {
+        self.ask_tracked(question).0
+    }
+
+    /// The answer, and whether it is the strict fallback.
+    fn ask_tracked(&self, question: Question) -> (bool, bool) {
         let erased = &self.tool.inner.tool;
         match catch_unwind(AssertUnwindSafe(|| erased.posture(question, &self.input))) {
-            Ok(Some(answer)) => answer,
-            Ok(None) => question.strict_answer(),
+            Ok(Some(answer)) => (answer, false),
+            Ok(None) => (question.strict_answer(), true),
             Err(_) => {
                 tracing::warn!(
                     tool = self.tool.name(),
                     posture = question.key(),
                     "posture expression panicked; using the strict answer"
                 );
-                question.strict_answer()
+                (question.strict_answer(), true)
             }
+        }
+    }
+
+    /// All three postures at once, counting strict fallbacks.
+    pub(crate) fn postures(&self) -> Postures {
+        let (concurrency_safe, a) = self.ask_tracked(Question::ConcurrencySafe);
+        let (read_only, b) = self.ask_tracked(Question::ReadOnly);
+        let (destructive, c) = self.ask_tracked(Question::Destructive);
+        Postures {
+            concurrency_safe,
+            read_only,
+            destructive,
+            fallbacks: u32::from(a) + u32::from(b) + u32::from(c),
         }
     }
 
@@ -460,19 +489,34 @@ impl PreparedCall {
             }
             _ => {}
         }
+        self.validate(cx)?;
+        let cap = *self.tool.spec().max_result_chars().value();
+        Ok(self.invoke(cx).await?.capped(cap))
+    }
+
+    /// The tool's `validate_input`; a panic is an error.
+    pub(crate) fn validate(&self, cx: &ToolContext) -> Result<(), ToolError> {
         let erased = &self.tool.inner.tool;
         match catch_unwind(AssertUnwindSafe(|| erased.validate(&self.input, cx))) {
-            Ok(result) => result?,
-            Err(payload) => return Err(panicked(name, "validate_input", payload)),
+            Ok(result) => result,
+            Err(payload) => Err(panicked(self.tool.name(), "validate_input", payload)),
         }
+    }
+
+    /// Runs the body with no permission check and no cap: for the
+    /// executor, which has authorized and validated the call and caps
+    /// (or spills) the result itself. A panic is an error.
+    pub(crate) async fn invoke(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let tool = self.tool;
+        let name = tool.name();
+        let erased = &tool.inner.tool;
         let future = match catch_unwind(AssertUnwindSafe(|| erased.call(self.input, cx))) {
             Ok(future) => future,
             Err(payload) => return Err(panicked(name, "call", payload)),
         };
-        let output = CatchUnwind(future)
+        CatchUnwind(future)
             .await
-            .map_err(|payload| panicked(name, "call", payload))??;
-        Ok(output.capped(*self.tool.spec().max_result_chars().value()))
+            .map_err(|payload| panicked(name, "call", payload))?
     }
 }
 

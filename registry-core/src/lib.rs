@@ -260,6 +260,91 @@
 //! # }
 //! ```
 //!
+//! # Executing a turn
+//!
+//! An [`Executor`] runs a model's turn of calls against the pool of that
+//! turn, and returns exactly one [`ToolCallResult`] per call, in call
+//! order. Per call: the name is resolved (a name or alias in the pool runs;
+//! a name some layer removed is refused with that layer, see [`Removed`]; a
+//! deferred tool must first be discovered in the [`Session`]), the input is
+//! parsed and classified on its value; the turn is planned into batches
+//! ([`Plan`]: consecutive concurrency-safe calls run together, at most 10
+//! at once by default, every other call alone); then each call is
+//! validated, authorized by the [`PermissionPipeline`] against the
+//! *current* [`PermissionContext`], run (with its timeout, if any) and
+//! capped. A panic, a timeout or a denial is that call's error result; the
+//! others proceed. Dropping the turn's future drops every call in flight.
+//!
+//! ```standalone_crate
+//! use std::sync::Arc;
+//! use registry_core::{
+//!     Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, Session, Tool,
+//!     ToolCall, ToolContext, ToolRegistry, tool, try_all_base_tools,
+//! };
+//! use serde_json::json;
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct PathInput {
+//!     path: String,
+//! }
+//!
+//! /// Read a file.
+//! #[tool(name = "read_file", aliases = ["cat"], read_only = true, concurrency_safe = true)]
+//! struct ReadFile;
+//!
+//! impl Tool for ReadFile {
+//!     type Input = PathInput;
+//!     type Output = String;
+//!     type Error = std::convert::Infallible;
+//!     async fn call(&self, input: PathInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+//!         Ok(format!("contents of {}", input.path))
+//!     }
+//! }
+//!
+//! /// Delete a file.
+//! #[tool(name = "delete_file")]
+//! struct DeleteFile;
+//!
+//! impl Tool for DeleteFile {
+//!     type Input = PathInput;
+//!     type Output = &'static str;
+//!     type Error = std::convert::Infallible;
+//!     async fn call(&self, _: PathInput, _cx: &ToolContext) -> Result<&'static str, Self::Error> {
+//!         Ok("deleted")
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let registry = Arc::new(ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap()));
+//! let rules = PermissionContext::new();
+//! let pool = registry.assemble_tool_pool(&rules);
+//! let executor = Executor::new(
+//!     registry,
+//!     &pool,
+//!     rules,
+//!     // No approver: a call that needs one is denied.
+//!     PermissionPipeline::new(PermissionMode::Default),
+//!     Arc::new(Session::new()),
+//! );
+//! let calls = vec![
+//!     ToolCall::new("1", "read_file", json!({ "path": "a.rs" })),
+//!     ToolCall::new("2", "cat", json!({ "path": "b.rs" })),
+//!     ToolCall::new("3", "delete_file", json!({ "path": "a.rs" })),
+//!     ToolCall::new("4", "format_disk", json!({})),
+//! ];
+//! assert_eq!(
+//!     executor.plan_turn(&calls).to_string(),
+//!     "batch 0: concurrent, at most 10 at once: #0 read_file (read-only), #1 read_file (read-only)\n\
+//!      batch 1: serial: #2 delete_file (writes, destructive)\n"
+//! );
+//! let results = executor.run_turn(calls).await;
+//! assert_eq!(results[1].content(), "contents of b.rs");
+//! assert!(results[2].is_error()); // writes need approval; nobody can give it
+//! assert_eq!(results[3].content(), "no such tool: `format_disk`");
+//! # }
+//! ```
+//!
 //! # Guarding the catalog in CI
 //!
 //! With the crate feature `lock` (for test builds: a dev-dependency
@@ -275,6 +360,7 @@ mod canonical;
 mod context;
 mod definition;
 mod error;
+mod execute;
 mod gate;
 mod handle;
 mod link;
@@ -311,6 +397,12 @@ pub use error::{
     CatalogError, Claim, Collision, ContextError, DefinitionError, MAX_ERROR_MESSAGE_CHARS,
     MAX_ERROR_TEXT_CHARS, NameError, NameRole, ToolError, cap_error_text,
 };
+pub use execute::{
+    Batch, BatchMode, CallClass, CallError, ConcurrencySafeRule, ConflictRule, ContextModifier,
+    DEFAULT_MAX_CONCURRENCY, DEFAULT_PREVIEW_CHARS, DEFAULT_TURN_BUDGET_CHARS, ExecEvent, Executor,
+    ExecutorConfig, Plan, PlanItem, Session, SessionState, ToolCall, ToolCallResult, ToolMetrics,
+    plan,
+};
 pub use gate::CfgPredicate;
 pub use handle::{PreparedCall, ToolHandle};
 pub use naming::{MAX_NAME_LEN, validate_name};
@@ -324,7 +416,7 @@ pub use permission::{
 };
 pub use plugins::{PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
 pub use pool::{
-    Partition, PoolEntry, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
+    Partition, PoolEntry, Removed, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
 };
 pub use posture::{
     Loading, Posture, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture, Setting,

@@ -9,9 +9,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::base_list::BaseTools;
+use crate::base_list::{BaseTools, Missing};
 use crate::handle::ToolHandle;
-use crate::permission::PermissionContext;
+use crate::permission::{PermissionContext, RuleSource};
 use crate::plugins::{PluginRegistry, PluginSnapshot, PluginTool};
 
 /// Narrows the authoritative list for one context: removes internal-only
@@ -41,6 +41,86 @@ pub fn tools(base: &BaseTools, cx: &PermissionContext) -> Vec<ToolHandle> {
         })
         .cloned()
         .collect()
+}
+
+/// Which narrowing layer keeps a declared tool out of a pool: the answer
+/// [`ToolRegistry::explain_removed`] gives, and the reason the executor
+/// shows a model that called a tool it may not use.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Removed {
+    /// The tool is internal-only: never in the ordinary pool.
+    #[error("tool `{tool}` is internal and never offered")]
+    Internal {
+        /// The tool's primary name.
+        tool: String,
+    },
+    /// A whole-tool deny rule covers the tool (by name, alias or server).
+    #[error("tool `{tool}` is denied by the {} rule `{rule}`", source_name(*.rule_source))]
+    DenyRule {
+        /// The tool's primary name.
+        tool: String,
+        /// Where the rule came from.
+        rule_source: RuleSource,
+        /// The rule, as written.
+        rule: String,
+    },
+    /// The active mode leaves the tool out.
+    #[error("tool `{tool}` is not available in the `{mode}` mode")]
+    Mode {
+        /// The tool's primary name.
+        tool: String,
+        /// The mode's name.
+        mode: String,
+    },
+    /// The tool's `enabled` self-check says no.
+    #[error("tool `{tool}` is disabled: its `enabled` check says no")]
+    Disabled {
+        /// The tool's primary name.
+        tool: String,
+    },
+    /// Not in the authoritative list at all: a `cfg` gate or a runtime
+    /// flag (see [`BaseTools::explain_missing`]).
+    #[error(transparent)]
+    Missing(Missing),
+}
+
+/// How a rule source is named in messages.
+fn source_name(source: RuleSource) -> &'static str {
+    match source {
+        RuleSource::Policy => "policy",
+        RuleSource::User => "user",
+        RuleSource::Project => "project",
+        RuleSource::Session => "session",
+        RuleSource::Cli => "command-line",
+    }
+}
+
+/// The narrowing layer that removes `tool` under `cx`, checked in the
+/// order [`tools`] applies them; `None` when every layer keeps it.
+fn removed_by(tool: &ToolHandle, cx: &PermissionContext) -> Option<Removed> {
+    let spec = tool.spec();
+    let name = spec.name().to_owned();
+    if spec.is_internal() {
+        return Some(Removed::Internal { tool: name });
+    }
+    if let Some((rule_source, rule)) = cx.whole_tool_deny(spec.name(), spec.aliases()) {
+        return Some(Removed::DenyRule {
+            tool: name,
+            rule_source,
+            rule: rule.to_string(),
+        });
+    }
+    if !cx.mode().keeps(spec.name()) {
+        return Some(Removed::Mode {
+            tool: name,
+            mode: cx.mode().name().to_owned(),
+        });
+    }
+    if !tool.is_enabled() {
+        return Some(Removed::Disabled { tool: name });
+    }
+    None
 }
 
 /// Where a pooled tool came from.
@@ -278,6 +358,29 @@ impl ToolRegistry {
     /// See [`assemble_tool_pool`]; reads the plugins registered now.
     pub fn assemble_tool_pool(&self, cx: &PermissionContext) -> ToolPool {
         assemble_tool_pool(&self.base, cx, &self.plugins.snapshot())
+    }
+
+    /// Why `name` (a primary name or an alias, built-in or plugin) is not
+    /// in a pool assembled under `cx`: the first narrowing layer that
+    /// removes it, or the `cfg` gate or flag that keeps it out of the list.
+    /// `None` when nothing declares the name, or when every layer keeps it
+    /// (a pool assembled under an older context may still lack it).
+    ///
+    /// For explanations only: it reads the unfiltered list and the plugin
+    /// registry, so it stays off hot paths.
+    pub fn explain_removed(&self, cx: &PermissionContext, name: &str) -> Option<Removed> {
+        if let Some((tool, _)) = self.base.resolve(name) {
+            return removed_by(tool, cx);
+        }
+        if let Some(missing) = self.base.explain_missing(name) {
+            return Some(Removed::Missing(missing));
+        }
+        let snapshot = self.plugins.snapshot();
+        let plugin = snapshot.tools().iter().find(|p| {
+            let spec = p.tool().spec();
+            spec.name() == name || spec.aliases().iter().any(|a| a == name)
+        })?;
+        removed_by(plugin.tool(), cx)
     }
 
     /// See [`merged_tools`].

@@ -1,10 +1,17 @@
 //! The tool set at work: the authoritative list as a table, then a few
 //! calls against a scratch sandbox, each shown with its classification and
-//! permission answer before it runs.
+//! permission answer before it runs, then one model turn of mixed calls
+//! through the executor: its batch plan, each call's permission answer and
+//! its result.
 //!
 //! Run with `cargo run -p registry-examples --bin demo`. The output is the
 //! same on every run: the table comes from the sorted list, and no
 //! temporary path, time or hash order is printed.
+//!
+//! `demo --trace turn.json` also writes the executor's spans as a Chrome
+//! trace-event file: open it in <https://ui.perfetto.dev> or
+//! `chrome://tracing` to see the turn's batches, concurrent calls side by
+//! side, each call with its phases.
 
 // The tools live in the library crate, and a crate whose items the binary
 // never names is not linked, so its `#[tool]` registrations would silently
@@ -14,18 +21,41 @@
 // empty-link warning.
 registry_core::link!(registry_examples);
 
+use std::collections::BTreeMap;
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use registry_core::{
-    BaseTools, Flags, PermissionDecision, PostureField, PostureValue, SafetyPosture, Source,
-    ToolContext, try_all_base_tools,
+    Approval, ApprovalRequest, Approver, Authorization, BaseTools, ExecEvent, Executor, Flags,
+    PermissionContext, PermissionDecision, PermissionMode, PermissionPipeline, PostureField,
+    PostureValue, SafetyPosture, Session, Source, ToolCall, ToolContext, ToolRegistry,
+    try_all_base_tools,
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let trace_file = match args.as_slice() {
+        [] => None,
+        [flag, file] if flag == "--trace" => Some(PathBuf::from(file)),
+        _ => {
+            eprintln!("usage: demo [--trace FILE]");
+            return ExitCode::FAILURE;
+        }
+    };
+    // Flushes the trace file when dropped, at the end of `main`.
+    let _trace = match trace_file.map(write_trace_to).transpose() {
+        Ok(guard) => guard,
+        Err(err) => {
+            eprintln!("error: could not start the trace: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
     let tools = match try_all_base_tools(&Flags::new()) {
         Ok(tools) => tools,
         Err(err) => {
@@ -46,6 +76,10 @@ async fn main() -> ExitCode {
         std::env::temp_dir().join(format!("registry-examples-demo-{}", std::process::id())),
     );
     if let Err(err) = run_calls(&tools, &scratch.path).await {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
+    if let Err(err) = run_turn(tools, &scratch.path).await {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;
     }
@@ -243,4 +277,117 @@ async fn call(
         Err(err) => println!("  error: {err}"),
     }
     Ok(())
+}
+
+/// The demo's person at the keyboard: approves anything in the scratch
+/// sandbox except deleting, and says why.
+struct DemoApprover;
+
+impl Approver for DemoApprover {
+    fn approve<'a>(
+        &'a self,
+        request: &'a ApprovalRequest,
+    ) -> Pin<Box<dyn Future<Output = Approval> + Send + 'a>> {
+        Box::pin(async move {
+            let command = request.input.get("command").and_then(Value::as_str);
+            if command.is_some_and(|c| c.starts_with("rm ")) {
+                Approval::Deny {
+                    reason: Some("the person at the keyboard keeps their files".to_owned()),
+                }
+            } else {
+                Approval::AllowOnce
+            }
+        })
+    }
+}
+
+/// One model turn of mixed calls through the executor: the plan, then
+/// per call (in call order, whatever order they finished in) the
+/// permission answer and the result.
+async fn run_turn(tools: BaseTools, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let registry = Arc::new(ToolRegistry::new(tools));
+    let rules = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&rules);
+    let executor = Executor::new(
+        registry,
+        &pool,
+        rules,
+        PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(DemoApprover)),
+        Arc::new(Session::new()),
+    )
+    .with_context(ToolContext::new().with(Sandbox::new(dir)?));
+
+    let calls = vec![
+        ToolCall::new(
+            "toolu_01",
+            "write_file",
+            json!({"path": "turn.txt", "content": "one\ntwo\n"}),
+        ),
+        ToolCall::new("toolu_02", "read_file", json!({"path": "turn.txt"})),
+        ToolCall::new("toolu_03", "grep", json!({"pattern": "^two$"})),
+        ToolCall::new("toolu_04", "cat", json!({"path": "turn.txt"})),
+        ToolCall::new("toolu_05", "run_command", json!({"command": "rm turn.txt"})),
+        ToolCall::new("toolu_06", "list_dir", json!({})),
+        ToolCall::new("toolu_07", "format_disk", json!({})),
+    ];
+    println!();
+    println!("== One model turn through the executor ==");
+    println!();
+    for (index, call) in calls.iter().enumerate() {
+        println!("#{index} {} {}", call.name, call.input);
+    }
+    println!();
+    println!("plan:");
+    for line in executor.plan_turn(&calls).to_string().lines() {
+        println!("  {line}");
+    }
+
+    let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
+    let results = executor.run_turn_streaming(calls, events_tx).await;
+    // Calls of a concurrent batch answer in any order; keyed by call index,
+    // the printout does not depend on it.
+    let mut answers: BTreeMap<usize, Authorization> = BTreeMap::new();
+    while let Ok(event) = events_rx.try_recv() {
+        if let ExecEvent::Permission {
+            index,
+            authorization,
+            ..
+        } = event
+        {
+            answers.insert(index, authorization);
+        }
+    }
+    for (index, result) in results.iter().enumerate() {
+        println!();
+        println!("#{index} {}", result.id());
+        match answers.get(&index) {
+            Some(Authorization::Allowed { by }) => println!("  permission: allowed ({by:?})"),
+            Some(Authorization::Denied { by, reason }) => {
+                println!("  permission: denied ({by:?}): {reason}")
+            }
+            None => println!("  permission: not asked (refused before it could run)"),
+        }
+        let label = if result.is_error() { "error" } else { "result" };
+        println!("  {label}:");
+        for line in result.content().lines() {
+            println!("    {line}");
+        }
+    }
+    Ok(())
+}
+
+/// Sends every span to a Chrome trace-event file. Async style: each span is
+/// its own track entry, so calls that overlap in time show side by side
+/// even though they run on one task.
+fn write_trace_to(file: PathBuf) -> Result<tracing_chrome::FlushGuard, Box<dyn std::error::Error>> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+
+    let (layer, guard) = tracing_chrome::ChromeLayerBuilder::new()
+        .file(file)
+        .trace_style(tracing_chrome::TraceStyle::Async)
+        .include_args(true)
+        .build();
+    tracing_subscriber::registry().with(layer).try_init()?;
+    Ok(guard)
 }

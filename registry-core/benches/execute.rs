@@ -1,0 +1,202 @@
+//! The executor against the floor.
+//!
+//! `cargo bench -p registry-core --bench execute`
+//!
+//! - `trivial`: one trivial call through the whole executor, against the
+//!   floor (deserialize the same JSON into the input type and call the
+//!   same function directly) and against `prepare` + `run`. All three run
+//!   inside the same current-thread `block_on`, so its cost is shared.
+//! - `sleeps`: ten calls that each sleep 20 ms, concurrency-safe (one
+//!   batch: about 20 ms of wall time) and unsafe (ten batches: about
+//!   200 ms).
+//! - `mixed`: turns of 10, 100 and 1,000 mixed safe and unsafe calls; the
+//!   time per call should not grow with the turn.
+//!
+//! Under `cargo test --benches` divan runs every benchmark once.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use divan::Bencher;
+use divan::counter::ItemsCount;
+use registry_core::{
+    BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session, Tool,
+    ToolCall, ToolContext, ToolHandle, ToolRegistry, tool,
+};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+fn main() {
+    divan::main();
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct EchoInput {
+    /// Path relative to the workspace.
+    path: String,
+    /// First line, 1-based.
+    offset: Option<u32>,
+}
+
+/// Echo the path.
+#[tool(name = "echo", concurrency_safe = true, read_only = true)]
+struct Echo;
+
+impl Tool for Echo {
+    type Input = EchoInput;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: EchoInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(match input.offset {
+            Some(offset) => format!("{}:{offset}", input.path),
+            None => input.path,
+        })
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SleepInput {
+    /// Milliseconds.
+    ms: u64,
+    /// Whether the call may share a batch.
+    safe: bool,
+}
+
+/// Sleep.
+#[tool(name = "sleep", concurrency_safe = |i: &SleepInput| i.safe, read_only = true)]
+struct Sleep;
+
+impl Tool for Sleep {
+    type Input = SleepInput;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: SleepInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+        if input.ms > 0 {
+            tokio::time::sleep(Duration::from_millis(input.ms)).await;
+        }
+        Ok(String::new())
+    }
+}
+
+fn executor() -> Executor {
+    let base = BaseTools::__from_handles(vec![ToolHandle::new(Echo), ToolHandle::new(Sleep)])
+        .expect("bench tools");
+    let registry = Arc::new(ToolRegistry::new(base));
+    let cx = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&cx);
+    Executor::new(
+        registry,
+        &pool,
+        cx,
+        PermissionPipeline::new(PermissionMode::Default),
+        Arc::new(Session::new()),
+    )
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime")
+}
+
+fn args() -> Value {
+    json!({ "path": "src/lib.rs", "offset": 3 })
+}
+
+mod trivial {
+    //! Each variant gets its input built outside the timed part (the JSON
+    //! arguments; for the executor, the `ToolCall` a provider response
+    //! would already have been parsed into), so the three time the same
+    //! thing: from parsed JSON to the tool's text.
+
+    use super::*;
+
+    #[divan::bench]
+    fn floor(bencher: Bencher) {
+        let rt = runtime();
+        let cx = ToolContext::new();
+        bencher.with_inputs(args).bench_local_values(|args| {
+            rt.block_on(async {
+                let input: EchoInput = serde_json::from_value(args).unwrap();
+                Echo.call(input, &cx).await.unwrap()
+            })
+        });
+    }
+
+    #[divan::bench]
+    fn prepare_run(bencher: Bencher) {
+        let rt = runtime();
+        let cx = ToolContext::new();
+        let echo = ToolHandle::new(Echo);
+        bencher.with_inputs(args).bench_local_values(|args| {
+            rt.block_on(async {
+                let call = echo.prepare(args).unwrap();
+                call.run(&cx).await.unwrap().into_string()
+            })
+        });
+    }
+
+    #[divan::bench]
+    fn executor(bencher: Bencher) {
+        let rt = runtime();
+        let exec = super::executor();
+        bencher
+            .with_inputs(|| vec![ToolCall::new("toolu_1", "echo", args())])
+            .bench_local_values(|calls| rt.block_on(exec.run_turn(calls)));
+    }
+}
+
+mod sleeps {
+    use super::*;
+
+    fn ten(safe: bool) -> Vec<ToolCall> {
+        (0..10)
+            .map(|k| ToolCall::new(format!("c{k}"), "sleep", json!({ "ms": 20, "safe": safe })))
+            .collect()
+    }
+
+    #[divan::bench(sample_count = 10, sample_size = 1)]
+    fn ten_safe_20ms(bencher: Bencher) {
+        let rt = runtime();
+        let exec = super::executor();
+        bencher.bench_local(|| rt.block_on(exec.run_turn(ten(true))));
+    }
+
+    #[divan::bench(sample_count = 3, sample_size = 1)]
+    fn ten_unsafe_20ms(bencher: Bencher) {
+        let rt = runtime();
+        let exec = super::executor();
+        bencher.bench_local(|| rt.block_on(exec.run_turn(ten(false))));
+    }
+}
+
+mod mixed {
+    use super::*;
+
+    /// Runs of three safe calls, then one unsafe: a plan of many batches.
+    fn turn(n: usize) -> Vec<ToolCall> {
+        (0..n)
+            .map(|k| {
+                if k % 4 == 3 {
+                    ToolCall::new(format!("c{k}"), "sleep", json!({ "ms": 0, "safe": false }))
+                } else {
+                    ToolCall::new(format!("c{k}"), "echo", json!({ "path": "a.rs" }))
+                }
+            })
+            .collect()
+    }
+
+    #[divan::bench(args = [10, 100, 1_000])]
+    fn per_call(bencher: Bencher, n: usize) {
+        let rt = runtime();
+        let exec = super::executor();
+        bencher
+            .counter(ItemsCount::new(n))
+            .with_inputs(|| turn(n))
+            .bench_local_values(|calls| rt.block_on(exec.run_turn(calls)));
+    }
+}

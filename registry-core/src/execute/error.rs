@@ -1,0 +1,80 @@
+//! Why a call produced an error result: every way a call can fail before,
+//! during or around its body, each naming the call's tool.
+
+use std::time::Duration;
+
+use crate::error::{ToolError, cap_error_text};
+use crate::pool::Removed;
+
+/// Why one call failed. Its `Display` is the text the model reads.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No tool answers to the name. The message lists nothing else: the
+    /// model must not learn about tools it was not offered.
+    #[error("no such tool: `{}`", cap_error_text(.name))]
+    NoSuchTool {
+        /// The name the model used.
+        name: String,
+    },
+    /// The tool exists but a narrowing layer removed it from this turn's
+    /// pool on purpose.
+    #[error("{removed}; it cannot be called")]
+    Removed {
+        /// Which layer removed it, and why.
+        removed: Removed,
+    },
+    /// The tool exists, but is not offered in this turn (the pool was
+    /// assembled under different rules); no layer explains it now.
+    #[error("tool `{tool}` is not available in this turn")]
+    NotInPool {
+        /// The tool's primary name.
+        tool: String,
+    },
+    /// A plugin tool whose plugin was unregistered after this turn's pool
+    /// was assembled.
+    #[error("tool `{tool}` is no longer available: its plugin `{owner}` was removed")]
+    Unregistered {
+        /// The tool's primary name.
+        tool: String,
+        /// The plugin that contributed it.
+        owner: String,
+    },
+    /// A deferred tool this session has not loaded yet.
+    #[error(
+        "tool `{tool}` is deferred and not loaded in this session; search for it with the tool search tool first, then call it again"
+    )]
+    NotDiscovered {
+        /// The tool's primary name.
+        tool: String,
+    },
+    /// Parsing, validation or the body failed (see [`ToolError`]).
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    /// The permission pipeline denied the call.
+    #[error("permission to run `{tool}` was denied: {}", cap_error_text(.reason))]
+    Denied {
+        /// The tool's primary name.
+        tool: String,
+        /// The pipeline's reason.
+        reason: String,
+    },
+    /// The call ran past its timeout and was stopped.
+    #[error("tool `{tool}` timed out after {} ms and was stopped", .after.as_millis())]
+    TimedOut {
+        /// The tool's primary name.
+        tool: String,
+        /// The timeout.
+        after: Duration,
+    },
+    /// A concurrent sibling that cancels its batch on failure failed.
+    #[error("tool `{tool}` was cancelled because `{sibling}` (call {}) failed", cap_error_text(.sibling_id))]
+    Cancelled {
+        /// The tool's primary name.
+        tool: String,
+        /// The failing sibling's tool.
+        sibling: String,
+        /// The failing sibling's call id.
+        sibling_id: String,
+    },
+}

@@ -1,0 +1,115 @@
+//! From the name a model used to the pooled tool that runs.
+//!
+//! A name in the pool (primary name or alias of a pooled tool) runs; the
+//! index answers that with one map lookup. Only a miss reads the
+//! authoritative list and the plugin registry, to explain the refusal: a
+//! primary name missing from the pool was filtered out on purpose and is
+//! never run. A plugin tool unregistered since the pool was assembled is
+//! refused too: a crashed plugin leaves no ghost tools.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::error::CallError;
+use super::session::Session;
+use crate::handle::ToolHandle;
+use crate::permission::PermissionContext;
+use crate::pool::{Partition, PoolEntry, ToolPool, ToolRegistry};
+use crate::posture::Loading;
+
+/// Every name and alias of one pool's tools, to the tool (and, for a
+/// plugin tool, its owner). Primary names win over aliases (a plugin alias
+/// can never shadow a tool's name).
+#[derive(Debug, Default)]
+pub(crate) struct PoolIndex {
+    by_name: HashMap<Box<str>, (ToolHandle, Option<Arc<str>>)>,
+    /// The plugin generation the pool was assembled at.
+    plugin_generation: u64,
+}
+
+impl PoolIndex {
+    pub(crate) fn new(pool: &ToolPool) -> Self {
+        let owner = |entry: &PoolEntry| match entry.partition() {
+            Partition::BuiltIn => None,
+            Partition::Plugin(owner) => Some(Arc::clone(owner)),
+        };
+        let mut by_name = HashMap::with_capacity(pool.len() * 2);
+        for entry in pool.entries() {
+            by_name.insert(
+                entry.tool().name().into(),
+                (entry.tool().clone(), owner(entry)),
+            );
+        }
+        for entry in pool.entries() {
+            for alias in entry.tool().spec().aliases() {
+                by_name
+                    .entry(alias.as_str().into())
+                    .or_insert_with(|| (entry.tool().clone(), owner(entry)));
+            }
+        }
+        PoolIndex {
+            by_name,
+            plugin_generation: pool.plugin_generation(),
+        }
+    }
+}
+
+/// Resolves one call's name: the pooled tool, or why it cannot run.
+pub(crate) fn resolve<'a>(
+    index: &'a PoolIndex,
+    registry: &ToolRegistry,
+    permissions: &PermissionContext,
+    session: &Session,
+    name: &str,
+) -> Result<&'a ToolHandle, CallError> {
+    let Some((tool, owner)) = index.by_name.get(name) else {
+        return Err(explain(registry, permissions, name));
+    };
+    if let Some(owner) = owner {
+        // One atomic load while the plugins are unchanged; a look at the
+        // registry only after one came or went since the pool was built.
+        let plugins = registry.plugins();
+        if plugins.generation() != index.plugin_generation
+            && !plugins
+                .snapshot()
+                .tools()
+                .iter()
+                .any(|p| p.tool().ptr_eq(tool))
+        {
+            return Err(CallError::Unregistered {
+                tool: tool.name().to_owned(),
+                owner: owner.to_string(),
+            });
+        }
+    }
+    if *tool.spec().loading().value() == Loading::Deferred && !session.is_discovered(tool.name()) {
+        return Err(CallError::NotDiscovered {
+            tool: tool.name().to_owned(),
+        });
+    }
+    Ok(tool)
+}
+
+/// The refusal for a name the pool does not hold.
+fn explain(registry: &ToolRegistry, permissions: &PermissionContext, name: &str) -> CallError {
+    if let Some(removed) = registry.explain_removed(permissions, name) {
+        return CallError::Removed { removed };
+    }
+    if let Some((tool, _)) = registry.base().resolve(name) {
+        return CallError::NotInPool {
+            tool: tool.name().to_owned(),
+        };
+    }
+    let plugins = registry.plugins().snapshot();
+    if let Some(plugin) = plugins.tools().iter().find(|p| {
+        let spec = p.tool().spec();
+        spec.name() == name || spec.aliases().iter().any(|a| a == name)
+    }) {
+        return CallError::NotInPool {
+            tool: plugin.tool().name().to_owned(),
+        };
+    }
+    CallError::NoSuchTool {
+        name: name.to_owned(),
+    }
+}

@@ -1,0 +1,585 @@
+//! The executor: one model turn from calls to results.
+//!
+//! Every call is resolved, parsed and classified first (a call refused
+//! there gets its error result at once and never runs); the runnable calls
+//! are planned into batches; batches run in order, a concurrent batch's
+//! calls inside the turn's own task (so dropping the turn drops them all),
+//! each validated, authorized and run with its timeout; results are capped
+//! as they finish and the turn budget is applied at the end.
+
+use std::sync::{Arc, Mutex};
+
+use futures_util::StreamExt;
+use futures_util::stream::FuturesUnordered;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::{CancellationToken, DropGuard};
+use tracing::Instrument;
+
+use super::call::{ToolCall, ToolCallResult};
+use super::cap::{CapConfig, apply_budget, cap_output};
+use super::classify::classify;
+use super::config::ExecutorConfig;
+use super::error::CallError;
+use super::events::ExecEvent;
+use super::metrics::ToolMetrics;
+use super::modifier::{ContextModifier, SessionState};
+use super::plan::{Batch, BatchMode, ConcurrencySafeRule, ConflictRule, Plan, PlanItem, plan};
+use super::resolve::{PoolIndex, resolve};
+use super::session::Session;
+use crate::context::{CallScope, ToolContext};
+use crate::error::cap_error_text;
+use crate::handle::{CatchUnwind, PreparedCall, ToolHandle};
+use crate::output::ToolOutput;
+use crate::permission::{Authorization, DeniedBy, PermissionContext, PermissionPipeline};
+use crate::pool::{ToolPool, ToolRegistry};
+
+/// Runs a model's turn of tool calls against one pool.
+///
+/// Built per pool (it indexes the pool's names and aliases once), reusable
+/// for any number of turns. A turn returns exactly one [`ToolCallResult`]
+/// per call, in call order:
+///
+/// 1. every call is resolved (one map lookup), parsed and classified; a
+///    call refused here gets its error result and never runs;
+/// 2. the runnable calls are planned into batches by the
+///    [`ConflictRule`] (default: [`ConcurrencySafeRule`]);
+/// 3. batches run one after another; a concurrent batch's calls run at
+///    most [`ExecutorConfig::max_concurrency`] at once, inside the turn's
+///    own task, so dropping the turn's future drops every call in flight
+///    (and cancels the token tools see through
+///    [`ToolContext::cancellation_token`]);
+/// 4. each call is validated, authorized by the [`PermissionPipeline`]
+///    against the permission context current *now*, and run with its
+///    timeout; a panic, a timeout or a denial is that call's error result;
+/// 5. results are capped (or spilled) as they finish, session-state
+///    modifiers are applied after each batch in call order, and the turn's
+///    output budget is applied at the end.
+pub struct Executor {
+    registry: Arc<ToolRegistry>,
+    index: PoolIndex,
+    permissions: PermissionContext,
+    pipeline: PermissionPipeline,
+    session: Arc<Session>,
+    config: ExecutorConfig,
+    cap: CapConfig,
+    context: ToolContext,
+    rule: Arc<dyn ConflictRule>,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Per call, what the turn knows besides its result.
+struct Slot {
+    id: String,
+    tool: Option<ToolHandle>,
+    metrics: ToolMetrics,
+    span: tracing::Span,
+    /// Until its batch starts it.
+    prepared: Option<PreparedCall>,
+    /// Once it finished.
+    result: Option<ToolCallResult>,
+    /// The result's length in characters.
+    chars: usize,
+}
+
+/// The turn's bookkeeping, by call index.
+struct Turn {
+    slots: Vec<Slot>,
+    events: Option<UnboundedSender<ExecEvent>>,
+}
+
+/// What running one call produced.
+struct Outcome {
+    index: usize,
+    result: Result<ToolOutput, CallError>,
+    modifiers: Vec<ContextModifier>,
+}
+
+impl Executor {
+    /// An executor for `pool` (this turn's tools), with `registry` for
+    /// alias lookup and explanations, `permissions` (the current rules,
+    /// re-checked per call) and `pipeline` deciding each call, in
+    /// `session`.
+    pub fn new(
+        registry: Arc<ToolRegistry>,
+        pool: &ToolPool,
+        permissions: PermissionContext,
+        pipeline: PermissionPipeline,
+        session: Arc<Session>,
+    ) -> Self {
+        let config = ExecutorConfig::default();
+        Executor {
+            registry,
+            index: PoolIndex::new(pool),
+            permissions,
+            pipeline,
+            session,
+            cap: cap_config(&config),
+            config,
+            context: ToolContext::new(),
+            rule: Arc::new(ConcurrencySafeRule),
+        }
+    }
+
+    /// Replaces the configuration.
+    pub fn with_config(mut self, config: ExecutorConfig) -> Self {
+        self.cap = cap_config(&config);
+        self.config = config;
+        self
+    }
+
+    /// The context every call's `ToolContext` starts from (the runtime's
+    /// typed extensions).
+    pub fn with_context(mut self, context: ToolContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Replaces the rule that decides which calls share a batch.
+    pub fn with_conflict_rule(mut self, rule: Arc<dyn ConflictRule>) -> Self {
+        self.rule = rule;
+        self
+    }
+
+    /// Replaces the permission context: rules changed since the pool was
+    /// assembled apply from the next call on.
+    pub fn set_permissions(&mut self, permissions: PermissionContext) {
+        self.permissions = permissions;
+    }
+
+    /// The current permission context.
+    pub fn permissions(&self) -> &PermissionContext {
+        &self.permissions
+    }
+
+    /// The session this executor runs in.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
+    /// Runs one turn: exactly one result per call, in call order.
+    pub async fn run_turn(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
+        self.run(calls, None).await
+    }
+
+    /// [`run_turn`](Self::run_turn), reporting each step to `events` (see
+    /// [`ExecEvent`]). A closed receiver does not stop the turn.
+    pub async fn run_turn_streaming(
+        &self,
+        calls: Vec<ToolCall>,
+        events: UnboundedSender<ExecEvent>,
+    ) -> Vec<ToolCallResult> {
+        self.run(calls, Some(events)).await
+    }
+
+    /// The plan a turn of `calls` would run, without running anything:
+    /// calls refused before planning (unknown tool, bad input) are left
+    /// out.
+    pub fn plan_turn(&self, calls: &[ToolCall]) -> Plan {
+        let items = calls.iter().enumerate().filter_map(|(index, call)| {
+            let tool = self.resolve(&call.name).ok()?;
+            let prepared = tool.prepare(call.input.clone()).ok()?;
+            Some(PlanItem {
+                index,
+                tool: tool.clone(),
+                class: classify(&prepared).0,
+            })
+        });
+        plan(items, &*self.rule, self.config.max_concurrency)
+    }
+
+    fn resolve(&self, name: &str) -> Result<&ToolHandle, CallError> {
+        resolve(
+            &self.index,
+            &self.registry,
+            &self.permissions,
+            &self.session,
+            name,
+        )
+    }
+
+    async fn run(
+        &self,
+        calls: Vec<ToolCall>,
+        events: Option<UnboundedSender<ExecEvent>>,
+    ) -> Vec<ToolCallResult> {
+        let n = calls.len();
+        let mut slots: Vec<Slot> = Vec::with_capacity(n);
+        let mut items: Vec<PlanItem> = Vec::with_capacity(n);
+        for (index, call) in calls.into_iter().enumerate() {
+            let span = tracing::info_span!(
+                "tool_call",
+                index,
+                call_id = %call.id,
+                name = %call.name,
+                batch = tracing::field::Empty,
+            );
+            let mut slot = Slot {
+                id: call.id,
+                tool: None,
+                metrics: ToolMetrics::default(),
+                span,
+                prepared: None,
+                result: None,
+                chars: 0,
+            };
+            match self.prepare(&mut slot, &call.name, call.input) {
+                Ok((call, class)) => {
+                    items.push(PlanItem {
+                        index,
+                        tool: call.tool().clone(),
+                        class,
+                    });
+                    slot.prepared = Some(call);
+                }
+                Err(err) => {
+                    let result = error_result(&mut slot, err);
+                    slot.chars = result.content.chars().count();
+                    slot.result = Some(result);
+                }
+            }
+            slots.push(slot);
+        }
+
+        let plan = plan(items, &*self.rule, self.config.max_concurrency);
+        if let Some(events) = &events {
+            queued(events, &plan, &slots);
+        }
+
+        // Dropping the turn (this future) drops every in-flight call; the
+        // guard also cancels the token, for work a tool spawned with it.
+        let turn = CancellationToken::new();
+        let _guard: DropGuard = turn.clone().drop_guard();
+        let mut state = Turn { slots, events };
+        for (b, batch) in plan.batches.iter().enumerate() {
+            for item in &batch.calls {
+                state.slots[item.index].span.record("batch", b);
+            }
+            let span = tracing::info_span!(
+                "batch",
+                batch = b,
+                mode = ?batch.mode,
+                calls = batch.calls.len(),
+            );
+            let mut modifiers = self
+                .run_batch(batch, &turn, &mut state)
+                .instrument(span)
+                .await;
+            // In call order, after the whole batch.
+            modifiers.sort_unstable_by_key(|(index, _)| *index);
+            self.session
+                .apply(modifiers.into_iter().flat_map(|(_, m)| m));
+        }
+
+        let slots = state.slots;
+        self.session.record(
+            slots
+                .iter()
+                .filter_map(|slot| Some((slot.tool.as_ref()?.name(), &slot.metrics))),
+        );
+        let total: usize = slots.iter().map(|slot| slot.chars).sum();
+        let mut chars = Vec::new();
+        let over_budget = self.config.turn_budget.filter(|&budget| total > budget);
+        if over_budget.is_some() {
+            chars = slots.iter().map(|slot| slot.chars).collect();
+        }
+        let mut results: Vec<ToolCallResult> = slots
+            .into_iter()
+            .map(|slot| slot.result.expect("every call has a result"))
+            .collect();
+        if let Some(budget) = over_budget {
+            apply_budget(&mut results, &mut chars, budget, &self.cap);
+        }
+        results
+    }
+
+    /// Resolve, parse and classify one call.
+    fn prepare(
+        &self,
+        slot: &mut Slot,
+        name: &str,
+        input: serde_json::Value,
+    ) -> Result<(PreparedCall, super::classify::CallClass), CallError> {
+        let tool = {
+            let _phase = tracing::info_span!(parent: &slot.span, "resolve").entered();
+            self.resolve(name)?
+        };
+        slot.tool = Some(tool.clone());
+        slot.metrics.calls = 1;
+        let call = {
+            let _phase = tracing::info_span!(parent: &slot.span, "parse").entered();
+            tool.prepare(input)?
+        };
+        let _phase = tracing::info_span!(parent: &slot.span, "classify").entered();
+        let (class, fallbacks) = classify(&call);
+        slot.metrics.strict_fallbacks = u64::from(fallbacks);
+        Ok((call, class))
+    }
+
+    /// Runs one batch, finishing each call as it completes; returns the
+    /// modifiers of the calls that succeeded, by call index.
+    async fn run_batch(
+        &self,
+        batch: &Batch,
+        turn: &CancellationToken,
+        state: &mut Turn,
+    ) -> Vec<(usize, Vec<ContextModifier>)> {
+        let snapshot = self.session.state();
+        if let [item] = batch.calls.as_slice() {
+            // One call (every serial batch): no sibling to cancel, nothing
+            // to interleave; run it in place.
+            let outcome = self.start(item.index, state, turn, &snapshot).await;
+            let modifiers = outcome.modifiers;
+            self.finish(state, item.index, outcome.result);
+            return if modifiers.is_empty() {
+                Vec::new()
+            } else {
+                vec![(item.index, modifiers)]
+            };
+        }
+        let (limit, token) = match batch.mode {
+            BatchMode::Serial => (1, turn.clone()),
+            BatchMode::Concurrent => (self.config.max_concurrency.get(), turn.child_token()),
+        };
+        let mut waiting = batch.calls.iter();
+        let mut running = FuturesUnordered::new();
+        for item in waiting.by_ref().take(limit) {
+            running.push(self.start(item.index, state, &token, &snapshot));
+        }
+        let mut modifiers = Vec::new();
+        let mut finished: Vec<usize> = Vec::with_capacity(batch.calls.len());
+        while let Some(outcome) = running.next().await {
+            let index = outcome.index;
+            finished.push(index);
+            let cancels = outcome.result.is_err()
+                && batch.mode == BatchMode::Concurrent
+                && state.slots[index]
+                    .tool
+                    .as_ref()
+                    .is_some_and(|t| self.config.cancel_siblings.contains(t.name()));
+            if !outcome.modifiers.is_empty() {
+                modifiers.push((index, outcome.modifiers));
+            }
+            self.finish(state, index, outcome.result);
+            if cancels {
+                token.cancel();
+                drop(running);
+                let sibling = state.slots[index].tool.clone().expect("it ran");
+                let sibling_id = state.slots[index].id.clone();
+                for item in &batch.calls {
+                    if finished.contains(&item.index) {
+                        continue;
+                    }
+                    state.slots[item.index].prepared = None;
+                    let err = CallError::Cancelled {
+                        tool: item.tool.name().to_owned(),
+                        sibling: sibling.name().to_owned(),
+                        sibling_id: sibling_id.clone(),
+                    };
+                    self.finish(state, item.index, Err(err));
+                }
+                break;
+            }
+            if let Some(item) = waiting.next() {
+                running.push(self.start(item.index, state, &token, &snapshot));
+            }
+        }
+        modifiers
+    }
+
+    /// The future of one planned call.
+    fn start(
+        &self,
+        index: usize,
+        state: &mut Turn,
+        token: &CancellationToken,
+        snapshot: &Arc<SessionState>,
+    ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
+        let slot = &mut state.slots[index];
+        let call = slot.prepared.take().expect("each planned call runs once");
+        let scope = Arc::new(CallScope {
+            index,
+            id: Arc::from(slot.id.as_str()),
+            cancel: token.clone(),
+            events: state.events.clone(),
+            state: Arc::clone(snapshot),
+            modifiers: Mutex::new(Vec::new()),
+        });
+        self.run_call(index, call, scope)
+            .instrument(slot.span.clone())
+    }
+
+    /// Caps a call's result, reports it and stores it.
+    fn finish(&self, state: &mut Turn, index: usize, result: Result<ToolOutput, CallError>) {
+        let slot = &mut state.slots[index];
+        let result = match result {
+            Ok(output) => {
+                let _cap = tracing::info_span!(parent: &slot.span, "cap").entered();
+                let tool = slot.tool.as_ref().expect("a planned call has a tool");
+                let capped = cap_output(
+                    output,
+                    tool.name(),
+                    *tool.spec().max_result_chars().value(),
+                    index,
+                    &slot.id,
+                    &self.cap,
+                );
+                slot.chars = capped.chars;
+                slot.metrics.spilled += u64::from(capped.spilled_to.is_some());
+                ToolCallResult {
+                    id: std::mem::take(&mut slot.id),
+                    content: capped.content,
+                    is_error: false,
+                    spilled_to: capped.spilled_to,
+                }
+            }
+            Err(err) => {
+                let result = error_result(slot, err);
+                slot.chars = result.content.chars().count();
+                result
+            }
+        };
+        if let Some(events) = &state.events {
+            let _ = events.send(ExecEvent::Finished {
+                index,
+                result: result.clone(),
+            });
+        }
+        slot.result = Some(result);
+    }
+
+    /// Validate, authorize and run one call.
+    async fn run_call(&self, index: usize, call: PreparedCall, scope: Arc<CallScope>) -> Outcome {
+        if let Some(events) = &scope.events {
+            let _ = events.send(ExecEvent::Started {
+                index,
+                id: scope.id.to_string(),
+            });
+        }
+        let cx = self.context.for_call(Arc::clone(&scope));
+        let result = self.authorize_and_run(call, &scope, &cx).await;
+        // Only a call that succeeded changes session state.
+        let modifiers = if result.is_ok() {
+            scope.take_modifiers()
+        } else {
+            Vec::new()
+        };
+        Outcome {
+            index,
+            result,
+            modifiers,
+        }
+    }
+
+    async fn authorize_and_run(
+        &self,
+        call: PreparedCall,
+        scope: &CallScope,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, CallError> {
+        call.validate(cx)?;
+        let authorization = CatchUnwind(std::pin::pin!(
+            self.pipeline
+                .authorize(&self.permissions, &call, &scope.id, cx)
+                .instrument(tracing::info_span!("permission"))
+        ))
+        .await
+        .unwrap_or_else(|payload| {
+            // The pipeline catches the hooks it calls; this is the last
+            // line: a panic anywhere in it fails closed. The approver is
+            // the one piece of runtime code it awaits, so it is blamed.
+            let message = crate::panic_message(payload.as_ref());
+            tracing::error!(%message, "the permission pipeline panicked");
+            Authorization::Denied {
+                by: DeniedBy::Approver,
+                reason: format!(
+                    "the permission check panicked: {}",
+                    cap_error_text(&message)
+                ),
+            }
+        });
+        if let Some(events) = &scope.events {
+            let _ = events.send(ExecEvent::Permission {
+                index: scope.index,
+                id: scope.id.to_string(),
+                authorization: authorization.clone(),
+            });
+        }
+        let tool = call.tool().name();
+        if let Authorization::Denied { by, reason } = authorization {
+            tracing::debug!(?by, "denied");
+            return Err(CallError::Denied {
+                tool: tool.to_owned(),
+                reason,
+            });
+        }
+        let Some(after) = self.config.timeout_for(tool) else {
+            return Ok(call
+                .invoke(cx)
+                .instrument(tracing::info_span!("run"))
+                .await?);
+        };
+        let handle = call.tool().clone();
+        let body = call.invoke(cx).instrument(tracing::info_span!("run"));
+        // Boxed: a timer is large, and most calls have none; the turn's
+        // future should not carry one per call.
+        match Box::pin(tokio::time::timeout(after, body)).await {
+            Ok(output) => Ok(output?),
+            Err(_) => Err(CallError::TimedOut {
+                tool: handle.name().to_owned(),
+                after,
+            }),
+        }
+    }
+}
+
+fn cap_config(config: &ExecutorConfig) -> CapConfig {
+    CapConfig {
+        spill_dir: config.spill_dir.clone(),
+        preview_chars: config.preview_chars,
+    }
+}
+
+/// Reports every call as queued, with the batch it will run in, and the
+/// calls refused before planning as finished.
+fn queued(events: &UnboundedSender<ExecEvent>, plan: &Plan, slots: &[Slot]) {
+    let mut batch_of: Vec<Option<usize>> = vec![None; slots.len()];
+    for (b, batch) in plan.batches.iter().enumerate() {
+        for item in &batch.calls {
+            batch_of[item.index] = Some(b);
+        }
+    }
+    for (index, slot) in slots.iter().enumerate() {
+        let _ = events.send(ExecEvent::Queued {
+            index,
+            id: slot.id.clone(),
+            batch: batch_of[index],
+        });
+    }
+    for (index, slot) in slots.iter().enumerate() {
+        if let Some(result) = &slot.result {
+            let _ = events.send(ExecEvent::Finished {
+                index,
+                result: result.clone(),
+            });
+        }
+    }
+}
+
+/// The error result for a call, counting it in the slot's metrics.
+fn error_result(slot: &mut Slot, err: CallError) -> ToolCallResult {
+    slot.metrics.errors += 1;
+    match &err {
+        CallError::TimedOut { .. } => slot.metrics.timeouts += 1,
+        CallError::Denied { .. } => slot.metrics.denied += 1,
+        _ => {}
+    }
+    tracing::debug!(parent: &slot.span, error = %err, "call failed");
+    ToolCallResult::new(slot.id.clone(), err.to_string(), true)
+}

@@ -1,0 +1,280 @@
+//! Faults stay with their call: a panic, a timeout and a failing sibling
+//! each become that call's error result while the rest proceed, and a
+//! dropped turn leaves nothing running.
+
+mod execute_support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use execute_support::*;
+use registry_core::{ExecutorConfig, ToolBuilder, ToolCall, ToolOutput};
+use serde_json::{Value, json};
+
+#[test]
+fn a_panic_is_that_calls_error_and_its_siblings_and_later_calls_proceed() {
+    let recorder = Arc::new(Recorder::default());
+    let exec = executor(vec![probe(&recorder)]);
+    let calls = vec![
+        probe_call(0, json!({ "safe": true, "sleep_ms": 5 })),
+        probe_call(1, json!({ "safe": true, "panic": true })),
+        probe_call(2, json!({ "safe": true, "sleep_ms": 5 })),
+        probe_call(3, json!({ "safe": false })),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    let errors: Vec<bool> = results.iter().map(|r| r.is_error()).collect();
+    assert_eq!(errors, [false, true, false, false]);
+    assert_eq!(
+        results[1].content(),
+        "tool `probe` failed: call panicked: probe 1 panics on purpose"
+    );
+    assert_eq!(recorder.active(), 0);
+    assert_eq!(exec.session().metrics()["probe"].errors, 1);
+}
+
+#[test]
+fn a_timeout_is_that_calls_error_and_stops_its_body() {
+    let recorder = Arc::new(Recorder::default());
+    let exec = executor(vec![probe(&recorder)]).with_config(
+        ExecutorConfig::new()
+            .timeout(Duration::from_secs(3600))
+            .tool_timeout("probe", Duration::from_millis(50)),
+    );
+    let calls = vec![
+        probe_call(0, json!({ "safe": true, "sleep_ms": 10 })),
+        probe_call(1, json!({ "safe": true, "sleep_ms": 60_000 })),
+        probe_call(2, json!({ "safe": false, "sleep_ms": 10 })),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert!(
+        !results[0].is_error() && !results[2].is_error(),
+        "{results:?}"
+    );
+    assert!(results[1].is_error());
+    assert_eq!(
+        results[1].content(),
+        "tool `probe` timed out after 50 ms and was stopped"
+    );
+    // The timed-out body was dropped, not left running.
+    assert_eq!(recorder.active(), 0);
+    assert_eq!(recorder.intervals().len(), 3);
+    let metrics = &exec.session().metrics()["probe"];
+    assert_eq!((metrics.calls, metrics.timeouts, metrics.errors), (3, 1, 1));
+}
+
+#[test]
+fn dropping_the_turn_cancels_in_flight_calls_and_leaves_no_task_running() {
+    let recorder = Arc::new(Recorder::default());
+    let spawned_saw_cancel = Arc::new(AtomicBool::new(false));
+    let (started_tx, started_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let (joined_tx, mut joined_rx) = tokio::sync::mpsc::unbounded_channel();
+    let spawner = {
+        let flag = Arc::clone(&spawned_saw_cancel);
+        ToolBuilder::new(
+            "spawner",
+            "Hands its token to spawned work, then waits forever.",
+        )
+        .concurrency_safe(true)
+        .read_only(true)
+        .build(move |_args: Value, cx| {
+            let flag = Arc::clone(&flag);
+            let joined_tx = joined_tx.clone();
+            let started_tx = started_tx.clone();
+            async move {
+                let token = cx.cancellation_token().expect("under the executor").clone();
+                let handle = tokio::spawn(async move {
+                    token.cancelled().await;
+                    flag.store(true, Ordering::SeqCst);
+                });
+                joined_tx.send(handle).unwrap();
+                started_tx.send(()).unwrap();
+                std::future::pending::<()>().await;
+                Ok(ToolOutput::text("unreachable"))
+            }
+        })
+        .unwrap()
+    };
+    let exec = executor(vec![spawner, probe(&recorder)]);
+    let calls = vec![
+        ToolCall::new("s", "spawner", json!({})),
+        probe_call(1, json!({ "safe": true, "sleep_ms": 3_600_000 })),
+        probe_call(2, json!({ "safe": true, "sleep_ms": 3_600_000 })),
+    ];
+    threaded_runtime().block_on(async {
+        let mut started_rx = started_rx;
+        let turn = exec.run_turn(calls);
+        tokio::select! {
+            _ = turn => panic!("the turn cannot finish"),
+            _ = async {
+                started_rx.recv().await;
+                // Both probes are inside their bodies too.
+                while recorder.active() < 2 {
+                    tokio::task::yield_now().await;
+                }
+            } => {}
+        }
+        // `select!` dropped the turn: every body is gone at once.
+        assert_eq!(recorder.active(), 0);
+        assert_eq!(recorder.intervals().len(), 2);
+        // Work the tool spawned saw the token cancelled and ended.
+        let handle = joined_rx.recv().await.unwrap();
+        tokio::time::timeout(GUARD, handle)
+            .await
+            .expect("spawned work ended")
+            .unwrap();
+    });
+    assert!(spawned_saw_cancel.load(Ordering::SeqCst));
+}
+
+#[test]
+fn a_failing_tool_that_opts_in_cancels_its_batch_siblings_and_only_them() {
+    let recorder = Arc::new(Recorder::default());
+    let failing = ToolBuilder::new("build", "Fails.")
+        .concurrency_safe(true)
+        .read_only(true)
+        .build(|_args, _cx| async {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            Err("compile error".into())
+        })
+        .unwrap();
+    let exec = executor(vec![failing, probe(&recorder)])
+        .with_config(ExecutorConfig::new().cancel_siblings_on_failure("build"));
+    let calls = vec![
+        probe_call(0, json!({ "safe": true, "sleep_ms": 1 })),
+        ToolCall::new("b", "build", json!({})),
+        probe_call(2, json!({ "safe": true, "sleep_ms": 60_000 })),
+        probe_call(3, json!({ "safe": false })),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert_eq!(results[0].content(), "ok 0");
+    assert_eq!(results[1].content(), "tool `build` failed: compile error");
+    assert_eq!(
+        results[2].content(),
+        "tool `probe` was cancelled because `build` (call b) failed"
+    );
+    // The next batch is not a sibling.
+    assert_eq!(results[3].content(), "ok 3");
+    assert_eq!(recorder.active(), 0);
+}
+
+#[test]
+fn without_the_opt_in_a_failure_cancels_nothing() {
+    let recorder = Arc::new(Recorder::default());
+    let failing = ToolBuilder::new("build", "Fails.")
+        .concurrency_safe(true)
+        .read_only(true)
+        .build(|_args, _cx| async { Err("compile error".into()) })
+        .unwrap();
+    let exec = executor(vec![failing, probe(&recorder)]);
+    let calls = vec![
+        ToolCall::new("b", "build", json!({})),
+        probe_call(1, json!({ "safe": true, "sleep_ms": 100 })),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert!(results[0].is_error());
+    assert_eq!(results[1].content(), "ok 1");
+}
+
+#[test]
+fn a_panicking_posture_expression_runs_the_call_alone_and_is_counted() {
+    let recorder = Arc::new(Recorder::default());
+    let shaky = ToolBuilder::new("shaky", "Its posture panics.")
+        .concurrency_safe_when(|_| panic!("posture bug"))
+        .read_only(true)
+        .build(|_args, _cx| async { Ok(ToolOutput::text("ran")) })
+        .unwrap();
+    let exec = executor(vec![shaky, probe(&recorder)]);
+    let calls = vec![
+        probe_call(0, json!({ "safe": true })),
+        ToolCall::new("s", "shaky", json!({})),
+        probe_call(2, json!({ "safe": true })),
+    ];
+    let plan = exec.plan_turn(&calls);
+    assert_eq!(plan.batches.len(), 3, "{plan}");
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert_eq!(results[1].content(), "ran");
+    assert_eq!(exec.session().metrics()["shaky"].strict_fallbacks, 1);
+    assert_eq!(exec.session().metrics()["probe"].strict_fallbacks, 0);
+}
+
+struct PanickingApprover;
+
+impl registry_core::Approver for PanickingApprover {
+    fn approve<'a>(
+        &'a self,
+        _request: &'a registry_core::ApprovalRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = registry_core::Approval> + Send + 'a>>
+    {
+        Box::pin(async { panic!("approver bug") })
+    }
+}
+
+#[test]
+fn a_panicking_approver_denies_that_call_and_nothing_else() {
+    use registry_core::{
+        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, ToolRegistry,
+    };
+    let writer = ToolBuilder::new("write", "Writes.")
+        .build(|_args, _cx| async { Ok(ToolOutput::text("written")) })
+        .unwrap();
+    let reader = ToolBuilder::new("read", "Reads.")
+        .read_only(true)
+        .build(|_args, _cx| async { Ok(ToolOutput::text("read")) })
+        .unwrap();
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(vec![writer, reader]).unwrap(),
+    ));
+    let cx = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&cx);
+    let exec = Executor::new(
+        registry,
+        &pool,
+        cx,
+        PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(PanickingApprover)),
+        Arc::new(registry_core::Session::new()),
+    );
+    let results = paused_runtime().block_on(exec.run_turn(vec![
+        ToolCall::new("1", "write", json!({})),
+        ToolCall::new("2", "read", json!({})),
+    ]));
+    assert!(results[0].is_error());
+    assert_eq!(
+        results[0].content(),
+        "permission to run `write` was denied: asking for approval of this call of `write` failed, so it was not run"
+    );
+    assert_eq!(results[1].content(), "read");
+}
+
+#[test]
+fn a_panicking_modifier_is_skipped_and_the_others_apply() {
+    use registry_core::ContextModifier;
+    let tool = ToolBuilder::new("mods", "Queues modifiers.")
+        .read_only(true)
+        .build(|_args, cx| async move {
+            cx.modify_session(ContextModifier::set("before", json!(1)));
+            cx.modify_session(ContextModifier::new("bad", |_| panic!("modifier bug")));
+            cx.modify_session(ContextModifier::set("after", json!(2)));
+            Ok(ToolOutput::text("ok"))
+        })
+        .unwrap();
+    let exec = executor(vec![tool]);
+    let results =
+        paused_runtime().block_on(exec.run_turn(vec![ToolCall::new("1", "mods", json!({}))]));
+    assert_eq!(results[0].content(), "ok");
+    let state = exec.session().state();
+    assert_eq!(state.get("before"), Some(&json!(1)));
+    assert_eq!(state.get("after"), Some(&json!(2)));
+}
+
+#[test]
+fn the_turn_future_and_the_executor_can_move_across_threads() {
+    fn send<T: Send>(_: &T) {}
+    fn sync<T: Send + Sync>(_: &T) {}
+    let recorder = Arc::new(Recorder::default());
+    let exec = executor(vec![probe(&recorder)]);
+    sync(&exec);
+    let turn = exec.run_turn(Vec::new());
+    send(&turn);
+    assert!(paused_runtime().block_on(turn).is_empty());
+}

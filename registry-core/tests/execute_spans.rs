@@ -1,0 +1,150 @@
+//! Observability: a `batch` span per batch, and one `tool_call` span per
+//! call, carrying its batch, with a child span per phase.
+
+mod execute_support;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use execute_support::*;
+use registry_core::ToolCall;
+use serde_json::json;
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Metadata, Subscriber};
+
+#[derive(Debug, Clone)]
+struct SpanInfo {
+    name: &'static str,
+    parent: Option<u64>,
+    fields: BTreeMap<String, String>,
+}
+
+/// Records every span, its parent and its fields. The current span is
+/// kept per subscriber (the test runs on one thread).
+#[derive(Default)]
+struct Spans {
+    next: AtomicU64,
+    spans: Mutex<BTreeMap<u64, SpanInfo>>,
+    stack: Mutex<Vec<u64>>,
+}
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+/// The subscriber handed to tracing; the test keeps another handle.
+struct Shared(Arc<Spans>);
+
+impl Subscriber for Shared {
+    fn enabled(&self, _: &Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+        let id = self.0.next.fetch_add(1, Ordering::SeqCst) + 1;
+        let parent = if attrs.is_contextual() {
+            self.0.stack.lock().unwrap().last().copied()
+        } else {
+            attrs.parent().map(Id::into_u64)
+        };
+        let mut fields = BTreeMap::new();
+        attrs.record(&mut Fields(&mut fields));
+        self.0.spans.lock().unwrap().insert(
+            id,
+            SpanInfo {
+                name: attrs.metadata().name(),
+                parent,
+                fields,
+            },
+        );
+        Id::from_u64(id)
+    }
+
+    fn record(&self, span: &Id, values: &Record<'_>) {
+        let mut spans = self.0.spans.lock().unwrap();
+        let info = spans.get_mut(&span.into_u64()).unwrap();
+        values.record(&mut Fields(&mut info.fields));
+    }
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, _: &Event<'_>) {}
+
+    fn enter(&self, span: &Id) {
+        self.0.stack.lock().unwrap().push(span.into_u64());
+    }
+
+    fn exit(&self, span: &Id) {
+        let mut stack = self.0.stack.lock().unwrap();
+        if let Some(at) = stack.iter().rposition(|id| *id == span.into_u64()) {
+            stack.remove(at);
+        }
+    }
+}
+
+#[test]
+fn each_call_has_a_span_with_its_batch_and_a_child_per_phase() {
+    let spans = Arc::new(Spans::default());
+    let recorder = Arc::new(Recorder::default());
+    let exec = executor(vec![probe(&recorder)]);
+    let calls = vec![
+        probe_call(0, json!({ "safe": true })),
+        probe_call(1, json!({ "safe": true })),
+        probe_call(2, json!({ "safe": false })),
+        ToolCall::new("x", "missing", json!({})),
+    ];
+    let rt = paused_runtime();
+    tracing::subscriber::with_default(Shared(Arc::clone(&spans)), || {
+        rt.block_on(exec.run_turn(calls))
+    });
+
+    let all = spans.spans.lock().unwrap().clone();
+    let batches: Vec<String> = all
+        .values()
+        .filter(|s| s.name == "batch")
+        .map(|s| {
+            format!(
+                "{} {} {}",
+                s.fields["batch"], s.fields["mode"], s.fields["calls"]
+            )
+        })
+        .collect();
+    assert_eq!(batches, ["0 Concurrent 2", "1 Serial 1"]);
+    let calls: Vec<(u64, &SpanInfo)> = all
+        .iter()
+        .filter(|(_, s)| s.name == "tool_call")
+        .map(|(id, s)| (*id, s))
+        .collect();
+    assert_eq!(calls.len(), 4);
+    let batches: Vec<Option<&str>> = calls
+        .iter()
+        .map(|(_, s)| s.fields.get("batch").map(String::as_str))
+        .collect();
+    assert_eq!(batches, [Some("0"), Some("0"), Some("1"), None]);
+    for (k, (id, info)) in calls.iter().enumerate() {
+        assert_eq!(info.fields["index"], k.to_string());
+        let mut phases: Vec<&str> = all
+            .values()
+            .filter(|s| s.parent == Some(*id))
+            .map(|s| s.name)
+            .collect();
+        phases.sort_unstable();
+        if k < 3 {
+            assert_eq!(
+                phases,
+                ["cap", "classify", "parse", "permission", "resolve", "run"],
+                "call {k}"
+            );
+        } else {
+            // Refused while resolving: nothing else happened.
+            assert_eq!(phases, ["resolve"]);
+        }
+    }
+}
