@@ -125,6 +125,7 @@ impl Fixture {
                     format!("owner_{i:05}"),
                     bench_tool(format!("plugin_{i:05}"), i),
                 )
+                .unwrap()
                 .detach();
         }
         Fixture {

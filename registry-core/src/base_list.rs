@@ -324,6 +324,15 @@ impl BaseTools {
     /// [`try_all_base_tools`]. Sorts by name and rejects collisions like it.
     #[doc(hidden)]
     pub fn __from_handles(mut tools: Vec<ToolHandle>) -> Result<BaseTools, CatalogError> {
+        for tool in &tools {
+            crate::schema::require_object_schema(tool.input_schema()).map_err(|source| {
+                CatalogError::InputNotObject {
+                    tool: tool.name().to_owned(),
+                    origin: tool.spec().origin().clone(),
+                    source,
+                }
+            })?;
+        }
         tools.sort_by(|a, b| a.name().cmp(b.name()));
         let collisions = find_collisions(tools.iter().map(|t| {
             let spec = t.spec();

@@ -185,7 +185,7 @@
 //!     .read_only(true)
 //!     .build(|_, _| async { Ok(ToolOutput::text("")) })
 //!     .unwrap();
-//! let guard = registry.plugins().register("docs", search);
+//! let guard = registry.plugins().register("docs", search).unwrap();
 //!
 //! // A project rule denies the shell outright: it leaves the pool.
 //! let mut cx = PermissionContext::new();
@@ -414,7 +414,7 @@ pub use permission::{
     PermissionRule, RuleBehavior, RuleError, RuleSet, RuleSource, RuleTarget, SafetyClassifier,
     SafetyVerdict, UnknownPermissionMode, normalize_path,
 };
-pub use plugins::{PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
+pub use plugins::{PluginError, PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
 pub use pool::{
     Partition, PoolEntry, Removed, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
 };

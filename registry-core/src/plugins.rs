@@ -53,7 +53,7 @@ impl PluginTool {
 /// let tool = ToolBuilder::new("mcp__notes__search", "Search notes.")
 ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
 ///     .unwrap();
-/// let guard = registry.register("notes", tool);
+/// let guard = registry.register("notes", tool).unwrap();
 /// assert_eq!(registry.snapshot().tools().len(), 1);
 /// drop(guard); // the plugin went away: so did its tool
 /// assert!(registry.snapshot().tools().is_empty());
@@ -102,6 +102,23 @@ impl Inner {
     }
 }
 
+/// A plugin tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PluginError {
+    /// The tool's input schema is not an object schema.
+    #[error(
+        "plugin tool `{tool}` cannot be registered: {source}; every provider requires an object input schema"
+    )]
+    InputNotObject {
+        /// The tool's name.
+        tool: String,
+        /// What the schema is instead.
+        #[source]
+        source: crate::schema::ObjectSchemaError,
+    },
+}
+
 impl PluginRegistry {
     /// An empty registry.
     pub fn new() -> Self {
@@ -110,18 +127,34 @@ impl PluginRegistry {
 
     /// Adds a tool owned by `owner`. The tool stays until the guard is
     /// dropped or disposed, or its owner is unregistered.
+    ///
+    /// Fails when the tool's input schema is not an object schema (no
+    /// provider accepts one): a plugin tool is held to the rule the list
+    /// holds built-ins to. Tools made with
+    /// [`ToolBuilder`](crate::ToolBuilder) were checked when built; a
+    /// `#[tool]` type wrapped with [`ToolHandle::new`] is checked here.
     #[must_use = "dropping the guard removes the tool at once; call `detach()` to keep it until `unregister_owner`"]
-    pub fn register(&self, owner: impl Into<Arc<str>>, tool: ToolHandle) -> PluginGuard {
+    pub fn register(
+        &self,
+        owner: impl Into<Arc<str>>,
+        tool: ToolHandle,
+    ) -> Result<PluginGuard, PluginError> {
+        crate::schema::require_object_schema(tool.input_schema()).map_err(|source| {
+            PluginError::InputNotObject {
+                tool: tool.name().to_owned(),
+                source,
+            }
+        })?;
         let id = self.inner.next_id.fetch_add(1, Ordering::AcqRel);
         let mut entries = self.inner.write();
         entries.insert(id, PluginTool::new(owner, tool));
         self.inner.generation.fetch_add(1, Ordering::AcqRel);
         drop(entries);
-        PluginGuard {
+        Ok(PluginGuard {
             registry: Arc::downgrade(&self.inner),
             id,
             armed: true,
-        }
+        })
     }
 
     /// Removes every tool `owner` contributed (a crashed or disconnected
@@ -231,9 +264,9 @@ mod tests {
     fn guards_dispose_and_owners_unregister() {
         let registry = PluginRegistry::new();
         let g0 = registry.generation();
-        let a = registry.register("srv", tool("a"));
-        let b = registry.register("srv", tool("b"));
-        registry.register("other", tool("c")).detach();
+        let a = registry.register("srv", tool("a")).unwrap();
+        let b = registry.register("srv", tool("b")).unwrap();
+        registry.register("other", tool("c")).unwrap().detach();
         assert_eq!(names(&registry), ["a", "b", "c"]);
         assert!(registry.generation() > g0);
 
@@ -267,6 +300,7 @@ mod tests {
                     for i in 0..50 {
                         registry
                             .register(format!("owner{t}"), tool(&format!("t{t}_{i}")))
+                            .unwrap()
                             .detach();
                     }
                 });
@@ -280,7 +314,7 @@ mod tests {
     #[test]
     fn a_guard_outliving_its_registry_is_harmless() {
         let registry = PluginRegistry::new();
-        let guard = registry.register("x", tool("x"));
+        let guard = registry.register("x", tool("x")).unwrap();
         drop(registry);
         assert!(!guard.dispose());
     }

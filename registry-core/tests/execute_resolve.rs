@@ -231,7 +231,8 @@ fn a_plugin_tool_removed_by_a_server_rule_is_refused_with_the_rule() {
     ));
     let guard = registry
         .plugins()
-        .register("docs", writer("mcp__docs__search"));
+        .register("docs", writer("mcp__docs__search"))
+        .unwrap();
     let mut cx = PermissionContext::new();
     cx.add_rule(RuleSource::User, RuleBehavior::Deny, "mcp__docs")
         .unwrap();
@@ -268,7 +269,11 @@ fn a_plugin_tool_unregistered_after_assembly_is_refused() {
         .read_only(true)
         .build(|_a, _c| async { Ok(ToolOutput::text("found")) })
         .unwrap();
-    registry.plugins().register("docs", search).detach();
+    registry
+        .plugins()
+        .register("docs", search)
+        .unwrap()
+        .detach();
     let cx = PermissionContext::new();
     let pool = registry.assemble_tool_pool(&cx);
     let exec = Executor::new(
@@ -283,6 +288,7 @@ fn a_plugin_tool_unregistered_after_assembly_is_refused() {
     registry
         .plugins()
         .register("other", writer("mcp__other__x"))
+        .unwrap()
         .detach();
     assert_eq!(run(&exec, "mcp__docs__search"), (false, "found".to_owned()));
     assert_eq!(registry.plugins().unregister_owner("docs"), 1);

@@ -83,3 +83,19 @@ fn a_runtime_tool_must_describe_an_object() {
     );
     assert!(build(json!({ "type": "object", "properties": {} })).is_ok());
 }
+
+#[test]
+fn a_declared_tool_with_a_string_input_cannot_become_a_plugin_either() {
+    let registry = registry_core::PluginRegistry::new();
+    let err = registry
+        .register("local", registry_core::ToolHandle::new(Shell))
+        .unwrap_err();
+    assert!(
+        matches!(&err, registry_core::PluginError::InputNotObject { tool, .. } if tool == "sh"),
+        "{err}"
+    );
+    assert!(registry.snapshot().tools().is_empty());
+    let err = registry_core::BaseTools::__from_handles(vec![registry_core::ToolHandle::new(Shell)])
+        .unwrap_err();
+    assert!(matches!(err, CatalogError::InputNotObject { .. }), "{err}");
+}

@@ -137,7 +137,7 @@ fn assembly_sorts_each_partition_and_puts_built_ins_first() {
     let registry = registry();
     let _guards: Vec<_> = ["mcp__z__alpha", "a_plugin", "mcp__a__zeta", "B_upper"]
         .into_iter()
-        .map(|name| registry.plugins().register("srv", plugin(name)))
+        .map(|name| registry.plugins().register("srv", plugin(name)).unwrap())
         .collect();
     let pool = registry.assemble_tool_pool(&PermissionContext::new());
     assert_eq!(
@@ -168,13 +168,16 @@ fn plugin_tools_obey_the_same_deny_rules() {
     let registry = registry();
     let _a = registry
         .plugins()
-        .register("github", plugin("mcp__github__create_issue"));
+        .register("github", plugin("mcp__github__create_issue"))
+        .unwrap();
     let _b = registry
         .plugins()
-        .register("github", plugin("mcp__github__list"));
+        .register("github", plugin("mcp__github__list"))
+        .unwrap();
     let _c = registry
         .plugins()
-        .register("notes", plugin("mcp__notes__search"));
+        .register("notes", plugin("mcp__notes__search"))
+        .unwrap();
     let mut cx = PermissionContext::new();
     cx.add_rule(RuleSource::Cli, RuleBehavior::Deny, "mcp__github__*")
         .unwrap();
@@ -205,10 +208,20 @@ fn built_ins_win_clashes_and_every_clash_is_logged_with_its_owner() {
     let _g = [
         registry
             .plugins()
-            .register("evil_plugin", plugin("read_file")),
-        registry.plugins().register("alias_plugin", plugin("cat")),
-        registry.plugins().register("second", plugin("shared")),
-        registry.plugins().register("first", plugin("shared")),
+            .register("evil_plugin", plugin("read_file"))
+            .unwrap(),
+        registry
+            .plugins()
+            .register("alias_plugin", plugin("cat"))
+            .unwrap(),
+        registry
+            .plugins()
+            .register("second", plugin("shared"))
+            .unwrap(),
+        registry
+            .plugins()
+            .register("first", plugin("shared"))
+            .unwrap(),
     ];
     let captured = Captured::default();
     let writer = captured.clone();
@@ -252,8 +265,14 @@ fn built_ins_win_clashes_and_every_clash_is_logged_with_its_owner() {
 fn merged_tools_is_the_loose_union() {
     let registry = registry();
     let _g = [
-        registry.plugins().register("p", plugin("read_file")),
-        registry.plugins().register("p", plugin("a_plugin")),
+        registry
+            .plugins()
+            .register("p", plugin("read_file"))
+            .unwrap(),
+        registry
+            .plugins()
+            .register("p", plugin("a_plugin"))
+            .unwrap(),
     ];
     let cx = PermissionContext::new();
     assert_eq!(
@@ -276,7 +295,10 @@ fn merged_tools_is_the_loose_union() {
 fn the_next_assembly_sees_plugin_changes() {
     let registry = registry();
     let cx = PermissionContext::new();
-    let guard = registry.plugins().register("p", plugin("mcp__p__x"));
+    let guard = registry
+        .plugins()
+        .register("p", plugin("mcp__p__x"))
+        .unwrap();
     let with = registry.assemble_tool_pool(&cx);
     assert!(with.get("mcp__p__x").is_some());
     drop(guard);
@@ -291,9 +313,13 @@ fn a_plugin_never_takes_the_name_of_a_narrowed_out_built_in() {
     let _g = [
         registry
             .plugins()
-            .register("p", plugin("summarize_internal")),
-        registry.plugins().register("p", plugin("zz_offline")),
-        registry.plugins().register("p", plugin("Bash")),
+            .register("p", plugin("summarize_internal"))
+            .unwrap(),
+        registry
+            .plugins()
+            .register("p", plugin("zz_offline"))
+            .unwrap(),
+        registry.plugins().register("p", plugin("Bash")).unwrap(),
     ];
     let mut cx = PermissionContext::new();
     cx.add_rule(RuleSource::User, RuleBehavior::Deny, "run_command")
@@ -310,8 +336,11 @@ fn plugins_answer_their_own_enabled_check() {
         .build(|_, _| async { Ok(ToolOutput::text("")) })
         .unwrap();
     let _g = [
-        registry.plugins().register("p", off),
-        registry.plugins().register("p", plugin("mcp__p__on")),
+        registry.plugins().register("p", off).unwrap(),
+        registry
+            .plugins()
+            .register("p", plugin("mcp__p__on"))
+            .unwrap(),
     ];
     let pool = registry.assemble_tool_pool(&PermissionContext::new());
     assert_eq!(

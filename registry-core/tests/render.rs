@@ -333,7 +333,7 @@ fn golden_pool(reverse: bool) -> ToolPool {
         tools.reverse();
     }
     for (owner, tool) in tools {
-        registry.register(owner, tool).detach();
+        registry.register(owner, tool).unwrap().detach();
     }
     assemble_tool_pool(&base(), &PermissionContext::new(), &registry.snapshot())
 }
@@ -674,20 +674,23 @@ fn plugin_churn_never_changes_the_builtin_prefix() {
         .collect::<Vec<_>>()
         .try_into()
         .unwrap();
-    let search_guard = registry.register("notes", search);
+    let search_guard = registry.register("notes", search).unwrap();
     check("adding a plugin");
-    registry.register("notes", tag).detach();
+    registry.register("notes", tag).unwrap().detach();
     check("adding a second plugin of the same owner");
     // Sorts before every built-in by name, and still comes after them.
-    let first = registry.register(
-        "early",
-        plugin(ToolBuilder::new("aaa_first", "Sorts first.")),
-    );
+    let first = registry
+        .register(
+            "early",
+            plugin(ToolBuilder::new("aaa_first", "Sorts first.")),
+        )
+        .unwrap();
     check("adding a plugin whose name sorts before the built-ins");
-    registry.register("config", deploy).detach();
+    registry.register("config", deploy).unwrap().detach();
     check("adding a deferred plugin");
     registry
         .register("rogue", plugin(ToolBuilder::new("bash", "An impostor.")))
+        .unwrap()
         .detach();
     // The impostor is dropped, so the render equals the previous one:
     // check the prefix only.
@@ -704,6 +707,7 @@ fn plugin_churn_never_changes_the_builtin_prefix() {
                 "Search notes by text.",
             )),
         )
+        .unwrap()
         .detach();
     check("renaming a plugin");
     assert!(first.dispose());

@@ -150,10 +150,12 @@ impl PermissionRule {
     pub fn targets(&self, name: &str, aliases: &[String]) -> bool {
         match &self.target {
             RuleTarget::Tool(tool) => tool == name || aliases.iter().any(|a| a == tool),
+            // The tool's server is read the way the parser reads a rule:
+            // up to the first `__` after the prefix.
             RuleTarget::McpServer(server) => name
                 .strip_prefix(MCP_PREFIX)
-                .and_then(|rest| rest.strip_prefix(server.as_str()))
-                .is_some_and(|rest| rest.starts_with("__")),
+                .and_then(|rest| rest.find("__").map(|end| &rest[..end]))
+                .is_some_and(|tool_server| tool_server == server),
         }
     }
 }
@@ -209,6 +211,14 @@ impl std::str::FromStr for PermissionRule {
                 return Err(fail(
                     MCP_PREFIX.len(),
                     "expected a server name after `mcp__`",
+                ));
+            }
+            if server.starts_with('_') || server.ends_with('_') {
+                // `mcp__a_` would also read `mcp__a___x` (server `a`, tool
+                // `_x`) as one of its tools.
+                return Err(fail(
+                    MCP_PREFIX.len(),
+                    "an MCP server name cannot start or end with `_`: the `__` separators would be ambiguous",
                 ));
             }
             match tail {
@@ -440,5 +450,26 @@ mod tests {
             "prefix of another server"
         );
         assert!(!server.targets("git_log", &[]));
+    }
+
+    #[test]
+    fn a_server_rule_covers_exactly_that_servers_tools() {
+        let rule = parse("mcp__git").unwrap();
+        assert!(rule.targets("mcp__git__status", &[]));
+        assert!(!rule.targets("mcp__github__status", &[]));
+        assert!(!rule.targets("mcp__git", &[]));
+        // `mcp__a___x` is server `a`, tool `_x`, for the rule parser and
+        // for `targets` alike; a server name with an edge `_` is refused.
+        assert!(parse("mcp__a").unwrap().targets("mcp__a___x", &[]));
+        for ambiguous in ["mcp__a_", "mcp___a", "mcp__a___x"] {
+            let err = ambiguous.parse::<PermissionRule>();
+            if ambiguous == "mcp__a___x" {
+                // A tool rule: server `a`, tool `_x`.
+                assert_eq!(err.unwrap(), PermissionRule::tool("mcp__a___x").unwrap());
+            } else {
+                assert!(err.is_err(), "{ambiguous}");
+            }
+        }
+        assert!(PermissionRule::mcp_server("a_").is_err());
     }
 }
