@@ -435,9 +435,9 @@ pub use schema::{ObjectSchemaError, require_object_schema};
 ///     name = "read_file",                 // required, ^[a-zA-Z0-9_-]{1,64}$
 ///     aliases = ["Read", "cat"],          // old names; same rule, no repeats, not the name
 ///     description = "...",                // overrides the doc comment (one of the two is required)
-///     concurrency_safe = true,            // true | false | expr: Fn(&Input) -> bool
-///     read_only = true,                   // true | false | expr: Fn(&Input) -> bool
-///     destructive = false,                // true | false | expr: Fn(&Input) -> bool
+///     concurrency_safe = true,            // true | false | fn(&Input) -> bool: a fn path or closure
+///     read_only = true,                   // true | false | fn(&Input) -> bool: a fn path or closure
+///     destructive = false,                // true | false | fn(&Input) -> bool: a fn path or closure
 ///     search_hint = "open view file",     // words for tool search
 ///     max_result_chars = 100_000,         // N >= 1 | unbounded
 ///     defer,                              // or always_load; not both

@@ -8,9 +8,11 @@
 //! builder, the `#[tool]` expansion and the catalog lock all read and write
 //! it, and it has one serde representation. Adding a posture key means a
 //! field of the record, a [`PostureField`] with its arm in
-//! [`SafetyPosture::get`], and a setter; the lock file, its comparison
-//! (which asks for the field's loosening order), and the demo's table
-//! follow from those.
+//! [`SafetyPosture::get`], and a setter; the lock file and the demo's
+//! table follow from those. Three places still need a line each: the
+//! lock's loosening order for the field (`lock/check.rs`), the setter on
+//! `ToolBuilder`, and, for a key the attribute takes, its parsing and
+//! emission in `registry-macros` (`attr.rs`, `expand.rs`).
 //!
 //! This module only describes postures; it never decides a default. The
 //! defaults live in [`SafetyPosture::DEFAULT`] alone.

@@ -100,8 +100,8 @@ fn example(key: &str) -> &'static str {
 fn fn_type(key: &str) -> &'static str {
     match key {
         "enabled" => "fn() -> bool",
-        "classifier_input" => "Fn(&Input) -> String",
-        _ => "Fn(&Input) -> bool",
+        "classifier_input" => "fn(&Input) -> String",
+        _ => "fn(&Input) -> bool",
     }
 }
 
