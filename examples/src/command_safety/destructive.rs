@@ -79,6 +79,9 @@ fn script_destroys(script: Script, depth: usize, work: &mut Vec<Work>) -> bool {
         if command.redirects.iter().any(redirect_destroys) {
             return true;
         }
+        if command.assignments.iter().any(changes_what_runs) {
+            return true;
+        }
         if !command.words.is_empty() {
             work.push(Work::Words(command.words, depth));
         }
@@ -170,7 +173,12 @@ impl Walker<'_> {
                 },
                 "sudo" => match SUDO.parse(args) {
                     Ok((items, rest)) if !has(&SUDO, &items, "edit") => {
-                        Some(skip_assignments(&words, start + 1 + rest))
+                        let from = start + 1 + rest;
+                        let to = skip_assignments(&words, from);
+                        if operands_change_what_runs(&words, from, to) {
+                            return true;
+                        }
+                        Some(to)
                     }
                     _ => None,
                 },
@@ -200,7 +208,13 @@ impl Walker<'_> {
                                 start = 0;
                                 continue;
                             }
-                            None => Some(skip_env_operands(&words, at)),
+                            None => {
+                                let to = skip_env_operands(&words, at);
+                                if operands_change_what_runs(&words, at, to) {
+                                    return true;
+                                }
+                                Some(to)
+                            }
                         }
                     }
                     Err(_) => None,
@@ -338,6 +352,51 @@ fn join(words: &[Word]) -> String {
         .join(" ")
 }
 
+/// Variables whose value decides which program runs, or injects code into
+/// one: with any of them set, the program named in the text is not the
+/// whole story (`PATH=. ls` runs `./ls`, `LD_PRELOAD=x.so ls` runs `x.so`).
+const RUNS_SOMETHING_ELSE: &[&str] = &[
+    "PATH",
+    "BASH_ENV",
+    "ENV",
+    "IFS",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PS4",
+    "PROMPT_COMMAND",
+    "PAGER",
+    "MANPAGER",
+    "EDITOR",
+    "VISUAL",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "PYTHONPATH",
+    "PYTHONSTARTUP",
+    "PERL5OPT",
+    "PERL5LIB",
+    "RUBYOPT",
+    "NODE_OPTIONS",
+];
+
+/// Prefixes of such variables (`LD_PRELOAD`, `DYLD_INSERT_LIBRARIES`,
+/// `GIT_EXTERNAL_DIFF`, `GIT_SSH_COMMAND`, `GIT_CONFIG_*`).
+const RUNS_SOMETHING_ELSE_PREFIXES: &[&str] = &["LD_", "DYLD_", "GIT_"];
+
+/// Whether an assignment (`NAME=value` before a program, or an operand of
+/// `env`/`sudo`) can change which program runs: then what the command does
+/// cannot be read from its text, the strict answer. A dynamic word counts
+/// (its name may be any of these).
+fn changes_what_runs(word: &Word) -> bool {
+    if word.dynamic {
+        return true;
+    }
+    let name = word.text.split('=').next().unwrap_or_default();
+    RUNS_SOMETHING_ELSE.contains(&name)
+        || RUNS_SOMETHING_ELSE_PREFIXES
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+}
+
 /// `sudo` takes `NAME=value` operands before the program.
 fn skip_assignments(words: &[Word], mut at: usize) -> usize {
     while words.get(at).is_some_and(|w| w.assignment) {
@@ -356,6 +415,14 @@ fn skip_env_operands(words: &[Word], mut at: usize) -> usize {
         at += 1;
     }
     at
+}
+
+/// Whether any operand in `words[from..to]` is an assignment that changes
+/// which program runs.
+fn operands_change_what_runs(words: &[Word], from: usize, to: usize) -> bool {
+    words
+        .get(from..to)
+        .is_some_and(|operands| operands.iter().any(changes_what_runs))
 }
 
 /// The words of an `env -S` string, read with the shell's quoting (a close

@@ -95,7 +95,9 @@
 //! `busybox`, `watch`, `flock`, `sh -c` and other shells' `-c`), git's
 //! global options (`git -C . clean`), and finds the program behind leading
 //! or interleaved redirections and assignments. It over-approximates where
-//! it cannot see: a program named by an expansion, an expansion among the
+//! it cannot see: a program named by an expansion, an assignment that
+//! changes which program runs (`PATH=. ls`, `LD_PRELOAD=...`, `GIT_*`,
+//! `BASH_ENV`, also as an operand of `env` or `sudo`), an expansion among the
 //! arguments of `find`, `git`, `sed`, `sort` or `uniq`, a shell reading its
 //! script from standard input (`curl ... | sh`), an unknown wrapper option,
 //! `git -c` with a key that is not a display setting, an unknown git

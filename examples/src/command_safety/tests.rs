@@ -355,6 +355,21 @@ const ATTACKS: &[(&str, &str, bool, bool)] = &[
         false,
     ),
     ("output file", "sort -T . in", false, false),
+    // An assignment that changes which program runs hides the program.
+    ("program swap", "PATH=. ls", false, true),
+    ("program swap", "ls; PATH=. ls", false, true),
+    ("program swap", "env PATH=. ls", false, true),
+    ("program swap", "sudo LD_PRELOAD=x.so ls", false, true),
+    (
+        "program swap",
+        "GIT_EXTERNAL_DIFF=./x git diff",
+        false,
+        true,
+    ),
+    ("program swap", "IFS=x ls", false, true),
+    ("program swap", "BASH_ENV=x bash -c true", false, true),
+    ("program swap", "FOO=1 ls", false, false),
+    ("program swap", "env FOO=bar ls", false, false),
 ];
 
 fn check(cases: impl IntoIterator<Item = (String, bool, bool)>) {
