@@ -583,9 +583,17 @@ async fn run_turn(tools: BaseTools, dir: &Path) -> Result<(), Box<dyn std::error
         ToolCall::new("toolu_02", "read_file", json!({"path": "turn.txt"})),
         ToolCall::new("toolu_03", "grep", json!({"pattern": "^two$"})),
         ToolCall::new("toolu_04", "cat", json!({"path": "turn.txt"})),
-        ToolCall::new("toolu_05", "run_command", json!({"command": "rm turn.txt"})),
-        ToolCall::new("toolu_06", "list_dir", json!({})),
-        ToolCall::new("toolu_07", "format_disk", json!({})),
+        // Read-only commands are concurrency-safe: they join the batch, and
+        // as each waits on its process the next one starts.
+        ToolCall::new(
+            "toolu_05",
+            "run_command",
+            json!({"command": "wc -l turn.txt"}),
+        ),
+        ToolCall::new("toolu_06", "run_command", json!({"command": "ls"})),
+        ToolCall::new("toolu_07", "run_command", json!({"command": "rm turn.txt"})),
+        ToolCall::new("toolu_08", "list_dir", json!({})),
+        ToolCall::new("toolu_09", "format_disk", json!({})),
     ];
     println!();
     println!("== One model turn through the executor ==");
