@@ -1,8 +1,9 @@
 //! The tool set at work: the authoritative list as a table, then a few
 //! calls against a scratch sandbox, each shown with its classification and
-//! permission answer before it runs, then one model turn of mixed calls
-//! through the executor: its batch plan, each call's permission answer and
-//! its result.
+//! permission answer before it runs, then the permission pipeline's answer
+//! for representative calls in every permission mode (with and without an
+//! approver), then one model turn of mixed calls through the executor: its
+//! batch plan, each call's permission answer and its result.
 //!
 //! Run with `cargo run -p registry-examples --bin demo`. The output is the
 //! same on every run: the table comes from the sorted list, and no
@@ -29,10 +30,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use registry_core::{
-    Approval, ApprovalRequest, Approver, Authorization, BaseTools, ExecEvent, Executor, Flags,
-    PermissionContext, PermissionDecision, PermissionMode, PermissionPipeline, PostureField,
-    PostureValue, SafetyPosture, Session, Source, ToolCall, ToolContext, ToolRegistry,
-    try_all_base_tools,
+    AllowedBy, Approval, ApprovalRequest, Approver, Authorization, BaseTools, ClassifierError,
+    ClassifierRequest, DeniedBy, ExecEvent, Executor, Flags, JudgeFuture, PermissionContext,
+    PermissionDecision, PermissionMode, PermissionPipeline, PostureField, PostureValue,
+    RuleBehavior, RuleSource, SafetyClassifier, SafetyPosture, SafetyVerdict, Session, Source,
+    ToolCall, ToolContext, ToolRegistry, try_all_base_tools,
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};
@@ -76,6 +78,10 @@ async fn main() -> ExitCode {
         std::env::temp_dir().join(format!("registry-examples-demo-{}", std::process::id())),
     );
     if let Err(err) = run_calls(&tools, &scratch.path).await {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
+    if let Err(err) = print_modes(&tools, &scratch.path).await {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;
     }
@@ -279,6 +285,257 @@ async fn call(
     Ok(())
 }
 
+/// The representative calls of the permission table: what each shows,
+/// the tool name and its arguments. `$SANDBOX` stands for the sandbox
+/// root, so the table prints the same on every run; the workspace is its
+/// `project` directory (see [`print_modes`]).
+const MODE_CASES: [(&str, &str, &str); 9] = [
+    ("read-only", "read_file", r#"{"path":"notes.txt"}"#),
+    (
+        "read-only command",
+        "run_command",
+        r#"{"command":"git status"}"#,
+    ),
+    (
+        "edit inside the workspace",
+        "edit_file",
+        r#"{"path":"$SANDBOX/project/src/lib.rs","old_string":"a","new_string":"b"}"#,
+    ),
+    (
+        "edit outside the workspace",
+        "edit_file",
+        r#"{"path":"$SANDBOX/notes.txt","old_string":"a","new_string":"b"}"#,
+    ),
+    (
+        "edit outside the sandbox",
+        "edit_file",
+        r#"{"path":"/etc/hosts","old_string":"a","new_string":"b"}"#,
+    ),
+    (
+        "destructive",
+        "run_command",
+        r#"{"command":"git reset --hard"}"#,
+    ),
+    ("deny rule", "run_command", r#"{"command":"rm -r build"}"#),
+    (
+        "allow rule",
+        "run_command",
+        r#"{"command":"cargo test --quiet"}"#,
+    ),
+    (
+        "classifier",
+        "run_command",
+        r#"{"command":"git push origin main"}"#,
+    ),
+];
+
+/// The rules the permission table runs under, as settings would write them.
+const MODE_RULES: [(RuleSource, RuleBehavior, &str); 2] = [
+    (RuleSource::Project, RuleBehavior::Deny, "run_command(rm:*)"),
+    (
+        RuleSource::User,
+        RuleBehavior::Allow,
+        "run_command(cargo test:*)",
+    ),
+];
+
+/// The `auto` mode's stand-in for a model-backed safety classifier:
+/// deterministic, it blocks publishing (`git push`) and lets the rest run.
+struct ToyClassifier;
+
+impl SafetyClassifier for ToyClassifier {
+    fn classify<'a>(
+        &'a self,
+        request: &'a ClassifierRequest,
+    ) -> JudgeFuture<'a, Result<SafetyVerdict, ClassifierError>> {
+        Box::pin(async move {
+            Ok(if request.text.starts_with("git push") {
+                SafetyVerdict::Block {
+                    reason: "publishing is for a person to do".to_owned(),
+                }
+            } else {
+                SafetyVerdict::Allow
+            })
+        })
+    }
+}
+
+/// Says yes to everything, so the table can show which answers an
+/// approver settles (against the same pipeline without one).
+struct ApproveAll;
+
+impl Approver for ApproveAll {
+    fn approve<'a>(&'a self, _request: &'a ApprovalRequest) -> JudgeFuture<'a, Approval> {
+        Box::pin(async { Approval::AllowOnce })
+    }
+}
+
+/// The permission pipeline's answer for each of [`MODE_CASES`] in every
+/// [`PermissionMode`], as a table, then the reasons the model reads when
+/// there is no approver. Nothing runs: `authorize` only decides.
+async fn print_modes(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let sandbox = Sandbox::new(dir)?;
+    // The file tools may touch the whole sandbox; `accept_edits` accepts
+    // edits only in its `project` directory, the workspace. The cases name
+    // both with absolute paths, which mean the same to the sandbox (which
+    // resolves relative paths against its root) and to the pipeline (which
+    // takes them relative to the workspace).
+    let root = sandbox.root().to_string_lossy().into_owned();
+    let workspace = sandbox.root().join("project");
+    let tool_cx = ToolContext::new().with(sandbox);
+    let mut rules = PermissionContext::new();
+    for (source, behavior, rule) in MODE_RULES {
+        rules.add_rule(source, behavior, rule)?;
+    }
+    let pipeline = |mode, approver: bool| {
+        let pipeline = PermissionPipeline::new(mode)
+            .with_workspace(&workspace)
+            .with_classifier(Arc::new(ToyClassifier));
+        if approver {
+            pipeline.with_approver(Arc::new(ApproveAll))
+        } else {
+            pipeline
+        }
+    };
+
+    println!();
+    println!("== The permission pipeline in each mode ==");
+    println!();
+    println!("rules: deny run_command(rm:*) (project), allow run_command(cargo test:*) (user)");
+    println!("sandbox: $SANDBOX, workspace: $SANDBOX/project");
+    println!("auto mode's toy classifier blocks `git push` and allows the rest");
+    println!();
+
+    let mut header = vec!["call".to_owned()];
+    header.extend(PermissionMode::ALL.map(|mode| mode.to_string()));
+    let mut rows = Vec::new();
+    // Per case, the distinct reasons without an approver, each with the
+    // modes that gave it (in mode order).
+    let mut reasons: Vec<Vec<(String, Vec<PermissionMode>)>> = Vec::new();
+    for (_, name, args) in MODE_CASES {
+        let (tool, _) = tools
+            .resolve(name)
+            .ok_or_else(|| format!("no tool or alias named `{name}`"))?;
+        let prepared = tool.prepare(serde_json::from_str(&args.replace("$SANDBOX", &root))?)?;
+        let mut row = vec![format!("{name} {}", case_label(args))];
+        let mut case_reasons: Vec<(String, Vec<PermissionMode>)> = Vec::new();
+        for mode in PermissionMode::ALL {
+            let alone = pipeline(mode, false)
+                .authorize(&rules, &prepared, "toolu_modes", &tool_cx)
+                .await;
+            let approved = pipeline(mode, true)
+                .authorize(&rules, &prepared, "toolu_modes", &tool_cx)
+                .await;
+            row.push(cell(&alone, &approved));
+            if let Some(reason) = alone.denial_reason() {
+                let reason = reason.replace(&root, "$SANDBOX");
+                match case_reasons.iter_mut().find(|(r, _)| *r == reason) {
+                    Some((_, modes)) => modes.push(mode),
+                    None => case_reasons.push((reason, vec![mode])),
+                }
+            }
+        }
+        rows.push(row);
+        reasons.push(case_reasons);
+    }
+
+    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        println!("{}", padded.join("  ").trim_end());
+    };
+    line(&header);
+    line(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>());
+    for row in &rows {
+        line(row);
+    }
+    println!();
+    println!("run/deny: what settled it (rule, tool = its own check, mode, classifier)");
+    println!("ask: the call needs approval; the approver decides (this one says yes),");
+    println!("     and with no approver the call is denied");
+    println!("auto: calls without classifier text (the file tools) fall back to default");
+    println!();
+    println!("What the model reads when a call is denied (no approver):");
+    for ((label, name, _), case_reasons) in MODE_CASES.iter().zip(&reasons) {
+        if case_reasons.is_empty() {
+            continue;
+        }
+        println!();
+        println!("  {label} ({name}):");
+        for (reason, modes) in case_reasons {
+            let modes: Vec<&str> = modes.iter().map(|mode| mode.as_str()).collect();
+            println!("    [{}] {reason}", modes.join(", "));
+        }
+    }
+    Ok(())
+}
+
+/// A case's arguments as the table shows them: the command or the path.
+fn case_label(args: &str) -> String {
+    let args: Value = serde_json::from_str(args).unwrap_or(Value::Null);
+    match (args.get("command"), args.get("path")) {
+        (Some(Value::String(command)), _) => format!("`{command}`"),
+        (_, Some(Value::String(path))) => path.clone(),
+        _ => args.to_string(),
+    }
+}
+
+/// One cell: the answer, or `ask` when only an approver makes it run.
+fn cell(alone: &Authorization, approved: &Authorization) -> String {
+    match (alone, approved) {
+        (
+            Authorization::Denied {
+                by: DeniedBy::NoApprover,
+                ..
+            },
+            Authorization::Allowed {
+                by: AllowedBy::Approver,
+            },
+        ) => "ask".to_owned(),
+        _ if alone == approved => short(alone),
+        _ => format!("{} / {}", short(alone), short(approved)),
+    }
+}
+
+/// An answer in a word or two.
+fn short(answer: &Authorization) -> String {
+    match answer {
+        Authorization::Allowed { by } => format!(
+            "run: {}",
+            match by {
+                AllowedBy::AllowRule(_) => "rule",
+                AllowedBy::Tool => "tool",
+                AllowedBy::Mode(_) => "mode",
+                AllowedBy::Approver => "approver",
+                AllowedBy::SessionRule(_) => "grant",
+                AllowedBy::Classifier => "classifier",
+                _ => "other",
+            }
+        ),
+        Authorization::Denied { by, .. } => format!(
+            "deny: {}",
+            match by {
+                DeniedBy::DenyRule(_) => "rule",
+                DeniedBy::Tool => "tool",
+                DeniedBy::Mode(_) => "mode",
+                DeniedBy::Approver => "approver",
+                DeniedBy::NoApprover => "no approver",
+                DeniedBy::Classifier => "classifier",
+                _ => "other",
+            }
+        ),
+    }
+}
+
 /// The demo's person at the keyboard: approves anything in the scratch
 /// sandbox except deleting, and says why.
 struct DemoApprover;
@@ -326,9 +583,17 @@ async fn run_turn(tools: BaseTools, dir: &Path) -> Result<(), Box<dyn std::error
         ToolCall::new("toolu_02", "read_file", json!({"path": "turn.txt"})),
         ToolCall::new("toolu_03", "grep", json!({"pattern": "^two$"})),
         ToolCall::new("toolu_04", "cat", json!({"path": "turn.txt"})),
-        ToolCall::new("toolu_05", "run_command", json!({"command": "rm turn.txt"})),
-        ToolCall::new("toolu_06", "list_dir", json!({})),
-        ToolCall::new("toolu_07", "format_disk", json!({})),
+        // Read-only commands are concurrency-safe: they join the batch, and
+        // as each waits on its process the next one starts.
+        ToolCall::new(
+            "toolu_05",
+            "run_command",
+            json!({"command": "wc -l turn.txt"}),
+        ),
+        ToolCall::new("toolu_06", "run_command", json!({"command": "ls"})),
+        ToolCall::new("toolu_07", "run_command", json!({"command": "rm turn.txt"})),
+        ToolCall::new("toolu_08", "list_dir", json!({})),
+        ToolCall::new("toolu_09", "format_disk", json!({})),
     ];
     println!();
     println!("== One model turn through the executor ==");
