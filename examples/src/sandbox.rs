@@ -74,7 +74,7 @@ use registry_core::{PermissionDecision, ToolContext};
 pub(crate) use lines::LineReader;
 pub use lines::MAX_LINE_BYTES;
 pub use open::SpecialFile;
-pub(crate) use open::{Access, OpenError, open_regular};
+pub(crate) use open::{Access, OpenError, OpenFailure, open_regular};
 
 /// The longest glob or regular expression a tool accepts, in characters.
 /// Real patterns are a few dozen characters; a longer one is a mistake or

@@ -29,7 +29,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, OpenError, Sandbox, SandboxError, SpecialFile, check_write_paths, open_regular, shown,
+    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular, shown,
 };
 
 /// The largest file `edit_file` reads: an edit holds the file and its
@@ -147,6 +147,20 @@ pub enum EditFileError {
     Edit(#[from] tokio::task::JoinError),
 }
 
+impl OpenFailure for EditFileError {
+    fn is_a_directory(path: String) -> Self {
+        EditFileError::IsADirectory { path }
+    }
+
+    fn not_found(path: String, _source: io::Error) -> Self {
+        EditFileError::NotFound { path }
+    }
+
+    fn io(path: String, source: io::Error) -> Self {
+        EditFileError::Io { path, source }
+    }
+}
+
 impl EditFileInput {
     fn check(&self) -> Result<(), EditFileError> {
         if self.old_string.is_empty() {
@@ -196,22 +210,10 @@ impl Tool for EditFile {
 /// many occurrences were replaced.
 fn edit(full: &Path, input: &EditFileInput) -> Result<usize, EditFileError> {
     let path = || shown(&input.path);
-    let io_error = |source: io::Error| match source.kind() {
-        io::ErrorKind::NotFound => EditFileError::NotFound { path: path() },
-        _ => EditFileError::Io {
-            path: path(),
-            source,
-        },
-    };
-    let mut file = open_regular(full, Access::ReadWrite).map_err(|err| match err {
-        OpenError::NotRegular(SpecialFile::Directory) => {
-            EditFileError::IsADirectory { path: path() }
-        }
-        OpenError::NotRegular(kind) => {
-            EditFileError::Sandbox(SandboxError::NotARegularFile { path: path(), kind })
-        }
-        OpenError::Io(source) => io_error(source),
-    })?;
+    let io_error =
+        |source: io::Error| OpenError::from(source).into_tool_error::<EditFileError>(&input.path);
+    let mut file = open_regular(full, Access::ReadWrite)
+        .map_err(|err| err.into_tool_error::<EditFileError>(&input.path))?;
     let too_large = |size: u64| EditFileError::TooLarge {
         path: path(),
         size,

@@ -33,7 +33,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, OpenError, Sandbox, SandboxError, SpecialFile, check_write_paths, open_regular, shown,
+    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular, shown,
 };
 
 /// Create a file in the workspace, or replace the whole contents of an
@@ -94,6 +94,18 @@ pub enum WriteFileError {
     Write(#[from] tokio::task::JoinError),
 }
 
+/// A missing file is created, so "not found" is only ever an I/O error
+/// here (a parent removed mid-write): the default of the trait.
+impl OpenFailure for WriteFileError {
+    fn is_a_directory(path: String) -> Self {
+        WriteFileError::IsADirectory { path }
+    }
+
+    fn io(path: String, source: io::Error) -> Self {
+        WriteFileError::Io { path, source }
+    }
+}
+
 impl Tool for WriteFile {
     type Input = WriteFileInput;
     type Output = String;
@@ -137,16 +149,7 @@ fn write(full: &Path, path: &str, content: &str) -> Result<Option<u64>, WriteFil
         path: shown(path),
         source,
     };
-    let refused = |err: OpenError| match err {
-        OpenError::NotRegular(SpecialFile::Directory) => {
-            WriteFileError::IsADirectory { path: shown(path) }
-        }
-        OpenError::NotRegular(kind) => WriteFileError::Sandbox(SandboxError::NotARegularFile {
-            path: shown(path),
-            kind,
-        }),
-        OpenError::Io(source) => io_error(source),
-    };
+    let refused = |err: OpenError| err.into_tool_error::<WriteFileError>(path);
     let (mut file, previous) = match open_regular(full, Access::ReadWrite) {
         Ok(file) => {
             let old = file.metadata().map_err(io_error)?.len();
