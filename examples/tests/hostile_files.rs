@@ -531,6 +531,94 @@ async fn writes_into_git_internals_are_refused_however_they_are_reached() {
     }
 }
 
+/// Names that case-insensitive, HFS+ or NTFS filesystems open as `.git`
+/// (on Linux they are ordinary directories, created here so edits have a
+/// file to find): writers refuse them all, walks skip them all.
+#[tokio::test]
+async fn every_spelling_of_dot_git_is_git_internals() {
+    let f = Fixture::new();
+    let spellings = [
+        ".Git",
+        ".git.",
+        ".git ",
+        ".git. .",
+        ".g\u{200c}it",
+        "\u{feff}.GIT",
+        ".gi\u{202e}t",
+        ".g\u{131}t",
+        "GIT~1",
+        "git~2",
+        ".git::$INDEX_ALLOCATION",
+    ];
+    for name in spellings {
+        // Not shaped like a git directory (no `HEAD`, `objects/`, `refs/`):
+        // only the name can give it away.
+        let dir = f.path("alias").join(name);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("config"), "[core]\n").expect("config");
+        std::fs::write(dir.join("sub.txt"), "secret\n").expect("file");
+        for path in [
+            format!("alias/{name}/config"),
+            format!("{name}/hooks/post-checkout"),
+        ] {
+            for (tool, args) in [
+                (
+                    "write_file",
+                    json!({"path": path, "content": "[core]\n\tfsmonitor = evil\n"}),
+                ),
+                (
+                    "edit_file",
+                    json!({"path": path, "old_string": "[core]", "new_string": "[core]\n\tpager = evil"}),
+                ),
+            ] {
+                let err = f.call(tool, args.clone()).await.unwrap_err();
+                assert!(
+                    matches!(&err, ToolError::PermissionDenied { reason, .. } if reason.contains("inside git's internal files")),
+                    "{tool} {path:?}: {err}"
+                );
+                // `call` refuses on its own too.
+                let err = f.run_unchecked(tool, args).await.unwrap_err();
+                assert!(
+                    err.to_string().contains("inside git's internal files"),
+                    "{tool} {path:?}: {err}"
+                );
+            }
+        }
+        assert_eq!(
+            std::fs::read_to_string(f.path("alias").join(name).join("config")).expect("config"),
+            "[core]\n",
+            "{name:?}"
+        );
+    }
+    // Directory walks do not enter any of them.
+    let listed = f
+        .call("glob", json!({"pattern": "**/*", "path": "alias"}))
+        .await
+        .expect("glob");
+    assert!(
+        !listed.contains("config") && !listed.contains("sub.txt"),
+        "{listed}"
+    );
+    let found = f
+        .call("grep", json!({"pattern": "secret", "path": "alias"}))
+        .await
+        .expect("grep");
+    assert!(!found.contains("sub.txt"), "{found}");
+    // Look-alikes that no filesystem opens as `.git` stay writable.
+    for path in [
+        ".gitx/a",
+        "git/a",
+        ".git-backup/a",
+        "x.git/a",
+        "GIT~/a",
+        ".git~1/a",
+    ] {
+        f.call("write_file", json!({"path": path, "content": "x\n"}))
+            .await
+            .unwrap_or_else(|err| panic!("{path}: {err}"));
+    }
+}
+
 #[tokio::test]
 async fn a_runtime_can_allow_git_internal_writes() {
     let f = Fixture::with(Sandbox::allow_git_internal_writes);
