@@ -17,7 +17,7 @@ use registry_examples::tools::edit_file::{EditFileError, MAX_EDIT_BYTES};
 use registry_examples::tools::glob::GlobError;
 use registry_examples::tools::grep::GrepError;
 use registry_examples::tools::read_file::{MAX_OUTPUT_BYTES, ReadFileError};
-use registry_examples::tools::write_file::WriteFileError;
+use registry_examples::tools::write_file::{MAX_WRITE_BYTES, WriteFileError};
 use registry_examples::{Sandbox, SandboxError};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -283,6 +283,149 @@ async fn edit_file_refuses_files_it_would_have_to_hold_whole() {
             .expect("still there")
             .len(),
         len as u64
+    );
+}
+
+/// The typed error of a tool, whether `validate_input` or `call` returned it.
+fn typed<E: std::error::Error + 'static>(err: &ToolError) -> &E {
+    match err {
+        ToolError::Rejected { source, .. } => source
+            .downcast_ref::<E>()
+            .unwrap_or_else(|| panic!("unexpected error type: {err}")),
+        other => source(other),
+    }
+}
+
+fn max_edit() -> usize {
+    usize::try_from(MAX_EDIT_BYTES).expect("fits")
+}
+
+/// `replace_all` multiplies the size of `new_string` by the number of
+/// occurrences: the result is sized before it is built, so a 16 GiB result
+/// is refused as quickly as a 20 MB one, and the file is left alone.
+#[tokio::test]
+async fn edit_file_refuses_results_over_its_limit_before_building_them() {
+    let f = Fixture::new();
+    let new_string = "n".repeat(100);
+    write_big(&f.path("small.txt"), 200_000, b'a');
+    write_big(&f.path("at-limit.txt"), max_edit(), b'a');
+    for (path, new_string, size) in [
+        ("small.txt", new_string.clone(), 20_000_000_u64),
+        ("at-limit.txt", "k".repeat(1024), MAX_EDIT_BYTES * 1024),
+    ] {
+        for runner in ["call", "run_unchecked"] {
+            let args = json!({"path": path, "old_string": "a", "new_string": new_string, "replace_all": true});
+            let err = match runner {
+                "call" => f.call("edit_file", args).await,
+                _ => f.run_unchecked("edit_file", args).await,
+            }
+            .unwrap_err();
+            assert!(
+                matches!(
+                    typed(&err),
+                    EditFileError::ResultTooLarge { field: "new_string", size: s, max, .. }
+                        if *s == size && *max == MAX_EDIT_BYTES
+                ),
+                "{path}: {err}"
+            );
+            assert!(err.to_string().contains("`new_string`"), "{err}");
+        }
+    }
+    let unchanged = |path: &str, len: usize| {
+        let bytes = std::fs::read(f.path(path)).expect("read");
+        assert!(
+            bytes.len() == len && bytes.iter().all(|b| *b == b'a'),
+            "{path}"
+        );
+    };
+    unchanged("small.txt", 200_000);
+    unchanged("at-limit.txt", max_edit());
+
+    // A file at the limit can still be edited, shrinking or not growing.
+    f.call(
+        "edit_file",
+        json!({"path": "at-limit.txt", "old_string": "aa", "new_string": "b", "replace_all": true}),
+    )
+    .await
+    .expect("shrinking edit");
+    assert_eq!(
+        std::fs::metadata(f.path("at-limit.txt"))
+            .expect("meta")
+            .len(),
+        MAX_EDIT_BYTES / 2
+    );
+}
+
+/// The boundary: a result of exactly the limit is written, one byte more is
+/// refused.
+#[tokio::test]
+async fn edit_file_writes_a_result_of_exactly_its_limit() {
+    let f = Fixture::new();
+    let mut content = vec![b'a'; max_edit() / 2];
+    content.push(b'c');
+    std::fs::write(f.path("over.txt"), &content).expect("write");
+    content.pop();
+    std::fs::write(f.path("exact.txt"), &content).expect("write");
+    let args = |path: &str| json!({"path": path, "old_string": "a", "new_string": "bb", "replace_all": true});
+    let err = f.call("edit_file", args("over.txt")).await.unwrap_err();
+    assert!(
+        matches!(typed(&err), EditFileError::ResultTooLarge { size, .. } if *size == MAX_EDIT_BYTES + 1),
+        "{err}"
+    );
+    f.call("edit_file", args("exact.txt"))
+        .await
+        .expect("exactly the limit");
+    assert_eq!(
+        std::fs::metadata(f.path("exact.txt")).expect("meta").len(),
+        MAX_EDIT_BYTES
+    );
+}
+
+/// A `new_string` or `content` over the limit is refused from the input
+/// alone, before any file is read or created.
+#[tokio::test]
+async fn writers_refuse_model_written_text_over_their_limit() {
+    let f = Fixture::new();
+    let huge = "z".repeat(max_edit() + 1);
+    let err = f
+        .call(
+            "edit_file",
+            json!({"path": "notes.txt", "old_string": "one", "new_string": huge}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(typed(&err), EditFileError::ResultTooLarge { field: "new_string", size, .. } if *size == MAX_EDIT_BYTES + 1),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.path("notes.txt")).expect("read"),
+        "one\ntwo\n"
+    );
+
+    for runner in ["call", "run_unchecked"] {
+        let args = json!({"path": "new.txt", "content": huge});
+        let err = match runner {
+            "call" => f.call("write_file", args).await,
+            _ => f.run_unchecked("write_file", args).await,
+        }
+        .unwrap_err();
+        assert!(
+            matches!(typed(&err), WriteFileError::TooLarge { field: "content", size, max } if *size == MAX_WRITE_BYTES + 1 && *max == MAX_WRITE_BYTES),
+            "{err}"
+        );
+        assert!(err.to_string().contains("`content`"), "{err}");
+        assert!(!f.path("new.txt").exists());
+    }
+    f.call(
+        "write_file",
+        json!({"path": "new.txt", "content": &huge[1..]}),
+    )
+    .await
+    .expect("exactly the limit");
+    assert_eq!(
+        std::fs::metadata(f.path("new.txt")).expect("meta").len(),
+        MAX_WRITE_BYTES
     );
 }
 

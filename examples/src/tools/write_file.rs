@@ -36,6 +36,12 @@ use crate::sandbox::{
     Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular, shown,
 };
 
+/// The largest `content` `write_file` writes, in bytes: the same limit as
+/// [`MAX_EDIT_BYTES`](crate::tools::edit_file::MAX_EDIT_BYTES), so a file
+/// one tool writes can be edited by the other. The model writes the
+/// content, so without a limit one call could fill the disk.
+pub const MAX_WRITE_BYTES: u64 = crate::tools::edit_file::MAX_EDIT_BYTES;
+
 /// Create a file in the workspace, or replace the whole contents of an
 /// existing one, with the given text. Missing parent directories are
 /// created.
@@ -46,8 +52,8 @@ use crate::sandbox::{
 ///
 /// Overwriting discards the old contents: to change part of a file, use
 /// `edit_file`, or read the file first. The result says whether the file
-/// was created or overwritten. Files inside `.git` (git's internal files)
-/// and special files (FIFOs, devices) are refused.
+/// was created or overwritten. Files inside `.git` (git's internal files),
+/// special files (FIFOs, devices) and `content` over 16 MiB are refused.
 #[tool(
     name = "write_file",
     concurrency_safe = false,
@@ -74,6 +80,16 @@ pub enum WriteFileError {
     /// The path is not allowed, or there is no sandbox.
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    /// `content` is longer than [`MAX_WRITE_BYTES`].
+    #[error("`{field}` is {size} bytes long; write_file writes files up to {max} bytes")]
+    TooLarge {
+        /// The argument that is too large (`content`).
+        field: &'static str,
+        /// Its size in bytes.
+        size: u64,
+        /// The limit.
+        max: u64,
+    },
     /// The path is a directory.
     #[error("`{path}` is a directory; give the path of a file inside it")]
     IsADirectory {
@@ -106,6 +122,20 @@ impl OpenFailure for WriteFileError {
     }
 }
 
+impl WriteFileInput {
+    fn check(&self) -> Result<(), WriteFileError> {
+        let size = u64::try_from(self.content.len()).unwrap_or(u64::MAX);
+        if size > MAX_WRITE_BYTES {
+            return Err(WriteFileError::TooLarge {
+                field: "content",
+                size,
+                max: MAX_WRITE_BYTES,
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Tool for WriteFile {
     type Input = WriteFileInput;
     type Output = String;
@@ -116,6 +146,7 @@ impl Tool for WriteFile {
         input: WriteFileInput,
         cx: &ToolContext,
     ) -> Result<String, WriteFileError> {
+        input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
         let full = sandbox.resolve_for_write(&input.path)?;
         let shown_path = sandbox.display_path(&full);
@@ -130,6 +161,10 @@ impl Tool for WriteFile {
                 "overwrote `{shown_path}` ({lines} line(s), {bytes} bytes; it had {old} bytes)"
             ),
         })
+    }
+
+    fn validate_input(&self, input: &WriteFileInput, _cx: &ToolContext) -> Result<(), Self::Error> {
+        input.check()
     }
 
     fn check_permissions(&self, input: &WriteFileInput, cx: &ToolContext) -> PermissionDecision {
