@@ -52,6 +52,13 @@
 //!   innocent-looking `git status` run a program of the model's choosing.
 //!   A runtime that really wants the model to edit git internals says so
 //!   with [`Sandbox::allow_git_internal_writes`].
+//! - **Partial writes**: `edit_file` and `write_file` never truncate a
+//!   file and write into it; the new contents go to a temporary file in
+//!   the same directory that is renamed over the original once it is
+//!   complete, so a full disk or an I/O error leaves the original as it was
+//!   (the temporary file is created exclusively under a random name, starts
+//!   owner-only and is removed on failure). A file `write_file` creates is
+//!   removed again if writing it fails.
 //! - **Unbounded reads**: lines longer than [`MAX_LINE_BYTES`] are cut
 //!   (with a marker saying how much), and reading stops once the requested
 //!   lines are found, so a huge file costs time, never memory.
@@ -67,6 +74,7 @@
 mod dotgit;
 mod lines;
 mod open;
+mod replace;
 
 use std::ffi::OsString;
 use std::io;
@@ -79,6 +87,7 @@ pub(crate) use lines::LineReader;
 pub use lines::MAX_LINE_BYTES;
 pub use open::SpecialFile;
 pub(crate) use open::{Access, OpenError, OpenFailure, open_regular};
+pub(crate) use replace::replace_contents;
 
 /// The longest glob or regular expression a tool accepts, in characters.
 /// Real patterns are a few dozen characters; a longer one is a mistake or

@@ -429,6 +429,139 @@ async fn writers_refuse_model_written_text_over_their_limit() {
     );
 }
 
+/// Writers replace a file through a temporary file renamed over it: the
+/// result is the new text with the old permission bits, nothing is left
+/// next to it, and a hard link (another name for the old inode) keeps the
+/// old text instead of being written through.
+#[cfg(unix)]
+#[tokio::test]
+async fn writers_replace_files_whole_and_leave_nothing_behind() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new();
+    std::fs::create_dir(f.path("d")).expect("mkdir");
+    for name in ["e.sh", "w.sh"] {
+        std::fs::write(f.path("d").join(name), "old\n").expect("write");
+        std::fs::set_permissions(
+            f.path("d").join(name),
+            std::fs::Permissions::from_mode(0o750),
+        )
+        .expect("chmod");
+    }
+    std::fs::hard_link(f.path("d/e.sh"), f.path("e.link")).expect("link");
+    f.call(
+        "edit_file",
+        json!({"path": "d/e.sh", "old_string": "old", "new_string": "new"}),
+    )
+    .await
+    .expect("edit");
+    f.call("write_file", json!({"path": "d/w.sh", "content": "new\n"}))
+        .await
+        .expect("write");
+    f.call("write_file", json!({"path": "d/created", "content": "c"}))
+        .await
+        .expect("create");
+    for name in ["e.sh", "w.sh"] {
+        let path = f.path("d").join(name);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new\n");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o7777, 0o750, "{name}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(f.path("e.link")).expect("read"),
+        "old\n"
+    );
+    let mut names: Vec<_> = std::fs::read_dir(f.path("d"))
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["created", "e.sh", "w.sh"]);
+}
+
+/// Where [`writes_that_fail_halfway_leave_the_original`] tells its child
+/// process to work.
+const FSIZE_DIR_VAR: &str = "HOSTILE_FILES_FSIZE_DIR";
+
+/// A real failed write: a child process (this test binary, running
+/// [`child_writes_under_a_file_size_limit`]) runs with a file size limit of
+/// 2 KiB (`ulimit -f 4`) and `SIGXFSZ` ignored, so writing past it fails
+/// with `EFBIG` partway through, as a full disk would. The files it tried
+/// to grow must still hold their old text, and nothing may be left next to
+/// them. Writing in place (truncate, then write) fails this test.
+#[cfg(unix)]
+#[test]
+fn writes_that_fail_halfway_leave_the_original() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = format!("start\n{}", "keep me\n".repeat(100));
+    for name in ["edit.txt", "write.txt"] {
+        std::fs::write(dir.path().join(name), &old).expect("write");
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        // An ignored signal stays ignored across `exec`.
+        .arg(r#"trap '' XFSZ; ulimit -f 4 && exec "$0" --exact child_writes_under_a_file_size_limit --ignored --nocapture"#)
+        .arg(&exe)
+        .env(FSIZE_DIR_VAR, dir.path())
+        .output()
+        .expect("run the child");
+    let report = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{report}");
+    assert!(report.contains("1 passed"), "{report}");
+    for name in ["edit.txt", "write.txt"] {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(name)).expect("read"),
+            old,
+            "{name}"
+        );
+    }
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["edit.txt", "write.txt"]);
+}
+
+/// The child half of [`writes_that_fail_halfway_leave_the_original`]; it
+/// only makes sense under the limit that test sets.
+#[cfg(unix)]
+#[tokio::test]
+#[ignore = "run by writes_that_fail_halfway_leave_the_original under a file size limit"]
+async fn child_writes_under_a_file_size_limit() {
+    let dir = std::env::var_os(FSIZE_DIR_VAR).expect("run by the parent test");
+    let cx = ToolContext::new().with(Sandbox::new(&dir).expect("sandbox"));
+    let tools = try_all_base_tools(&Flags::new()).expect("catalog");
+    let big = "x".repeat(8 * 1024);
+    for (name, args) in [
+        (
+            "edit_file",
+            json!({"path": "edit.txt", "old_string": "start", "new_string": big}),
+        ),
+        (
+            "edit_file",
+            json!({"path": "edit.txt", "old_string": "keep", "new_string": "grown by far, far more", "replace_all": true}),
+        ),
+        ("write_file", json!({"path": "write.txt", "content": big})),
+        ("write_file", json!({"path": "new.txt", "content": big})),
+    ] {
+        let prepared = tools.get(name).expect("tool").prepare(args).expect("args");
+        let err = match prepared.run_approved(&cx).await {
+            Err(err) => err,
+            Ok(out) => panic!("{name} wrote past the limit: {}", out.into_string()),
+        };
+        let text = err.to_string();
+        assert!(
+            text.contains("could not") && text.to_lowercase().contains("too large"),
+            "{name}: {text}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn grep_holds_a_bounded_part_of_each_line() {
     let f = Fixture::new();

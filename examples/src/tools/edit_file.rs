@@ -20,8 +20,12 @@
 //! - Only regular files are edited: FIFOs, sockets and devices are refused
 //!   before they are read (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
+//! - The edited text is written to a temporary file in the same directory
+//!   and renamed over the original, so a failed write (a full disk) leaves
+//!   the original unchanged. The file keeps its permission bits; it is a
+//!   new inode, so hard links to it keep the old text.
 
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
@@ -29,7 +33,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular, shown,
+    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
+    replace_contents, shown,
 };
 
 /// The largest file `edit_file` reads, and the largest it writes: an edit
@@ -250,9 +255,11 @@ impl Tool for EditFile {
     }
 }
 
-/// Applies the edit to the regular file at `full`, through one open
-/// descriptor (so what was checked is what is read and rewritten); how
-/// many occurrences were replaced.
+/// Applies the edit to the regular file at `full`; how many occurrences
+/// were replaced. The file is read through the descriptor that was checked
+/// (a regular file, writable), and the edited text replaces it through a
+/// temporary file renamed over it, so it is whole before or after, never
+/// in between.
 fn edit(full: &Path, input: &EditFileInput) -> Result<usize, EditFileError> {
     let path = || shown(&input.path);
     let io_error =
@@ -304,9 +311,8 @@ fn edit(full: &Path, input: &EditFileInput) -> Result<usize, EditFileError> {
         return Err(input.result_too_large(size));
     }
     let edited = text.replace(&input.old_string, &input.new_string);
-    file.seek(SeekFrom::Start(0)).map_err(io_error)?;
-    file.set_len(0).map_err(io_error)?;
-    file.write_all(edited.as_bytes()).map_err(io_error)?;
+    // Never in place: a failed write must not cost the original.
+    replace_contents(full, &file, |out| out.write_all(edited.as_bytes())).map_err(io_error)?;
     Ok(count)
 }
 

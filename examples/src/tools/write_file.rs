@@ -24,6 +24,9 @@
 //!   is refused without being truncated or blocked on, and a symlink
 //!   swapped in for the file after the check is not followed (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
+//! - No partial files: an overwrite goes through a temporary file in the
+//!   same directory, renamed over the original once complete (permission
+//!   bits kept), and a created file is removed if writing it fails.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -33,7 +36,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular, shown,
+    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
+    replace_contents, shown,
 };
 
 /// The largest `content` `write_file` writes, in bytes: the same limit as
@@ -179,30 +183,41 @@ impl Tool for WriteFile {
 
 /// Writes `content` to the regular file at `full`, creating it (and its
 /// parents) if needed; the size it had before, `None` if it was created.
+///
+/// An existing file is checked through the descriptor `open_regular` gives
+/// (regular, writable) and then replaced through a temporary file renamed
+/// over it, so a failed write leaves the old contents. A new file is
+/// created exclusively and removed again if writing it fails, so a failed
+/// call leaves nothing behind either way.
 fn write(full: &Path, path: &str, content: &str) -> Result<Option<u64>, WriteFileError> {
     let io_error = |source| WriteFileError::Io {
         path: shown(path),
         source,
     };
     let refused = |err: OpenError| err.into_tool_error::<WriteFileError>(path);
-    let (mut file, previous) = match open_regular(full, Access::ReadWrite) {
-        Ok(file) => {
-            let old = file.metadata().map_err(io_error)?.len();
-            // Truncate only now that the open file is known to be regular.
-            file.set_len(0).map_err(io_error)?;
-            (file, Some(old))
+    match open_regular(full, Access::ReadWrite) {
+        Ok(original) => {
+            let old = original.metadata().map_err(io_error)?.len();
+            replace_contents(full, &original, |out| out.write_all(content.as_bytes()))
+                .map_err(io_error)?;
+            Ok(Some(old))
         }
         Err(OpenError::Io(err)) if err.kind() == io::ErrorKind::NotFound => {
             if let Some(parent) = full.parent() {
                 std::fs::create_dir_all(parent).map_err(io_error)?;
             }
-            (
-                open_regular(full, Access::CreateNew).map_err(refused)?,
-                None,
-            )
+            let mut file = open_regular(full, Access::CreateNew).map_err(refused)?;
+            let written = file
+                .write_all(content.as_bytes())
+                .and_then(|()| file.sync_all());
+            if let Err(err) = written {
+                // Ours alone: it was created exclusively just now.
+                drop(file);
+                let _ = std::fs::remove_file(full);
+                return Err(io_error(err));
+            }
+            Ok(None)
         }
-        Err(err) => return Err(refused(err)),
-    };
-    file.write_all(content.as_bytes()).map_err(io_error)?;
-    Ok(previous)
+        Err(err) => Err(refused(err)),
+    }
 }
