@@ -1,39 +1,43 @@
 //! The one predicate for "this path component is `.git`", as the
 //! filesystems that matter see it rather than as bytes compare.
 //!
-//! A file tool that refuses to write into `.git` must refuse every name the
-//! filesystem will open as `.git`, and a walk that skips `.git` must skip
-//! all of them. Byte equality misses several, and git itself learned them
-//! one CVE at a time (CVE-2014-9390, CVE-2019-1353); the rules here follow
-//! its `is_hfs_dotgit` and `is_ntfs_dotgit` (`path.c`), folded together:
-//!
-//! - **Letter case**: case-insensitive filesystems (the macOS and Windows
-//!   defaults) open `.GIT` and `.Git` as `.git`. A non-ASCII letter whose
-//!   simple upper- or lowercase is an ASCII letter (the dotless `ı`, whose
-//!   uppercase is `I`) counts as that letter: Unicode-folding filesystems
-//!   may compare it so, and refusing one odd name costs nothing.
-//! - **Ignorable code points** (HFS+): HFS+ drops the zero-width and
-//!   directional formatting characters U+200C–U+200F, U+202A–U+202E,
-//!   U+206A–U+206F and U+FEFF when comparing names, so `.g\u{200c}it` is
-//!   `.git` there. They are skipped wherever they appear.
-//! - **Trailing dots and spaces** (NTFS, Win32): `.git.`, `.git ` and
-//!   `.git. .` all open `.git`.
-//! - **Alternate data streams** (NTFS): `.git::$INDEX_ALLOCATION` names
-//!   the directory `.git` itself, so anything from a `:` on is ignored.
-//! - **Backslashes** (Windows): a Unix name `.git\config` is the path
-//!   `.git\config` there, so a `\` ends the component as `/` does.
-//! - **8.3 short names** (NTFS): `.git` also answers to `GIT~1`. Git checks
-//!   `~1` only; any `GIT~` followed by digits is refused here, since which
-//!   number a short name gets depends on what else the directory holds.
-//!
-//! What is not covered: hashed 8.3 names (`GI` + hex digits + `~1`, used
-//! once a directory holds several names starting with `GIT`), which depend
-//! on the volume; git does not recognise them either.
+//! The rules are documented on [`is_dot_git`], where users of the crate
+//! see them.
 
 use std::ffi::OsStr;
 
 /// Whether a filesystem on some platform may open the path component `name`
-/// as `.git`; see the [module documentation](self) for the rules.
+/// as `.git`.
+///
+/// A file tool that refuses to write into `.git` must refuse every name the
+/// filesystem will open as `.git`, and a walk that skips `.git` must skip
+/// all of them. Byte equality misses several, and git itself learned them
+/// one CVE at a time (CVE-2014-9390: case, HFS+ and
+/// short names; CVE-2019-1352: NTFS streams); the rules here follow
+/// its `is_hfs_dotgit` and `is_ntfs_dotgit` (`path.c`), folded together:
+///
+/// - **Letter case**: case-insensitive filesystems (the macOS and Windows
+///   defaults) open `.GIT` and `.Git` as `.git`. A non-ASCII letter whose
+///   simple upper- or lowercase is an ASCII letter (the dotless `ı`, whose
+///   uppercase is `I`) counts as that letter: Unicode-folding filesystems
+///   may compare it so, and refusing one odd name costs nothing.
+/// - **Ignorable code points** (HFS+): HFS+ drops the zero-width and
+///   directional formatting characters U+200C–U+200F, U+202A–U+202E,
+///   U+206A–U+206F and U+FEFF when comparing names, so `.g\u{200c}it` is
+///   `.git` there. They are skipped wherever they appear.
+/// - **Trailing dots and spaces** (NTFS, Win32): `.git.`, `.git ` and
+///   `.git. .` all open `.git`.
+/// - **Alternate data streams** (NTFS): `.git::$INDEX_ALLOCATION` names
+///   the directory `.git` itself, so anything from a `:` on is ignored.
+/// - **Backslashes** (Windows): a Unix name `.git\config` is the path
+///   `.git\config` there, so a `\` ends the component as `/` does.
+/// - **8.3 short names** (NTFS): `.git` also answers to `GIT~1`. Git checks
+///   `~1` only; any `GIT~` followed by digits counts here, since which
+///   number a short name gets depends on what else the directory holds.
+///
+/// What is not covered: hashed 8.3 names (`GI` + hex digits + `~1`, used
+/// once a directory holds several names starting with `GIT`), which depend
+/// on the volume; git does not recognise them either.
 ///
 /// ```
 /// use registry_examples::sandbox::is_dot_git;
