@@ -145,7 +145,10 @@ pub(crate) enum Access {
     /// Read an existing file.
     Read,
     /// Write an existing file (read too, for a read-modify-write). Nothing
-    /// is truncated: the caller does that once it holds a regular file.
+    /// is truncated or written through this descriptor by the tools: they
+    /// replace the file whole (see `replace_contents`), and opening it for
+    /// writing is how they check that the file is regular and theirs to
+    /// change.
     ReadWrite,
     /// Create a new file; fails with `AlreadyExists` if anything is there,
     /// and never follows a symlink.
