@@ -42,14 +42,23 @@
 //!   the opened descriptor, so a FIFO swapped in after the path was checked
 //!   is refused too; `grep` skips such files while walking and says so.
 //! - **Writes into git's internals** ([`SandboxError::GitInternals`]): any
-//!   path with a `.git` component (in any letter case, however it is
-//!   reached: `..`, symlinks and absolute paths are resolved first), or
+//!   path with a `.git` component (any name some filesystem opens as
+//!   `.git`: other letter cases, `.git.`, `.git `, HFS+-ignored code points,
+//!   the NTFS short name `GIT~1`; see [`is_dot_git`]), however it is
+//!   reached (`..`, symlinks and absolute paths are resolved first), or
 //!   inside a directory shaped like a git directory (`HEAD`, `objects/`
 //!   and `refs/`: a bare repository, a submodule's git directory). A
 //!   written `core.fsmonitor`, `core.pager` or hook makes the next
 //!   innocent-looking `git status` run a program of the model's choosing.
 //!   A runtime that really wants the model to edit git internals says so
 //!   with [`Sandbox::allow_git_internal_writes`].
+//! - **Partial writes**: `edit_file` and `write_file` never truncate a
+//!   file and write into it; the new contents go to a temporary file in
+//!   the same directory that is renamed over the original once it is
+//!   complete, so a full disk or an I/O error leaves the original as it was
+//!   (the temporary file is created exclusively under a random name, starts
+//!   owner-only and is removed on failure). A file `write_file` creates is
+//!   removed again if writing it fails.
 //! - **Unbounded reads**: lines longer than [`MAX_LINE_BYTES`] are cut
 //!   (with a marker saying how much), and reading stops once the requested
 //!   lines are found, so a huge file costs time, never memory.
@@ -62,8 +71,10 @@
 //! `.git` (only a program could make one); programs run through
 //! `run_command` are not confined by the sandbox at all.
 
+mod dotgit;
 mod lines;
 mod open;
+mod replace;
 
 use std::ffi::OsString;
 use std::io;
@@ -71,10 +82,12 @@ use std::path::{Component, Path, PathBuf};
 
 use registry_core::{PermissionDecision, ToolContext};
 
+pub use dotgit::is_dot_git;
 pub(crate) use lines::LineReader;
 pub use lines::MAX_LINE_BYTES;
 pub use open::SpecialFile;
-pub(crate) use open::{Access, OpenError, open_regular};
+pub(crate) use open::{Access, OpenError, OpenFailure, open_regular};
+pub(crate) use replace::replace_contents;
 
 /// The longest glob or regular expression a tool accepts, in characters.
 /// Real patterns are a few dozen characters; a longer one is a mistake or
@@ -296,11 +309,8 @@ impl Sandbox {
     /// Why `resolved` (canonical, under the root) is part of a git
     /// directory, if it is.
     fn git_internals(&self, resolved: &Path) -> Option<&'static str> {
-        if resolved
-            .components()
-            .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
-        {
-            return Some("a `.git` path component");
+        if resolved.components().any(|c| is_dot_git(c.as_os_str())) {
+            return Some("a `.git` path component, or a name a filesystem opens as `.git`");
         }
         // Directories shaped like git's own: a bare repository or a
         // submodule's git directory, whatever its name. Only directories
@@ -439,14 +449,12 @@ pub(crate) struct WalkEntry {
     pub(crate) kind: EntryKind,
 }
 
-/// Directories a walk never enters: version-control internals are noise
-/// for a model and can be huge.
-const SKIPPED_DIRS: &[&str] = &[".git"];
-
 /// Every entry under the directory `start` (not `start` itself), sorted by
 /// relative path. Symlinks are reported but never followed, so a walk
 /// cannot leave the sandbox. Subdirectories that cannot be read are
-/// skipped; `start` itself must be readable.
+/// skipped; `start` itself must be readable. Git directories (every name
+/// [`is_dot_git`] accepts) are not entered: version-control internals are
+/// noise for a model and can be huge.
 pub(crate) fn walk(start: &Path) -> io::Result<Vec<WalkEntry>> {
     let mut entries = Vec::new();
     let mut pending: Vec<(PathBuf, String)> = vec![(start.to_path_buf(), String::new())];
@@ -479,7 +487,7 @@ pub(crate) fn walk(start: &Path) -> io::Result<Vec<WalkEntry>> {
                 EntryKind::Other
             };
             if kind == EntryKind::Dir {
-                if SKIPPED_DIRS.contains(&name.as_str()) {
+                if is_dot_git(&entry.file_name()) {
                     continue;
                 }
                 pending.push((entry.path(), relative.clone()));
@@ -591,7 +599,17 @@ mod tests {
     #[test]
     fn walk_is_sorted_and_skips_git() {
         let dir = tempfile::tempdir().unwrap();
-        for file in ["b.txt", "a/z.rs", "a/c/d.rs", ".git/config"] {
+        for file in [
+            "b.txt",
+            "a/z.rs",
+            "a/c/d.rs",
+            ".git/config",
+            ".GIT/config",
+            "a/.git./config",
+            "a/.git /config",
+            "a/.g\u{200c}it/config",
+            "a/GIT~1/config",
+        ] {
             let path = dir.path().join(file);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, "").unwrap();

@@ -17,7 +17,7 @@ use registry_examples::tools::edit_file::{EditFileError, MAX_EDIT_BYTES};
 use registry_examples::tools::glob::GlobError;
 use registry_examples::tools::grep::GrepError;
 use registry_examples::tools::read_file::{MAX_OUTPUT_BYTES, ReadFileError};
-use registry_examples::tools::write_file::WriteFileError;
+use registry_examples::tools::write_file::{MAX_WRITE_BYTES, WriteFileError};
 use registry_examples::{Sandbox, SandboxError};
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -286,6 +286,282 @@ async fn edit_file_refuses_files_it_would_have_to_hold_whole() {
     );
 }
 
+/// The typed error of a tool, whether `validate_input` or `call` returned it.
+fn typed<E: std::error::Error + 'static>(err: &ToolError) -> &E {
+    match err {
+        ToolError::Rejected { source, .. } => source
+            .downcast_ref::<E>()
+            .unwrap_or_else(|| panic!("unexpected error type: {err}")),
+        other => source(other),
+    }
+}
+
+fn max_edit() -> usize {
+    usize::try_from(MAX_EDIT_BYTES).expect("fits")
+}
+
+/// `replace_all` multiplies the size of `new_string` by the number of
+/// occurrences: the result is sized before it is built, so a 16 GiB result
+/// is refused as quickly as a 20 MB one, and the file is left alone.
+#[tokio::test]
+async fn edit_file_refuses_results_over_its_limit_before_building_them() {
+    let f = Fixture::new();
+    let new_string = "n".repeat(100);
+    write_big(&f.path("small.txt"), 200_000, b'a');
+    write_big(&f.path("at-limit.txt"), max_edit(), b'a');
+    for (path, new_string, size) in [
+        ("small.txt", new_string.clone(), 20_000_000_u64),
+        ("at-limit.txt", "k".repeat(1024), MAX_EDIT_BYTES * 1024),
+    ] {
+        for runner in ["call", "run_unchecked"] {
+            let args = json!({"path": path, "old_string": "a", "new_string": new_string, "replace_all": true});
+            let err = match runner {
+                "call" => f.call("edit_file", args).await,
+                _ => f.run_unchecked("edit_file", args).await,
+            }
+            .unwrap_err();
+            assert!(
+                matches!(
+                    typed(&err),
+                    EditFileError::ResultTooLarge { field: "new_string", size: s, max, .. }
+                        if *s == size && *max == MAX_EDIT_BYTES
+                ),
+                "{path}: {err}"
+            );
+            assert!(err.to_string().contains("`new_string`"), "{err}");
+        }
+    }
+    let unchanged = |path: &str, len: usize| {
+        let bytes = std::fs::read(f.path(path)).expect("read");
+        assert!(
+            bytes.len() == len && bytes.iter().all(|b| *b == b'a'),
+            "{path}"
+        );
+    };
+    unchanged("small.txt", 200_000);
+    unchanged("at-limit.txt", max_edit());
+
+    // A file at the limit can still be edited, shrinking or not growing.
+    f.call(
+        "edit_file",
+        json!({"path": "at-limit.txt", "old_string": "aa", "new_string": "b", "replace_all": true}),
+    )
+    .await
+    .expect("shrinking edit");
+    assert_eq!(
+        std::fs::metadata(f.path("at-limit.txt"))
+            .expect("meta")
+            .len(),
+        MAX_EDIT_BYTES / 2
+    );
+}
+
+/// The boundary: a result of exactly the limit is written, one byte more is
+/// refused.
+#[tokio::test]
+async fn edit_file_writes_a_result_of_exactly_its_limit() {
+    let f = Fixture::new();
+    let mut content = vec![b'a'; max_edit() / 2];
+    content.push(b'c');
+    std::fs::write(f.path("over.txt"), &content).expect("write");
+    content.pop();
+    std::fs::write(f.path("exact.txt"), &content).expect("write");
+    let args = |path: &str| json!({"path": path, "old_string": "a", "new_string": "bb", "replace_all": true});
+    let err = f.call("edit_file", args("over.txt")).await.unwrap_err();
+    assert!(
+        matches!(typed(&err), EditFileError::ResultTooLarge { size, .. } if *size == MAX_EDIT_BYTES + 1),
+        "{err}"
+    );
+    f.call("edit_file", args("exact.txt"))
+        .await
+        .expect("exactly the limit");
+    assert_eq!(
+        std::fs::metadata(f.path("exact.txt")).expect("meta").len(),
+        MAX_EDIT_BYTES
+    );
+}
+
+/// A `new_string` or `content` over the limit is refused from the input
+/// alone, before any file is read or created.
+#[tokio::test]
+async fn writers_refuse_model_written_text_over_their_limit() {
+    let f = Fixture::new();
+    let huge = "z".repeat(max_edit() + 1);
+    let err = f
+        .call(
+            "edit_file",
+            json!({"path": "notes.txt", "old_string": "one", "new_string": huge}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(typed(&err), EditFileError::ResultTooLarge { field: "new_string", size, .. } if *size == MAX_EDIT_BYTES + 1),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.path("notes.txt")).expect("read"),
+        "one\ntwo\n"
+    );
+
+    for runner in ["call", "run_unchecked"] {
+        let args = json!({"path": "new.txt", "content": huge});
+        let err = match runner {
+            "call" => f.call("write_file", args).await,
+            _ => f.run_unchecked("write_file", args).await,
+        }
+        .unwrap_err();
+        assert!(
+            matches!(typed(&err), WriteFileError::TooLarge { field: "content", size, max } if *size == MAX_WRITE_BYTES + 1 && *max == MAX_WRITE_BYTES),
+            "{err}"
+        );
+        assert!(err.to_string().contains("`content`"), "{err}");
+        assert!(!f.path("new.txt").exists());
+    }
+    f.call(
+        "write_file",
+        json!({"path": "new.txt", "content": &huge[1..]}),
+    )
+    .await
+    .expect("exactly the limit");
+    assert_eq!(
+        std::fs::metadata(f.path("new.txt")).expect("meta").len(),
+        MAX_WRITE_BYTES
+    );
+}
+
+/// Writers replace a file through a temporary file renamed over it: the
+/// result is the new text with the old permission bits, nothing is left
+/// next to it, and a hard link (another name for the old inode) keeps the
+/// old text instead of being written through.
+#[cfg(unix)]
+#[tokio::test]
+async fn writers_replace_files_whole_and_leave_nothing_behind() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new();
+    std::fs::create_dir(f.path("d")).expect("mkdir");
+    for name in ["e.sh", "w.sh"] {
+        std::fs::write(f.path("d").join(name), "old\n").expect("write");
+        std::fs::set_permissions(
+            f.path("d").join(name),
+            std::fs::Permissions::from_mode(0o750),
+        )
+        .expect("chmod");
+    }
+    std::fs::hard_link(f.path("d/e.sh"), f.path("e.link")).expect("link");
+    f.call(
+        "edit_file",
+        json!({"path": "d/e.sh", "old_string": "old", "new_string": "new"}),
+    )
+    .await
+    .expect("edit");
+    f.call("write_file", json!({"path": "d/w.sh", "content": "new\n"}))
+        .await
+        .expect("write");
+    f.call("write_file", json!({"path": "d/created", "content": "c"}))
+        .await
+        .expect("create");
+    for name in ["e.sh", "w.sh"] {
+        let path = f.path("d").join(name);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "new\n");
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o7777, 0o750, "{name}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(f.path("e.link")).expect("read"),
+        "old\n"
+    );
+    let mut names: Vec<_> = std::fs::read_dir(f.path("d"))
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["created", "e.sh", "w.sh"]);
+}
+
+/// Where [`writes_that_fail_halfway_leave_the_original`] tells its child
+/// process to work.
+const FSIZE_DIR_VAR: &str = "HOSTILE_FILES_FSIZE_DIR";
+
+/// A real failed write: a child process (this test binary, running
+/// [`child_writes_under_a_file_size_limit`]) runs with a file size limit of
+/// 2 KiB (`ulimit -f 4`) and `SIGXFSZ` ignored, so writing past it fails
+/// with `EFBIG` partway through, as a full disk would. The files it tried
+/// to grow must still hold their old text, and nothing may be left next to
+/// them. Writing in place (truncate, then write) fails this test.
+#[cfg(unix)]
+#[test]
+fn writes_that_fail_halfway_leave_the_original() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = format!("start\n{}", "keep me\n".repeat(100));
+    for name in ["edit.txt", "write.txt"] {
+        std::fs::write(dir.path().join(name), &old).expect("write");
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        // An ignored signal stays ignored across `exec`.
+        .arg(r#"trap '' XFSZ; ulimit -f 4 && exec "$0" --exact child_writes_under_a_file_size_limit --ignored --nocapture"#)
+        .arg(&exe)
+        .env(FSIZE_DIR_VAR, dir.path())
+        .output()
+        .expect("run the child");
+    let report = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{report}");
+    assert!(report.contains("1 passed"), "{report}");
+    for name in ["edit.txt", "write.txt"] {
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(name)).expect("read"),
+            old,
+            "{name}"
+        );
+    }
+    let mut names: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["edit.txt", "write.txt"]);
+}
+
+/// The child half of [`writes_that_fail_halfway_leave_the_original`]; it
+/// only makes sense under the limit that test sets.
+#[cfg(unix)]
+#[tokio::test]
+#[ignore = "run by writes_that_fail_halfway_leave_the_original under a file size limit"]
+async fn child_writes_under_a_file_size_limit() {
+    let dir = std::env::var_os(FSIZE_DIR_VAR).expect("run by the parent test");
+    let cx = ToolContext::new().with(Sandbox::new(&dir).expect("sandbox"));
+    let tools = try_all_base_tools(&Flags::new()).expect("catalog");
+    let big = "x".repeat(8 * 1024);
+    for (name, args) in [
+        (
+            "edit_file",
+            json!({"path": "edit.txt", "old_string": "start", "new_string": big}),
+        ),
+        (
+            "edit_file",
+            json!({"path": "edit.txt", "old_string": "keep", "new_string": "grown by far, far more", "replace_all": true}),
+        ),
+        ("write_file", json!({"path": "write.txt", "content": big})),
+        ("write_file", json!({"path": "new.txt", "content": big})),
+    ] {
+        let prepared = tools.get(name).expect("tool").prepare(args).expect("args");
+        let err = match prepared.run_approved(&cx).await {
+            Err(err) => err,
+            Ok(out) => panic!("{name} wrote past the limit: {}", out.into_string()),
+        };
+        let text = err.to_string();
+        assert!(
+            text.contains("could not") && text.to_lowercase().contains("too large"),
+            "{name}: {text}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn grep_holds_a_bounded_part_of_each_line() {
     let f = Fixture::new();
@@ -525,6 +801,94 @@ async fn writes_into_git_internals_are_refused_however_they_are_reached() {
             .is_ok()
     );
     for path in [".gitignore", "my.git/notes", "sub/.gitattributes"] {
+        f.call("write_file", json!({"path": path, "content": "x\n"}))
+            .await
+            .unwrap_or_else(|err| panic!("{path}: {err}"));
+    }
+}
+
+/// Names that case-insensitive, HFS+ or NTFS filesystems open as `.git`
+/// (on Linux they are ordinary directories, created here so edits have a
+/// file to find): writers refuse them all, walks skip them all.
+#[tokio::test]
+async fn every_spelling_of_dot_git_is_git_internals() {
+    let f = Fixture::new();
+    let spellings = [
+        ".Git",
+        ".git.",
+        ".git ",
+        ".git. .",
+        ".g\u{200c}it",
+        "\u{feff}.GIT",
+        ".gi\u{202e}t",
+        ".g\u{131}t",
+        "GIT~1",
+        "git~2",
+        ".git::$INDEX_ALLOCATION",
+    ];
+    for name in spellings {
+        // Not shaped like a git directory (no `HEAD`, `objects/`, `refs/`):
+        // only the name can give it away.
+        let dir = f.path("alias").join(name);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("config"), "[core]\n").expect("config");
+        std::fs::write(dir.join("sub.txt"), "secret\n").expect("file");
+        for path in [
+            format!("alias/{name}/config"),
+            format!("{name}/hooks/post-checkout"),
+        ] {
+            for (tool, args) in [
+                (
+                    "write_file",
+                    json!({"path": path, "content": "[core]\n\tfsmonitor = evil\n"}),
+                ),
+                (
+                    "edit_file",
+                    json!({"path": path, "old_string": "[core]", "new_string": "[core]\n\tpager = evil"}),
+                ),
+            ] {
+                let err = f.call(tool, args.clone()).await.unwrap_err();
+                assert!(
+                    matches!(&err, ToolError::PermissionDenied { reason, .. } if reason.contains("inside git's internal files")),
+                    "{tool} {path:?}: {err}"
+                );
+                // `call` refuses on its own too.
+                let err = f.run_unchecked(tool, args).await.unwrap_err();
+                assert!(
+                    err.to_string().contains("inside git's internal files"),
+                    "{tool} {path:?}: {err}"
+                );
+            }
+        }
+        assert_eq!(
+            std::fs::read_to_string(f.path("alias").join(name).join("config")).expect("config"),
+            "[core]\n",
+            "{name:?}"
+        );
+    }
+    // Directory walks do not enter any of them.
+    let listed = f
+        .call("glob", json!({"pattern": "**/*", "path": "alias"}))
+        .await
+        .expect("glob");
+    assert!(
+        !listed.contains("config") && !listed.contains("sub.txt"),
+        "{listed}"
+    );
+    let found = f
+        .call("grep", json!({"pattern": "secret", "path": "alias"}))
+        .await
+        .expect("grep");
+    assert!(!found.contains("sub.txt"), "{found}");
+    // Look-alikes that no filesystem opens as `.git` stay writable.
+    for path in [
+        ".gitx/a",
+        "git/a",
+        ".git-backup/a",
+        "x.git/a",
+        "GIT~/a",
+        ".git~1/a",
+    ] {
         f.call("write_file", json!({"path": path, "content": "x\n"}))
             .await
             .unwrap_or_else(|err| panic!("{path}: {err}"));

@@ -25,6 +25,8 @@ use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::Path;
 
+use super::{SandboxError, shown};
+
 /// What a path is when it is not a regular file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SpecialFile {
@@ -93,6 +95,44 @@ pub(crate) enum OpenError {
     Io(io::Error),
 }
 
+/// The error type of a file tool, as far as opening its file goes: how it
+/// says "a directory", "nothing there" and "the system refused". The rest
+/// of the mapping (special files become
+/// [`SandboxError::NotARegularFile`], every path is capped) is the same for
+/// every tool and lives in [`OpenError::into_tool_error`].
+pub(crate) trait OpenFailure: From<SandboxError> {
+    /// The path is a directory.
+    fn is_a_directory(path: String) -> Self;
+    /// Nothing exists at the path. By default an I/O error like any other,
+    /// for tools that create what is missing.
+    fn not_found(path: String, source: io::Error) -> Self
+    where
+        Self: Sized,
+    {
+        Self::io(path, source)
+    }
+    /// The operating system refused for another reason.
+    fn io(path: String, source: io::Error) -> Self;
+}
+
+impl OpenError {
+    /// The tool error for this failure to open `path` (the path as the
+    /// model wrote it; it is capped here).
+    pub(crate) fn into_tool_error<E: OpenFailure>(self, path: &str) -> E {
+        match self {
+            OpenError::NotRegular(SpecialFile::Directory) => E::is_a_directory(shown(path)),
+            OpenError::NotRegular(kind) => E::from(SandboxError::NotARegularFile {
+                path: shown(path),
+                kind,
+            }),
+            OpenError::Io(source) if source.kind() == io::ErrorKind::NotFound => {
+                E::not_found(shown(path), source)
+            }
+            OpenError::Io(source) => E::io(shown(path), source),
+        }
+    }
+}
+
 impl From<io::Error> for OpenError {
     fn from(err: io::Error) -> Self {
         OpenError::Io(err)
@@ -105,7 +145,10 @@ pub(crate) enum Access {
     /// Read an existing file.
     Read,
     /// Write an existing file (read too, for a read-modify-write). Nothing
-    /// is truncated: the caller does that once it holds a regular file.
+    /// is truncated or written through this descriptor by the tools: they
+    /// replace the file whole (see `replace_contents`), and opening it for
+    /// writing is how they check that the file is regular and theirs to
+    /// change.
     ReadWrite,
     /// Create a new file; fails with `AlreadyExists` if anything is there,
     /// and never follows a symlink.

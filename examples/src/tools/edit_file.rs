@@ -20,8 +20,12 @@
 //! - Only regular files are edited: FIFOs, sockets and devices are refused
 //!   before they are read (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
+//! - The edited text is written to a temporary file in the same directory
+//!   and renamed over the original, so a failed write (a full disk) leaves
+//!   the original unchanged. The file keeps its permission bits; it is a
+//!   new inode, so hard links to it keep the old text.
 
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
@@ -29,11 +33,16 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, OpenError, Sandbox, SandboxError, SpecialFile, check_write_paths, open_regular, shown,
+    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
+    replace_contents, shown,
 };
 
-/// The largest file `edit_file` reads: an edit holds the file and its
-/// edited copy in memory, so the limit bounds what one call can cost.
+/// The largest file `edit_file` reads, and the largest it writes: an edit
+/// holds the file and its edited copy in memory, so the limit bounds what
+/// one call can cost. The size of the result is computed from the counts
+/// before anything is replaced, since `replace_all` with a long
+/// `new_string` multiplies it (a 200 KB file of `a` with `a` replaced by
+/// 100 characters would be 20 MB).
 pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Replace an exact piece of text in a workspace file.
@@ -48,7 +57,8 @@ pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 /// Without `replace_all`, `old_string` must occur exactly once: if it is
 /// missing or occurs several times the call fails and nothing changes, so
 /// include enough surrounding lines to make it unique. Files inside `.git`
-/// (git's internal files) and special files (FIFOs, devices) are refused.
+/// (git's internal files) and special files (FIFOs, devices) are refused,
+/// and so are files, and edits, over 16 MiB.
 #[tool(
     name = "edit_file",
     concurrency_safe = false,
@@ -115,6 +125,21 @@ pub enum EditFileError {
         /// The limit.
         max: u64,
     },
+    /// The edited file would be larger than [`MAX_EDIT_BYTES`]: `new_string`
+    /// is too long, or too long for the number of occurrences replaced.
+    #[error(
+        "`{field}` would make `{path}` {size} bytes long; edit_file writes files up to {max} bytes: use a shorter `{field}` or replace fewer occurrences"
+    )]
+    ResultTooLarge {
+        /// The path as given.
+        path: String,
+        /// The argument that makes the result too large (`new_string`).
+        field: &'static str,
+        /// The size the edited file would have (at least), in bytes.
+        size: u64,
+        /// The limit.
+        max: u64,
+    },
     /// `old_string` does not occur in the file.
     #[error(
         "`old_string` does not occur in `{path}`; read the file and copy the text exactly, including whitespace"
@@ -147,6 +172,20 @@ pub enum EditFileError {
     Edit(#[from] tokio::task::JoinError),
 }
 
+impl OpenFailure for EditFileError {
+    fn is_a_directory(path: String) -> Self {
+        EditFileError::IsADirectory { path }
+    }
+
+    fn not_found(path: String, _source: io::Error) -> Self {
+        EditFileError::NotFound { path }
+    }
+
+    fn io(path: String, source: io::Error) -> Self {
+        EditFileError::Io { path, source }
+    }
+}
+
 impl EditFileInput {
     fn check(&self) -> Result<(), EditFileError> {
         if self.old_string.is_empty() {
@@ -155,8 +194,33 @@ impl EditFileInput {
         if self.old_string == self.new_string {
             return Err(EditFileError::NoChange);
         }
+        // The edited file holds `new_string` at least once: refused before
+        // the file is even read.
+        let new_len = u64::try_from(self.new_string.len()).unwrap_or(u64::MAX);
+        if new_len > MAX_EDIT_BYTES {
+            return Err(self.result_too_large(new_len));
+        }
         Ok(())
     }
+
+    fn result_too_large(&self, size: u64) -> EditFileError {
+        EditFileError::ResultTooLarge {
+            path: shown(&self.path),
+            field: "new_string",
+            size,
+            max: MAX_EDIT_BYTES,
+        }
+    }
+}
+
+/// The size of a text of `len` bytes once `count` occurrences of a
+/// `old`-byte string are replaced by a `new`-byte one; `None` when it does
+/// not fit in a `u64` (which is past any limit anyway).
+fn edited_len(len: usize, count: usize, old: usize, new: usize) -> Option<u64> {
+    let [len, count, old, new] = [len, count, old, new].map(|n| u64::try_from(n).ok());
+    let (count, len) = (count?, len?);
+    len.checked_sub(count.checked_mul(old?)?)?
+        .checked_add(count.checked_mul(new?)?)
 }
 
 impl Tool for EditFile {
@@ -191,27 +255,17 @@ impl Tool for EditFile {
     }
 }
 
-/// Applies the edit to the regular file at `full`, through one open
-/// descriptor (so what was checked is what is read and rewritten); how
-/// many occurrences were replaced.
+/// Applies the edit to the regular file at `full`; how many occurrences
+/// were replaced. The file is read through the descriptor that was checked
+/// (a regular file, writable), and the edited text replaces it through a
+/// temporary file renamed over it, so it is whole before or after, never
+/// in between.
 fn edit(full: &Path, input: &EditFileInput) -> Result<usize, EditFileError> {
     let path = || shown(&input.path);
-    let io_error = |source: io::Error| match source.kind() {
-        io::ErrorKind::NotFound => EditFileError::NotFound { path: path() },
-        _ => EditFileError::Io {
-            path: path(),
-            source,
-        },
-    };
-    let mut file = open_regular(full, Access::ReadWrite).map_err(|err| match err {
-        OpenError::NotRegular(SpecialFile::Directory) => {
-            EditFileError::IsADirectory { path: path() }
-        }
-        OpenError::NotRegular(kind) => {
-            EditFileError::Sandbox(SandboxError::NotARegularFile { path: path(), kind })
-        }
-        OpenError::Io(source) => io_error(source),
-    })?;
+    let io_error =
+        |source: io::Error| OpenError::from(source).into_tool_error::<EditFileError>(&input.path);
+    let mut file = open_regular(full, Access::ReadWrite)
+        .map_err(|err| err.into_tool_error::<EditFileError>(&input.path))?;
     let too_large = |size: u64| EditFileError::TooLarge {
         path: path(),
         size,
@@ -233,19 +287,47 @@ fn edit(full: &Path, input: &EditFileInput) -> Result<usize, EditFileError> {
     let text = String::from_utf8(bytes).map_err(|_| EditFileError::NotUtf8 { path: path() })?;
 
     let count = text.matches(input.old_string.as_str()).count();
-    let edited = match count {
+    match count {
         0 => return Err(EditFileError::OldStringNotFound { path: path() }),
-        1 => text.replacen(&input.old_string, &input.new_string, 1),
-        _ if input.replace_all => text.replace(&input.old_string, &input.new_string),
+        1 => {}
+        _ if input.replace_all => {}
         _ => {
             return Err(EditFileError::Ambiguous {
                 path: path(),
                 count,
             });
         }
-    };
-    file.seek(SeekFrom::Start(0)).map_err(io_error)?;
-    file.set_len(0).map_err(io_error)?;
-    file.write_all(edited.as_bytes()).map_err(io_error)?;
+    }
+    // Sized before anything is built: the replacement itself must not be
+    // what runs out of memory.
+    let size = edited_len(
+        text.len(),
+        count,
+        input.old_string.len(),
+        input.new_string.len(),
+    )
+    .unwrap_or(u64::MAX);
+    if size > MAX_EDIT_BYTES {
+        return Err(input.result_too_large(size));
+    }
+    let edited = text.replace(&input.old_string, &input.new_string);
+    // Never in place: a failed write must not cost the original.
+    replace_contents(full, &file, |out| out.write_all(edited.as_bytes())).map_err(io_error)?;
     Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edited_len_is_exact_and_overflow_is_none() {
+        assert_eq!(edited_len(10, 2, 1, 3), Some(14));
+        assert_eq!(edited_len(10, 10, 1, 0), Some(0));
+        assert_eq!(edited_len(200_000, 200_000, 1, 100), Some(20_000_000));
+        assert_eq!(edited_len(16 << 20, 16 << 20, 1, 1024), Some(16 << 30));
+        assert_eq!(edited_len(usize::MAX, usize::MAX, 1, 2), None);
+        // More removed than there is: inconsistent counts, not a wrap.
+        assert_eq!(edited_len(1, 2, 1, 0), None);
+    }
 }

@@ -117,37 +117,46 @@ pub enum GlobError {
     Walk(#[from] tokio::task::JoinError),
 }
 
-/// Why a glob pattern (this tool's `pattern`, `grep`'s `glob`) cannot be
-/// used; each tool turns it into its own error naming its argument.
-#[derive(Debug)]
-pub(crate) enum GlobProblem {
-    /// Longer than [`MAX_PATTERN_CHARS`].
-    TooLong { len: usize, max: usize },
-    /// Not a glob, or its compiled form is too large.
-    Invalid(globset::Error),
+/// The error type of a tool that takes a glob (this tool's `pattern`,
+/// `grep`'s `glob`): how it says what [`compile_glob`] found wrong with the
+/// argument named `field`.
+pub(crate) trait GlobFailure {
+    /// The pattern is longer than `max` characters.
+    fn too_long(field: &'static str, len: usize, max: usize) -> Self;
+    /// The pattern is not a glob, or its compiled form is too large.
+    fn invalid(field: &'static str, source: globset::Error) -> Self;
 }
 
-/// Compiles a glob in which `*` and `?` stay within one path component.
+/// Compiles the glob in argument `field`, in which `*` and `?` stay within
+/// one path component.
 ///
 /// Through a [`GlobSet`], not `Glob::compile_matcher`: the latter panics
 /// when the compiled pattern exceeds globset's size limit (a long pattern
 /// of wildcards does), while a set's `build` returns that as an error.
-pub(crate) fn compile_glob(pattern: &str) -> Result<GlobSet, GlobProblem> {
+pub(crate) fn compile_glob<E: GlobFailure>(
+    pattern: &str,
+    field: &'static str,
+) -> Result<GlobSet, E> {
     let len = pattern.chars().count();
     if len > MAX_PATTERN_CHARS {
-        return Err(GlobProblem::TooLong {
-            len,
-            max: MAX_PATTERN_CHARS,
-        });
+        return Err(E::too_long(field, len, MAX_PATTERN_CHARS));
     }
+    let invalid = |source| E::invalid(field, source);
     let glob = GlobBuilder::new(pattern)
         .literal_separator(true)
         .build()
-        .map_err(GlobProblem::Invalid)?;
-    GlobSetBuilder::new()
-        .add(glob)
-        .build()
-        .map_err(GlobProblem::Invalid)
+        .map_err(invalid)?;
+    GlobSetBuilder::new().add(glob).build().map_err(invalid)
+}
+
+impl GlobFailure for GlobError {
+    fn too_long(field: &'static str, len: usize, max: usize) -> Self {
+        GlobError::PatternTooLong { field, len, max }
+    }
+
+    fn invalid(field: &'static str, source: globset::Error) -> Self {
+        GlobError::InvalidPattern { field, source }
+    }
 }
 
 impl Tool for Glob {
@@ -156,17 +165,7 @@ impl Tool for Glob {
     type Error = GlobError;
 
     async fn call(&self, input: GlobInput, cx: &ToolContext) -> Result<String, GlobError> {
-        let matcher = compile_glob(&input.pattern).map_err(|err| match err {
-            GlobProblem::TooLong { len, max } => GlobError::PatternTooLong {
-                field: "pattern",
-                len,
-                max,
-            },
-            GlobProblem::Invalid(source) => GlobError::InvalidPattern {
-                field: "pattern",
-                source,
-            },
-        })?;
+        let matcher = compile_glob::<GlobError>(&input.pattern, "pattern")?;
         let sandbox = Sandbox::from_context(cx)?;
         let base = sandbox.resolve(&input.path)?;
         let io_error = |source| GlobError::Io {

@@ -38,7 +38,7 @@ use crate::sandbox::{
     self, Access, EntryKind, LineReader, MAX_LINE_BYTES, MAX_PATTERN_CHARS, OpenError, Sandbox,
     SandboxError, SpecialFile, check_paths, open_regular, shown,
 };
-use crate::tools::glob::{GlobProblem, compile_glob};
+use crate::tools::glob::{GlobFailure, compile_glob};
 
 /// Most matching lines returned; the result says when there were more.
 pub const MAX_MATCHES: usize = 1000;
@@ -182,6 +182,16 @@ fn compile_regex(pattern: &str, case_insensitive: bool) -> Result<Regex, GrepErr
         })
 }
 
+impl GlobFailure for GrepError {
+    fn too_long(field: &'static str, len: usize, max: usize) -> Self {
+        GrepError::PatternTooLong { field, len, max }
+    }
+
+    fn invalid(field: &'static str, source: globset::Error) -> Self {
+        GrepError::InvalidGlob { field, source }
+    }
+}
+
 /// Which files a search looks at.
 struct FileFilter {
     matcher: GlobSet,
@@ -191,17 +201,7 @@ struct FileFilter {
 
 impl FileFilter {
     fn new(glob: &str) -> Result<Self, GrepError> {
-        let matcher = compile_glob(glob).map_err(|err| match err {
-            GlobProblem::TooLong { len, max } => GrepError::PatternTooLong {
-                field: "glob",
-                len,
-                max,
-            },
-            GlobProblem::Invalid(source) => GrepError::InvalidGlob {
-                field: "glob",
-                source,
-            },
-        })?;
+        let matcher = compile_glob::<GrepError>(glob, "glob")?;
         Ok(FileFilter {
             matcher,
             whole_path: glob.contains('/'),

@@ -35,7 +35,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, LineReader, MAX_LINE_BYTES, OpenError, Sandbox, SandboxError, SpecialFile, check_paths,
+    Access, LineReader, MAX_LINE_BYTES, OpenError, OpenFailure, Sandbox, SandboxError, check_paths,
     open_regular, shown,
 };
 
@@ -199,16 +199,8 @@ struct Request {
 /// requested lines (or [`MAX_OUTPUT_BYTES`] of them) are in.
 fn read(full: &Path, request: &Request) -> Result<String, ReadFileError> {
     let (path, offset, limit) = (request.path.as_str(), request.offset, request.limit);
-    let file = open_regular(full, Access::Read).map_err(|err| match err {
-        OpenError::NotRegular(SpecialFile::Directory) => {
-            ReadFileError::IsADirectory { path: shown(path) }
-        }
-        OpenError::NotRegular(kind) => ReadFileError::Sandbox(SandboxError::NotARegularFile {
-            path: shown(path),
-            kind,
-        }),
-        OpenError::Io(source) => io_error(path, source),
-    })?;
+    let file = open_regular(full, Access::Read)
+        .map_err(|err| err.into_tool_error::<ReadFileError>(path))?;
     let mut lines = LineReader::new(BufReader::new(file), MAX_LINE_BYTES);
     let mut out = String::new();
     let mut number = 0;
@@ -261,12 +253,21 @@ fn read(full: &Path, request: &Request) -> Result<String, ReadFileError> {
     Ok(out)
 }
 
+/// A failed read, mapped as a failed open is.
 fn io_error(path: &str, source: io::Error) -> ReadFileError {
-    match source.kind() {
-        io::ErrorKind::NotFound => ReadFileError::NotFound { path: shown(path) },
-        _ => ReadFileError::Io {
-            path: shown(path),
-            source,
-        },
+    OpenError::from(source).into_tool_error(path)
+}
+
+impl OpenFailure for ReadFileError {
+    fn is_a_directory(path: String) -> Self {
+        ReadFileError::IsADirectory { path }
+    }
+
+    fn not_found(path: String, _source: io::Error) -> Self {
+        ReadFileError::NotFound { path }
+    }
+
+    fn io(path: String, source: io::Error) -> Self {
+        ReadFileError::Io { path, source }
     }
 }

@@ -33,7 +33,10 @@
 //! returns the request it would make, saying that nothing was sent. The
 //! validation is the real part: only `http` and `https` URLs with a host
 //! are accepted, and `file:`, `ftp:` or credentials in the URL are refused
-//! with a clear error.
+//! with a clear error. A URL longer than [`MAX_URL_CHARS`] is refused too,
+//! and an error quotes the URL and its scheme through
+//! [`cap_error_text`](registry_core::cap_error_text): both come from the
+//! model and may be megabytes long, and the error goes back to it.
 
 use registry_core::tool;
 #[cfg(feature = "web")]
@@ -72,7 +75,14 @@ pub struct WebFetchInput {
     pub url: String,
 }
 
-/// Why `web_fetch` refused a URL.
+/// The longest URL accepted, in characters: what common servers and
+/// proxies accept (8 KiB); a longer one is a mistake or an attempt to make
+/// the result, which repeats the URL, expensive.
+#[cfg(feature = "web")]
+pub const MAX_URL_CHARS: usize = 8 * 1024;
+
+/// Why `web_fetch` refused a URL. The URL and scheme quoted here are capped
+/// with [`cap_error_text`](registry_core::cap_error_text).
 #[cfg(feature = "web")]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WebFetchError {
@@ -81,18 +91,28 @@ pub enum WebFetchError {
         "unsupported scheme `{scheme}` in `url` `{url}`: only http and https URLs can be fetched"
     )]
     UnsupportedScheme {
-        /// The URL as given.
+        /// The URL as given (capped).
         url: String,
-        /// Its scheme.
+        /// Its scheme, lowercased (capped).
         scheme: String,
     },
     /// The URL is malformed.
     #[error("invalid `url` `{url}`: {reason}")]
     InvalidUrl {
-        /// The URL as given.
+        /// The URL as given (capped).
         url: String,
         /// What is wrong with it.
         reason: &'static str,
+    },
+    /// The URL is longer than [`MAX_URL_CHARS`].
+    #[error("`url` `{url}` is {len} characters long; the limit is {max}")]
+    TooLong {
+        /// The URL as given (capped).
+        url: String,
+        /// Its length in characters.
+        len: usize,
+        /// The limit.
+        max: usize,
     },
 }
 
@@ -118,9 +138,17 @@ pub struct ParsedUrl {
 #[cfg(feature = "web")]
 pub fn parse_url(url: &str) -> Result<ParsedUrl, WebFetchError> {
     let invalid = |reason| WebFetchError::InvalidUrl {
-        url: url.to_owned(),
+        url: shown(url),
         reason,
     };
+    let len = url.chars().count();
+    if len > MAX_URL_CHARS {
+        return Err(WebFetchError::TooLong {
+            url: shown(url),
+            len,
+            max: MAX_URL_CHARS,
+        });
+    }
     if url.is_empty() {
         return Err(invalid("it is empty"));
     }
@@ -147,8 +175,8 @@ pub fn parse_url(url: &str) -> Result<ParsedUrl, WebFetchError> {
     let scheme = scheme.to_ascii_lowercase();
     if scheme != "http" && scheme != "https" {
         return Err(WebFetchError::UnsupportedScheme {
-            url: url.to_owned(),
-            scheme,
+            url: shown(url),
+            scheme: shown(&scheme),
         });
     }
     let Some(rest) = rest.strip_prefix("//") else {
@@ -181,6 +209,12 @@ pub fn parse_url(url: &str) -> Result<ParsedUrl, WebFetchError> {
         scheme,
         authority: authority.to_owned(),
     })
+}
+
+/// `text` as an error may quote it: capped, since the model wrote it.
+#[cfg(feature = "web")]
+fn shown(text: &str) -> String {
+    registry_core::cap_error_text(text).into_owned()
 }
 
 #[cfg(feature = "web")]
@@ -256,5 +290,39 @@ mod tests {
                 parse_url(bad)
             );
         }
+    }
+
+    /// Everything an error quotes is model-written and capped, on every
+    /// path out of `parse_url`: a long scheme, a long unsupported URL, a
+    /// long host, a malformed remainder, and a URL over the length limit.
+    #[test]
+    fn errors_quote_capped_text() {
+        let max = registry_core::MAX_ERROR_MESSAGE_CHARS;
+        // Under the URL limit, over the quotation cap.
+        let long = "x".repeat(MAX_URL_CHARS / 2);
+        let cases = [
+            format!("{long}://example.com/"),
+            format!("ftp://example.com/{long}"),
+            format!("https:{long}"),
+            format!("https://example.com/{long} "),
+            format!("https://{long}@example.com/"),
+            format!("https://example.com:{long}/"),
+            format!("https://{}", "x".repeat(10_000_000)),
+        ];
+        for url in &cases {
+            let err = parse_url(url).unwrap_err();
+            let text = err.to_string();
+            assert!(text.chars().count() <= max, "{} chars", text.len());
+            assert!(text.contains("characters cut"), "{text}");
+        }
+        // Just over the limit is refused with the numbers; at the limit passes.
+        let at_limit = format!("https://e.com/{}", "a".repeat(MAX_URL_CHARS - 14));
+        assert_eq!(at_limit.chars().count(), MAX_URL_CHARS);
+        assert!(parse_url(&at_limit).is_ok());
+        let over = format!("{at_limit}a");
+        assert!(matches!(
+            parse_url(&over),
+            Err(WebFetchError::TooLong { len, max, .. }) if len == MAX_URL_CHARS + 1 && max == MAX_URL_CHARS
+        ));
     }
 }

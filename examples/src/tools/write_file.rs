@@ -24,6 +24,9 @@
 //!   is refused without being truncated or blocked on, and a symlink
 //!   swapped in for the file after the check is not followed (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
+//! - No partial files: an overwrite goes through a temporary file in the
+//!   same directory, renamed over the original once complete (permission
+//!   bits kept), and a created file is removed if writing it fails.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -33,8 +36,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, OpenError, Sandbox, SandboxError, SpecialFile, check_write_paths, open_regular, shown,
+    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
+    replace_contents, shown,
 };
+
+/// The largest `content` `write_file` writes, in bytes: the same limit as
+/// [`MAX_EDIT_BYTES`](crate::tools::edit_file::MAX_EDIT_BYTES), so a file
+/// one tool writes can be edited by the other. The model writes the
+/// content, so without a limit one call could fill the disk.
+pub const MAX_WRITE_BYTES: u64 = crate::tools::edit_file::MAX_EDIT_BYTES;
 
 /// Create a file in the workspace, or replace the whole contents of an
 /// existing one, with the given text. Missing parent directories are
@@ -46,8 +56,8 @@ use crate::sandbox::{
 ///
 /// Overwriting discards the old contents: to change part of a file, use
 /// `edit_file`, or read the file first. The result says whether the file
-/// was created or overwritten. Files inside `.git` (git's internal files)
-/// and special files (FIFOs, devices) are refused.
+/// was created or overwritten. Files inside `.git` (git's internal files),
+/// special files (FIFOs, devices) and `content` over 16 MiB are refused.
 #[tool(
     name = "write_file",
     concurrency_safe = false,
@@ -74,6 +84,16 @@ pub enum WriteFileError {
     /// The path is not allowed, or there is no sandbox.
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
+    /// `content` is longer than [`MAX_WRITE_BYTES`].
+    #[error("`{field}` is {size} bytes long; write_file writes files up to {max} bytes")]
+    TooLarge {
+        /// The argument that is too large (`content`).
+        field: &'static str,
+        /// Its size in bytes.
+        size: u64,
+        /// The limit.
+        max: u64,
+    },
     /// The path is a directory.
     #[error("`{path}` is a directory; give the path of a file inside it")]
     IsADirectory {
@@ -94,6 +114,32 @@ pub enum WriteFileError {
     Write(#[from] tokio::task::JoinError),
 }
 
+/// A missing file is created, so "not found" is only ever an I/O error
+/// here (a parent removed mid-write): the default of the trait.
+impl OpenFailure for WriteFileError {
+    fn is_a_directory(path: String) -> Self {
+        WriteFileError::IsADirectory { path }
+    }
+
+    fn io(path: String, source: io::Error) -> Self {
+        WriteFileError::Io { path, source }
+    }
+}
+
+impl WriteFileInput {
+    fn check(&self) -> Result<(), WriteFileError> {
+        let size = u64::try_from(self.content.len()).unwrap_or(u64::MAX);
+        if size > MAX_WRITE_BYTES {
+            return Err(WriteFileError::TooLarge {
+                field: "content",
+                size,
+                max: MAX_WRITE_BYTES,
+            });
+        }
+        Ok(())
+    }
+}
+
 impl Tool for WriteFile {
     type Input = WriteFileInput;
     type Output = String;
@@ -104,6 +150,7 @@ impl Tool for WriteFile {
         input: WriteFileInput,
         cx: &ToolContext,
     ) -> Result<String, WriteFileError> {
+        input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
         let full = sandbox.resolve_for_write(&input.path)?;
         let shown_path = sandbox.display_path(&full);
@@ -120,6 +167,10 @@ impl Tool for WriteFile {
         })
     }
 
+    fn validate_input(&self, input: &WriteFileInput, _cx: &ToolContext) -> Result<(), Self::Error> {
+        input.check()
+    }
+
     fn check_permissions(&self, input: &WriteFileInput, cx: &ToolContext) -> PermissionDecision {
         check_write_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
     }
@@ -132,39 +183,41 @@ impl Tool for WriteFile {
 
 /// Writes `content` to the regular file at `full`, creating it (and its
 /// parents) if needed; the size it had before, `None` if it was created.
+///
+/// An existing file is checked through the descriptor `open_regular` gives
+/// (regular, writable) and then replaced through a temporary file renamed
+/// over it, so a failed write leaves the old contents. A new file is
+/// created exclusively and removed again if writing it fails, so a failed
+/// call leaves nothing behind either way.
 fn write(full: &Path, path: &str, content: &str) -> Result<Option<u64>, WriteFileError> {
     let io_error = |source| WriteFileError::Io {
         path: shown(path),
         source,
     };
-    let refused = |err: OpenError| match err {
-        OpenError::NotRegular(SpecialFile::Directory) => {
-            WriteFileError::IsADirectory { path: shown(path) }
-        }
-        OpenError::NotRegular(kind) => WriteFileError::Sandbox(SandboxError::NotARegularFile {
-            path: shown(path),
-            kind,
-        }),
-        OpenError::Io(source) => io_error(source),
-    };
-    let (mut file, previous) = match open_regular(full, Access::ReadWrite) {
-        Ok(file) => {
-            let old = file.metadata().map_err(io_error)?.len();
-            // Truncate only now that the open file is known to be regular.
-            file.set_len(0).map_err(io_error)?;
-            (file, Some(old))
+    let refused = |err: OpenError| err.into_tool_error::<WriteFileError>(path);
+    match open_regular(full, Access::ReadWrite) {
+        Ok(original) => {
+            let old = original.metadata().map_err(io_error)?.len();
+            replace_contents(full, &original, |out| out.write_all(content.as_bytes()))
+                .map_err(io_error)?;
+            Ok(Some(old))
         }
         Err(OpenError::Io(err)) if err.kind() == io::ErrorKind::NotFound => {
             if let Some(parent) = full.parent() {
                 std::fs::create_dir_all(parent).map_err(io_error)?;
             }
-            (
-                open_regular(full, Access::CreateNew).map_err(refused)?,
-                None,
-            )
+            let mut file = open_regular(full, Access::CreateNew).map_err(refused)?;
+            let written = file
+                .write_all(content.as_bytes())
+                .and_then(|()| file.sync_all());
+            if let Err(err) = written {
+                // Ours alone: it was created exclusively just now.
+                drop(file);
+                let _ = std::fs::remove_file(full);
+                return Err(io_error(err));
+            }
+            Ok(None)
         }
-        Err(err) => return Err(refused(err)),
-    };
-    file.write_all(content.as_bytes()).map_err(io_error)?;
-    Ok(previous)
+        Err(err) => Err(refused(err)),
+    }
 }
