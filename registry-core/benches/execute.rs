@@ -13,6 +13,17 @@
 //!   time per call should not grow with the turn.
 //!
 //! Under `cargo test --benches` divan runs every benchmark once.
+//!
+//! Each timed body is one `#[inline(never)]` function (`floor_once`,
+//! `prepare_run_once`, `executor_once`, `turn_once`), so instruction
+//! counts are read per call from callgrind's inclusive cost of that
+//! function, free of divan's own loop and of building the inputs:
+//!
+//! ```text
+//! valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
+//!     target/release/deps/execute-* trivial --sample-count 10 --sample-size 100
+//! callgrind_annotate --inclusive=yes /tmp/cg.out | grep _once
+//! ```
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -107,6 +118,49 @@ fn args() -> Value {
     json!({ "path": "src/lib.rs", "offset": 3 })
 }
 
+/// The floor: serde straight into the input type, then the body.
+#[inline(never)]
+fn floor_once(rt: &tokio::runtime::Runtime, cx: &ToolContext, args: Value) -> String {
+    rt.block_on(async {
+        let input: EchoInput = serde_json::from_value(args).unwrap();
+        Echo.call(input, cx).await.unwrap()
+    })
+}
+
+/// `prepare` + `run`: the handle's own path, no executor.
+#[inline(never)]
+fn prepare_run_once(
+    rt: &tokio::runtime::Runtime,
+    cx: &ToolContext,
+    echo: &ToolHandle,
+    args: Value,
+) -> String {
+    rt.block_on(async {
+        let call = echo.prepare(args).unwrap();
+        call.run(cx).await.unwrap().into_string()
+    })
+}
+
+/// One whole turn through the executor.
+#[inline(never)]
+fn turn_once(
+    rt: &tokio::runtime::Runtime,
+    exec: &Executor,
+    calls: Vec<ToolCall>,
+) -> Vec<registry_core::ToolCallResult> {
+    rt.block_on(exec.run_turn(calls))
+}
+
+/// One trivial call through the executor (a turn of one call).
+#[inline(never)]
+fn executor_once(
+    rt: &tokio::runtime::Runtime,
+    exec: &Executor,
+    calls: Vec<ToolCall>,
+) -> Vec<registry_core::ToolCallResult> {
+    turn_once(rt, exec, calls)
+}
+
 mod trivial {
     //! Each variant gets its input built outside the timed part (the JSON
     //! arguments; for the executor, the `ToolCall` a provider response
@@ -119,12 +173,9 @@ mod trivial {
     fn floor(bencher: Bencher) {
         let rt = runtime();
         let cx = ToolContext::new();
-        bencher.with_inputs(args).bench_local_values(|args| {
-            rt.block_on(async {
-                let input: EchoInput = serde_json::from_value(args).unwrap();
-                Echo.call(input, &cx).await.unwrap()
-            })
-        });
+        bencher
+            .with_inputs(args)
+            .bench_local_values(|args| floor_once(&rt, &cx, args));
     }
 
     #[divan::bench]
@@ -132,12 +183,9 @@ mod trivial {
         let rt = runtime();
         let cx = ToolContext::new();
         let echo = ToolHandle::new(Echo);
-        bencher.with_inputs(args).bench_local_values(|args| {
-            rt.block_on(async {
-                let call = echo.prepare(args).unwrap();
-                call.run(&cx).await.unwrap().into_string()
-            })
-        });
+        bencher
+            .with_inputs(args)
+            .bench_local_values(|args| prepare_run_once(&rt, &cx, &echo, args));
     }
 
     #[divan::bench]
@@ -146,7 +194,7 @@ mod trivial {
         let exec = super::executor();
         bencher
             .with_inputs(|| vec![ToolCall::new("toolu_1", "echo", args())])
-            .bench_local_values(|calls| rt.block_on(exec.run_turn(calls)));
+            .bench_local_values(|calls| executor_once(&rt, &exec, calls));
     }
 }
 
@@ -197,6 +245,6 @@ mod mixed {
         bencher
             .counter(ItemsCount::new(n))
             .with_inputs(|| turn(n))
-            .bench_local_values(|calls| rt.block_on(exec.run_turn(calls)));
+            .bench_local_values(|calls| turn_once(&rt, &exec, calls));
     }
 }
