@@ -9,6 +9,7 @@
 //! [`nulls`](crate::nulls). Both ask their questions here, so the two can
 //! never disagree about what a schema means.
 
+pub(crate) mod plan;
 pub(crate) mod shape;
 
 use std::collections::BTreeMap;

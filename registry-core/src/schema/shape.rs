@@ -60,6 +60,18 @@ pub(crate) fn first_mismatch(args: &Value, schema: &Value) -> Option<Mismatch> {
         .map(|found| Mismatch { path, found })
 }
 
+/// Whether every value `schema` admits is an object or `null`: the
+/// question the walk asks of each property and item schema before it
+/// refuses a non-object there. `root` resolves local references.
+pub(crate) fn only_objects_or_null(schema: &Value, root: &Value) -> bool {
+    Walk {
+        root,
+        known: BTreeMap::new(),
+        in_progress: Vec::new(),
+    }
+    .only_objects(schema, true)
+}
+
 /// One check of one argument value against one schema. Answers about a
 /// `$ref` are remembered, so a schema whose definitions share references
 /// (`A = anyOf[B, B]`, `B = anyOf[C, C]`, ...) is read once per definition,
