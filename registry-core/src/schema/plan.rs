@@ -283,7 +283,10 @@ mod tests {
         // A `$ref` chain longer than the survey follows.
         let mut defs = serde_json::Map::new();
         for i in 0..1_000 {
-            defs.insert(format!("A{i}"), json!({"$ref": format!("#/$defs/A{}", i + 1)}));
+            defs.insert(
+                format!("A{i}"),
+                json!({"$ref": format!("#/$defs/A{}", i + 1)}),
+            );
         }
         defs.insert("A1000".into(), json!({"type": "integer"}));
         let long = json!({
@@ -306,7 +309,8 @@ mod tests {
 
     #[test]
     fn the_null_walk_runs_only_on_arguments_holding_a_null() {
-        let plan = ArgPlan::new(&json!({"type": "object", "properties": {"limit": {"type": "integer"}}}));
+        let plan =
+            ArgPlan::new(&json!({"type": "object", "properties": {"limit": {"type": "integer"}}}));
         assert!(!plan.needs_null_walk(&json!({"limit": 3, "xs": [1, {"a": "b"}]})));
         assert!(plan.needs_null_walk(&json!({"limit": null})));
         assert!(plan.needs_null_walk(&json!({"xs": [1, {"a": null}]})));
@@ -315,8 +319,13 @@ mod tests {
             deep = json!([deep]);
         }
         assert!(plan.needs_null_walk(&deep), "too deep to tell: walk");
-        let flat = ArgPlan::new(&json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}));
-        assert!(!flat.needs_null_walk(&json!({"a": null})), "nothing to drop");
+        let flat = ArgPlan::new(
+            &json!({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}),
+        );
+        assert!(
+            !flat.needs_null_walk(&json!({"a": null})),
+            "nothing to drop"
+        );
     }
 
     /// Schemas of every kind the walks handle; the plan must skip a walk
@@ -329,18 +338,40 @@ mod tests {
             "N": {"type": ["integer", "null"]},
             "Expr": {"anyOf": [{"$ref": "#/$defs/Expr"}, {"type": "integer"}]}
         });
-        let object = |properties: Value, required: Value| {
-            json!({"type": "object", "properties": properties, "required": required, "$defs": defs.clone()})
-        };
+        let object = |properties: Value, required: Value| json!({"type": "object", "properties": properties, "required": required, "$defs": defs.clone()});
         vec![
-            object(json!({"a": {"type": "integer"}, "b": {"$ref": "#/$defs/N"}, "x": {}}), json!(["a"])),
-            object(json!({"a": {"type": "array", "items": {"type": "string"}}, "b": {"type": ["string", "null"]}}), json!(["a"])),
-            object(json!({"a": {"anyOf": [{"type": "string"}, {"type": "array"}]}}), json!([])),
-            object(json!({"a": {"type": "integer"}, "b": {"type": "string"}}), json!([])),
-            object(json!({"a": {"$ref": "#/$defs/R"}, "b": {"$ref": "#/$defs/E"}}), json!(["a", "b"])),
-            object(json!({"a": {"type": "array", "items": {"$ref": "#/$defs/Opt"}}}), json!(["a"])),
-            object(json!({"x": {"$ref": "#/$defs/Expr"}, "a": {"$ref": "#/$defs/N"}}), json!([])),
-            object(json!({"a": {"allOf": [{"$ref": "#/$defs/Opt"}]}, "b": {"not": {"type": "null"}}}), json!(["a"])),
+            object(
+                json!({"a": {"type": "integer"}, "b": {"$ref": "#/$defs/N"}, "x": {}}),
+                json!(["a"]),
+            ),
+            object(
+                json!({"a": {"type": "array", "items": {"type": "string"}}, "b": {"type": ["string", "null"]}}),
+                json!(["a"]),
+            ),
+            object(
+                json!({"a": {"anyOf": [{"type": "string"}, {"type": "array"}]}}),
+                json!([]),
+            ),
+            object(
+                json!({"a": {"type": "integer"}, "b": {"type": "string"}}),
+                json!([]),
+            ),
+            object(
+                json!({"a": {"$ref": "#/$defs/R"}, "b": {"$ref": "#/$defs/E"}}),
+                json!(["a", "b"]),
+            ),
+            object(
+                json!({"a": {"type": "array", "items": {"$ref": "#/$defs/Opt"}}}),
+                json!(["a"]),
+            ),
+            object(
+                json!({"x": {"$ref": "#/$defs/Expr"}, "a": {"$ref": "#/$defs/N"}}),
+                json!([]),
+            ),
+            object(
+                json!({"a": {"allOf": [{"$ref": "#/$defs/Opt"}]}, "b": {"not": {"type": "null"}}}),
+                json!(["a"]),
+            ),
         ]
     }
 
