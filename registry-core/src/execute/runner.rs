@@ -295,8 +295,6 @@ impl Executor {
         if over_budget.is_some() {
             chars = slots.iter().map(|slot| slot.chars).collect();
         }
-        // `extend`, not `collect`: collecting in place would reuse the
-        // slots' larger buffer and then shrink it, a realloc per turn.
         let mut results: Vec<ToolCallResult> = slots
             .into_iter()
             .map(|slot| slot.result.expect("every call has a result"))
