@@ -198,6 +198,65 @@ mod trivial {
     }
 }
 
+mod walked {
+    //! A tool whose schema needs both walks (a list of structs, an
+    //! optional field that refuses `null`, sent as `null`): what `prepare`
+    //! costs when the argument plan cannot skip anything.
+
+    use super::*;
+
+    #[derive(Deserialize, JsonSchema)]
+    pub(super) struct Edit {
+        old: String,
+        new: String,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    pub(super) struct EditInput {
+        path: String,
+        edits: Vec<Edit>,
+        #[serde(default)]
+        dry_run: bool,
+    }
+
+    /// Apply edits.
+    #[tool(name = "edit")]
+    pub(super) struct EditTool;
+
+    impl Tool for EditTool {
+        type Input = EditInput;
+        type Output = String;
+        type Error = std::convert::Infallible;
+
+        async fn call(&self, input: EditInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+            let changed: usize = input.edits.iter().map(|e| e.old.len() + e.new.len()).sum();
+            Ok(format!("{} {changed} {}", input.path, input.dry_run))
+        }
+    }
+
+    fn edit_args() -> Value {
+        json!({
+            "path": "src/lib.rs",
+            "edits": [{ "old": "a", "new": "b" }, { "old": "c", "new": "d" }],
+            "dry_run": null
+        })
+    }
+
+    #[divan::bench]
+    fn prepare(bencher: Bencher) {
+        let edit = ToolHandle::new(EditTool);
+        bencher
+            .with_inputs(edit_args)
+            .bench_local_values(|args| super::prepare_once(&edit, args));
+    }
+}
+
+/// `prepare` alone, for the `walked` bench.
+#[inline(never)]
+fn prepare_once(tool: &ToolHandle, args: Value) -> registry_core::PreparedCall {
+    tool.prepare(args).unwrap()
+}
+
 mod sleeps {
     use super::*;
 
