@@ -56,14 +56,12 @@ fn walk<'s>(
             let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
                 return;
             };
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let required = schema.get("required").and_then(Value::as_array);
+            let is_required =
+                |key: &str| required.is_some_and(|r| r.iter().any(|k| k.as_str() == Some(key)));
             map.retain(|key, value| {
                 !(value.is_null()
-                    && !required.contains(&key.as_str())
+                    && !is_required(key)
                     && properties.get(key).is_some_and(|p| !admits_null(p, root)))
             });
             for (key, child) in map.iter_mut() {
