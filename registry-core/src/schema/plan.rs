@@ -82,7 +82,7 @@ impl ArgPlan {
 
 /// `true` when `value` holds a `null` within `depth` levels, or is nested
 /// deeper than that (the walk then decides).
-fn may_contain_null(value: &Value, depth: usize) -> bool {
+pub(crate) fn may_contain_null(value: &Value, depth: usize) -> bool {
     match value {
         Value::Null => true,
         Value::Array(items) => depth == 0 || items.iter().any(|v| may_contain_null(v, depth - 1)),
