@@ -270,14 +270,14 @@ mod sleeps {
     fn ten_safe_20ms(bencher: Bencher) {
         let rt = runtime();
         let exec = super::executor();
-        bencher.bench_local(|| rt.block_on(exec.run_turn(ten(true))));
+        bencher.bench_local(|| turn_once(&rt, &exec, ten(true)));
     }
 
     #[divan::bench(sample_count = 3, sample_size = 1)]
     fn ten_unsafe_20ms(bencher: Bencher) {
         let rt = runtime();
         let exec = super::executor();
-        bencher.bench_local(|| rt.block_on(exec.run_turn(ten(false))));
+        bencher.bench_local(|| turn_once(&rt, &exec, ten(false)));
     }
 }
 
