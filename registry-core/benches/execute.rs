@@ -13,6 +13,17 @@
 //!   time per call should not grow with the turn.
 //!
 //! Under `cargo test --benches` divan runs every benchmark once.
+//!
+//! Each timed body is one `#[inline(never)]` function (`floor_once`,
+//! `prepare_run_once`, `executor_once`, `turn_once`), so instruction
+//! counts are read per call from callgrind's inclusive cost of that
+//! function, free of divan's own loop and of building the inputs:
+//!
+//! ```text
+//! valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
+//!     target/release/deps/execute-* trivial --sample-count 10 --sample-size 100
+//! callgrind_annotate --inclusive=yes /tmp/cg.out | grep _once
+//! ```
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -107,6 +118,49 @@ fn args() -> Value {
     json!({ "path": "src/lib.rs", "offset": 3 })
 }
 
+/// The floor: serde straight into the input type, then the body.
+#[inline(never)]
+fn floor_once(rt: &tokio::runtime::Runtime, cx: &ToolContext, args: Value) -> String {
+    rt.block_on(async {
+        let input: EchoInput = serde_json::from_value(args).unwrap();
+        Echo.call(input, cx).await.unwrap()
+    })
+}
+
+/// `prepare` + `run`: the handle's own path, no executor.
+#[inline(never)]
+fn prepare_run_once(
+    rt: &tokio::runtime::Runtime,
+    cx: &ToolContext,
+    echo: &ToolHandle,
+    args: Value,
+) -> String {
+    rt.block_on(async {
+        let call = echo.prepare(args).unwrap();
+        call.run(cx).await.unwrap().into_string()
+    })
+}
+
+/// One whole turn through the executor.
+#[inline(never)]
+fn turn_once(
+    rt: &tokio::runtime::Runtime,
+    exec: &Executor,
+    calls: Vec<ToolCall>,
+) -> Vec<registry_core::ToolCallResult> {
+    rt.block_on(exec.run_turn(calls))
+}
+
+/// One trivial call through the executor (a turn of one call).
+#[inline(never)]
+fn executor_once(
+    rt: &tokio::runtime::Runtime,
+    exec: &Executor,
+    calls: Vec<ToolCall>,
+) -> Vec<registry_core::ToolCallResult> {
+    turn_once(rt, exec, calls)
+}
+
 mod trivial {
     //! Each variant gets its input built outside the timed part (the JSON
     //! arguments; for the executor, the `ToolCall` a provider response
@@ -119,12 +173,9 @@ mod trivial {
     fn floor(bencher: Bencher) {
         let rt = runtime();
         let cx = ToolContext::new();
-        bencher.with_inputs(args).bench_local_values(|args| {
-            rt.block_on(async {
-                let input: EchoInput = serde_json::from_value(args).unwrap();
-                Echo.call(input, &cx).await.unwrap()
-            })
-        });
+        bencher
+            .with_inputs(args)
+            .bench_local_values(|args| floor_once(&rt, &cx, args));
     }
 
     #[divan::bench]
@@ -132,12 +183,9 @@ mod trivial {
         let rt = runtime();
         let cx = ToolContext::new();
         let echo = ToolHandle::new(Echo);
-        bencher.with_inputs(args).bench_local_values(|args| {
-            rt.block_on(async {
-                let call = echo.prepare(args).unwrap();
-                call.run(&cx).await.unwrap().into_string()
-            })
-        });
+        bencher
+            .with_inputs(args)
+            .bench_local_values(|args| prepare_run_once(&rt, &cx, &echo, args));
     }
 
     #[divan::bench]
@@ -146,8 +194,67 @@ mod trivial {
         let exec = super::executor();
         bencher
             .with_inputs(|| vec![ToolCall::new("toolu_1", "echo", args())])
-            .bench_local_values(|calls| rt.block_on(exec.run_turn(calls)));
+            .bench_local_values(|calls| executor_once(&rt, &exec, calls));
     }
+}
+
+mod walked {
+    //! A tool whose schema needs both walks (a list of structs, an
+    //! optional field that refuses `null`, sent as `null`): what `prepare`
+    //! costs when the argument plan cannot skip anything.
+
+    use super::*;
+
+    #[derive(Deserialize, JsonSchema)]
+    pub(super) struct Edit {
+        old: String,
+        new: String,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    pub(super) struct EditInput {
+        path: String,
+        edits: Vec<Edit>,
+        #[serde(default)]
+        dry_run: bool,
+    }
+
+    /// Apply edits.
+    #[tool(name = "edit")]
+    pub(super) struct EditTool;
+
+    impl Tool for EditTool {
+        type Input = EditInput;
+        type Output = String;
+        type Error = std::convert::Infallible;
+
+        async fn call(&self, input: EditInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+            let changed: usize = input.edits.iter().map(|e| e.old.len() + e.new.len()).sum();
+            Ok(format!("{} {changed} {}", input.path, input.dry_run))
+        }
+    }
+
+    fn edit_args() -> Value {
+        json!({
+            "path": "src/lib.rs",
+            "edits": [{ "old": "a", "new": "b" }, { "old": "c", "new": "d" }],
+            "dry_run": null
+        })
+    }
+
+    #[divan::bench]
+    fn prepare(bencher: Bencher) {
+        let edit = ToolHandle::new(EditTool);
+        bencher
+            .with_inputs(edit_args)
+            .bench_local_values(|args| super::prepare_once(&edit, args));
+    }
+}
+
+/// `prepare` alone, for the `walked` bench.
+#[inline(never)]
+fn prepare_once(tool: &ToolHandle, args: Value) -> registry_core::PreparedCall {
+    tool.prepare(args).unwrap()
 }
 
 mod sleeps {
@@ -163,14 +270,14 @@ mod sleeps {
     fn ten_safe_20ms(bencher: Bencher) {
         let rt = runtime();
         let exec = super::executor();
-        bencher.bench_local(|| rt.block_on(exec.run_turn(ten(true))));
+        bencher.bench_local(|| turn_once(&rt, &exec, ten(true)));
     }
 
     #[divan::bench(sample_count = 3, sample_size = 1)]
     fn ten_unsafe_20ms(bencher: Bencher) {
         let rt = runtime();
         let exec = super::executor();
-        bencher.bench_local(|| rt.block_on(exec.run_turn(ten(false))));
+        bencher.bench_local(|| turn_once(&rt, &exec, ten(false)));
     }
 }
 
@@ -197,6 +304,6 @@ mod mixed {
         bencher
             .counter(ItemsCount::new(n))
             .with_inputs(|| turn(n))
-            .bench_local_values(|calls| rt.block_on(exec.run_turn(calls)));
+            .bench_local_values(|calls| turn_once(&rt, &exec, calls));
     }
 }

@@ -21,6 +21,7 @@ use crate::definition::{Declaration, ToolSpec};
 use crate::error::{ToolError, cap_error_text, capped_message};
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::permission::{PermissionContent, PermissionDecision};
+use crate::schema::plan::ArgPlan;
 use crate::tool::{Tool, ToolInput};
 
 type AnyInput = Box<dyn Any + Send + Sync>;
@@ -194,6 +195,8 @@ pub struct ToolHandle {
 struct Inner {
     tool: Box<dyn ErasedTool>,
     schema: OnceLock<Value>,
+    /// Which schema walks `prepare` can need, derived from `schema` once.
+    plan: OnceLock<ArgPlan>,
 }
 
 impl fmt::Debug for ToolHandle {
@@ -224,6 +227,7 @@ impl ToolHandle {
                     schema_override,
                 }),
                 schema: OnceLock::new(),
+                plan: OnceLock::new(),
             }),
         }
     }
@@ -241,6 +245,14 @@ impl ToolHandle {
     /// The JSON Schema of the tool's input, generated once and cached.
     pub fn input_schema(&self) -> &Value {
         self.inner.schema.get_or_init(|| self.inner.tool.schema())
+    }
+
+    /// What `prepare` must check of this tool's arguments, worked out
+    /// from the input schema on first use.
+    fn arg_plan(&self) -> &ArgPlan {
+        self.inner
+            .plan
+            .get_or_init(|| ArgPlan::new(self.input_schema()))
     }
 
     /// Runs the tool's `enabled` self-check (true when it has none).
@@ -267,8 +279,31 @@ impl ToolHandle {
     /// would also read a struct from an array of its fields in order
     /// (`["ls"]`), a form no provider sends and no schema advertises, so it
     /// is refused here rather than guessed at.
+    ///
+    /// Both rules are schema walks. Which of them a tool can need is
+    /// worked out once from its schema, so a tool whose schema proves a
+    /// walk idle (most flat inputs) never pays for it per call.
     pub fn prepare(&self, mut args: Value) -> Result<PreparedCall, ToolError> {
-        if let Some(mismatch) = crate::schema::shape::first_mismatch(&args, self.input_schema()) {
+        let plan = *self.arg_plan();
+        if plan.needs_shape_walk(&args) {
+            self.check_shape(&args)?;
+        }
+        if plan.needs_null_walk(&args) {
+            crate::nulls::drop_null_optionals(&mut args, self.input_schema());
+        }
+        // Parsed from a borrow so the arguments stay, as sent, for an
+        // approver to see (`PreparedCall::args`) without a copy.
+        let input = self.inner.tool.parse(&args)?;
+        Ok(PreparedCall {
+            tool: self.clone(),
+            input,
+            args,
+        })
+    }
+
+    /// Refuses a non-object where the schema promises an object.
+    fn check_shape(&self, args: &Value) -> Result<(), ToolError> {
+        if let Some(mismatch) = crate::schema::shape::first_mismatch(args, self.input_schema()) {
             if mismatch.found == crate::schema::shape::TOO_DEEP {
                 return Err(invalid_input(
                     self.name(),
@@ -287,15 +322,7 @@ impl ToolHandle {
                 &format!("expected {expected}, got {}", mismatch.found),
             ));
         }
-        crate::nulls::drop_null_optionals(&mut args, self.input_schema());
-        // Parsed from a borrow so the arguments stay, as sent, for an
-        // approver to see (`PreparedCall::args`) without a copy.
-        let input = self.inner.tool.parse(&args)?;
-        Ok(PreparedCall {
-            tool: self.clone(),
-            input,
-            args,
-        })
+        Ok(())
     }
 
     /// Parses, validates and runs one call, capping the result: the short

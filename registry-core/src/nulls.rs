@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use crate::schema::plan::may_contain_null;
 use crate::schema::{admits_null, follow_ref};
 
 /// Removes nulls the schema does not allow for optional properties, at
@@ -56,17 +57,22 @@ fn walk<'s>(
             let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
                 return;
             };
-            let required: Vec<&str> = schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
+            let required = schema.get("required").and_then(Value::as_array);
+            let is_required =
+                |key: &str| required.is_some_and(|r| r.iter().any(|k| k.as_str() == Some(key)));
             map.retain(|key, value| {
                 !(value.is_null()
-                    && !required.contains(&key.as_str())
+                    && !is_required(key)
                     && properties.get(key).is_some_and(|p| !admits_null(p, root)))
             });
             for (key, child) in map.iter_mut() {
+                // At the top, a property whose value holds no null is left
+                // alone: one linear scan instead of a schema-guided
+                // descent. Only there: scanning again at every level would
+                // grow with the square of the nesting.
+                if depth == 0 && !may_contain_null(child, MAX_DEPTH) {
+                    continue;
+                }
                 if let Some(child_schema) = properties.get(key) {
                     walk(child, child_schema, root, &mut Vec::new(), depth + 1);
                 }

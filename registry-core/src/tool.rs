@@ -39,8 +39,20 @@ pub trait ToolInput: Send + Sync + Sized + 'static {
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + Sync + 'static> ToolInput for T {
     fn __parse(args: &serde_json::Value) -> Result<Self, (String, String)> {
-        serde_path_to_error::deserialize(args)
-            .map_err(|err| (err.path().to_string(), err.into_inner().to_string()))
+        // Tracking the path costs more than the parse itself, and only a
+        // failure needs it: parse plainly, and on failure parse again
+        // with the path tracked (deserializing a `Value` is deterministic,
+        // so the second run meets the same error).
+        let plain = match <T as serde::Deserialize>::deserialize(args) {
+            Ok(input) => return Ok(input),
+            Err(err) => err,
+        };
+        match serde_path_to_error::deserialize::<_, T>(args) {
+            Err(err) => Err((err.path().to_string(), err.into_inner().to_string())),
+            // Only a `Deserialize` impl that answers differently on the
+            // same input gets here; its first answer stands, unlocated.
+            Ok(_) => Err((String::new(), plain.to_string())),
+        }
     }
 
     fn __schema() -> serde_json::Value {

@@ -17,7 +17,7 @@ use tracing::Instrument;
 
 use super::call::{ToolCall, ToolCallResult};
 use super::cap::{CapConfig, apply_budget, cap_output};
-use super::classify::classify;
+use super::classify::{CallClass, classify};
 use super::config::ExecutorConfig;
 use super::error::CallError;
 use super::events::ExecEvent;
@@ -82,6 +82,8 @@ struct Slot {
     span: tracing::Span,
     /// Until its batch starts it.
     prepared: Option<PreparedCall>,
+    /// Its classification, once prepared.
+    class: CallClass,
     /// Once it finished.
     result: Option<ToolCallResult>,
     /// The result's length in characters.
@@ -211,7 +213,6 @@ impl Executor {
     ) -> Vec<ToolCallResult> {
         let n = calls.len();
         let mut slots: Vec<Slot> = Vec::with_capacity(n);
-        let mut items: Vec<PlanItem> = Vec::with_capacity(n);
         for (index, call) in calls.into_iter().enumerate() {
             let span = tracing::info_span!(
                 "tool_call",
@@ -226,16 +227,13 @@ impl Executor {
                 metrics: ToolMetrics::default(),
                 span,
                 prepared: None,
+                class: CallClass::STRICT,
                 result: None,
                 chars: 0,
             };
             match self.prepare(&mut slot, &call.name, call.input) {
                 Ok((call, class)) => {
-                    items.push(PlanItem {
-                        index,
-                        tool: call.tool().clone(),
-                        class,
-                    });
+                    slot.class = class;
                     slot.prepared = Some(call);
                 }
                 Err(err) => {
@@ -247,6 +245,14 @@ impl Executor {
             slots.push(slot);
         }
 
+        // Planned straight from the slots: no second per-turn list.
+        let items = slots.iter().enumerate().filter_map(|(index, slot)| {
+            Some(PlanItem {
+                index,
+                tool: slot.prepared.as_ref()?.tool().clone(),
+                class: slot.class,
+            })
+        });
         let plan = plan(items, &*self.rule, self.config.max_concurrency);
         if let Some(events) = &events {
             queued(events, &plan, &slots);
@@ -305,7 +311,7 @@ impl Executor {
         slot: &mut Slot,
         name: &str,
         input: serde_json::Value,
-    ) -> Result<(PreparedCall, super::classify::CallClass), CallError> {
+    ) -> Result<(PreparedCall, CallClass), CallError> {
         let tool = {
             let _phase = tracing::info_span!(parent: &slot.span, "resolve").entered();
             self.resolve(name)?

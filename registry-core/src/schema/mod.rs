@@ -9,8 +9,10 @@
 //! [`nulls`](crate::nulls). Both ask their questions here, so the two can
 //! never disagree about what a schema means.
 
+pub(crate) mod plan;
 pub(crate) mod shape;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -73,8 +75,39 @@ pub fn require_object_schema(schema: &Value) -> Result<(), ObjectSchemaError> {
 
 /// The schema a local reference (`#`, `#/$defs/Name`, any `#/json/pointer`)
 /// points at inside `root`; `None` for a remote or dangling reference.
+///
+/// Resolved as [`Value::pointer`] does, without its allocation per token:
+/// the walks in [`shape`] and [`nulls`](crate::nulls) resolve a reference
+/// for every argument value they visit, and a token is only unescaped
+/// when it holds a `~` (schemars' `#/$defs/Name` never does).
 pub(crate) fn ref_target<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
-    root.pointer(reference.strip_prefix('#')?)
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    pointer
+        .strip_prefix('/')?
+        .split('/')
+        .try_fold(root, |target, token| {
+            let token: Cow<'_, str> = if token.contains('~') {
+                Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+            } else {
+                Cow::Borrowed(token)
+            };
+            match target {
+                Value::Object(map) => map.get(token.as_ref()),
+                Value::Array(list) => array_index(&token).and_then(|i| list.get(i)),
+                _ => None,
+            }
+        })
+}
+
+/// A JSON Pointer array index: decimal, no sign, no leading zero.
+fn array_index(token: &str) -> Option<usize> {
+    if token.starts_with('+') || (token.starts_with('0') && token.len() != 1) {
+        return None;
+    }
+    token.parse().ok()
 }
 
 /// Follows `schema`'s `$ref` (and a chain of bare references) to the schema
@@ -290,6 +323,42 @@ mod tests {
         );
         assert_eq!(ref_target(&root, "#/$defs/B"), None);
         assert_eq!(ref_target(&root, "other.json#/A"), None);
+    }
+
+    #[test]
+    fn refs_resolve_exactly_as_serde_json_pointers_do() {
+        let root = json!({
+            "$defs": { "a/b": 1, "m~n": 2, "": 3, "A": { "x": [10, 11, { "y": 12 }] } },
+            "list": [0, 1, 2]
+        });
+        for pointer in [
+            "",
+            "/",
+            "/$defs",
+            "/$defs/A",
+            "/$defs/A/x/2/y",
+            "/$defs/a~1b",
+            "/$defs/m~0n",
+            "/$defs/m~01",
+            "/$defs/",
+            "/list/0",
+            "/list/2",
+            "/list/3",
+            "/list/01",
+            "/list/+1",
+            "/list/-1",
+            "/list/x",
+            "/$defs/A/x/1/z",
+            "nope",
+            "/missing",
+            "//",
+        ] {
+            assert_eq!(
+                ref_target(&root, &format!("#{pointer}")),
+                root.pointer(pointer),
+                "{pointer:?}"
+            );
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! arguments.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use serde_json::Value;
 
@@ -60,6 +61,18 @@ pub(crate) fn first_mismatch(args: &Value, schema: &Value) -> Option<Mismatch> {
         .map(|found| Mismatch { path, found })
 }
 
+/// Whether every value `schema` admits is an object or `null`: the
+/// question the walk asks of each property and item schema before it
+/// refuses a non-object there. `root` resolves local references.
+pub(crate) fn only_objects_or_null(schema: &Value, root: &Value) -> bool {
+    Walk {
+        root,
+        known: BTreeMap::new(),
+        in_progress: Vec::new(),
+    }
+    .only_objects(schema, true)
+}
+
 /// One check of one argument value against one schema. Answers about a
 /// `$ref` are remembered, so a schema whose definitions share references
 /// (`A = anyOf[B, B]`, `B = anyOf[C, C]`, ...) is read once per definition,
@@ -85,6 +98,11 @@ impl<'s> Walk<'s> {
         }
         if depth > MAX_DEPTH {
             return Some(TOO_DEEP);
+        }
+        // Most schemas are no union: at most one branch, and no work list
+        // to allocate for it.
+        if let Some(single) = self.single_branch(value, schema) {
+            return self.children(value, single?, path, depth);
         }
         let branches = self.branches_for(value, schema);
         let mut first = None;
@@ -129,23 +147,28 @@ impl<'s> Walk<'s> {
                 pending.extend(branches.iter().rev());
                 continue;
             }
-            let kind_fits = match (value, next.get("type")) {
-                (_, None) => true,
-                (Value::Object(_), Some(t)) => admits_type(t, "object"),
-                (Value::Array(_), Some(t)) => admits_type(t, "array"),
-                _ => false,
-            };
-            let required_present = match (value, next.get("required")) {
-                (Value::Object(map), Some(Value::Array(required))) => required
-                    .iter()
-                    .all(|key| key.as_str().is_some_and(|key| map.contains_key(key))),
-                _ => true,
-            };
-            if kind_fits && required_present {
+            if fits(value, next) {
                 out.push(next);
             }
         }
         out
+    }
+
+    /// [`branches_for`](Self::branches_for) when `schema` (after its
+    /// `$ref`s) is not a union: `Some` of its one branch, or of `None` when
+    /// the value does not fit it (or the reference does not resolve).
+    /// `None` for a union.
+    fn single_branch(&self, value: &Value, schema: &'s Value) -> Option<Option<&'s Value>> {
+        let Some(next) = follow_ref(schema, self.root, &mut Vec::new()) else {
+            return Some(None);
+        };
+        if ["anyOf", "oneOf"]
+            .iter()
+            .any(|key| next.get(*key).is_some_and(Value::is_array))
+        {
+            return None;
+        }
+        Some(fits(value, next).then_some(next))
     }
 
     /// The children of `value` checked against `schema`'s `properties` or
@@ -180,7 +203,7 @@ impl<'s> Walk<'s> {
                 let item_schema = schema.get("items").filter(|s| s.is_object())?;
                 for (index, item) in items.iter().enumerate() {
                     let before = path.len();
-                    path.push_str(&format!("[{index}]"));
+                    let _ = write!(path, "[{index}]");
                     if let Some(found) = self.child(item, item_schema, path, depth) {
                         return Some(found);
                     }
@@ -254,6 +277,24 @@ impl<'s> Walk<'s> {
             any_object
         })
     }
+}
+
+/// Whether `value` can be parsed with the (non-union) `schema`: its kind
+/// is one `type` admits, and an object holds every required property.
+fn fits(value: &Value, schema: &Value) -> bool {
+    let kind_fits = match (value, schema.get("type")) {
+        (_, None) => true,
+        (Value::Object(_), Some(t)) => admits_type(t, "object"),
+        (Value::Array(_), Some(t)) => admits_type(t, "array"),
+        _ => false,
+    };
+    let required_present = match (value, schema.get("required")) {
+        (Value::Object(map), Some(Value::Array(required))) => required
+            .iter()
+            .all(|key| key.as_str().is_some_and(|key| map.contains_key(key))),
+        _ => true,
+    };
+    kind_fits && required_present
 }
 
 /// Whether a `type` keyword (a name or a list of names) admits `kind`.
