@@ -18,9 +18,7 @@ pub(crate) fn drop_null_optionals(args: &mut Value, schema: &Value) {
     walk(args, schema, schema, &mut Vec::new(), 0);
 }
 
-// Deep enough for any real input; a recursive schema applied to a deep
-// value stops here instead of exhausting the stack.
-const MAX_DEPTH: usize = 64;
+use crate::schema::MAX_WALK_DEPTH as MAX_DEPTH;
 
 /// `refs` holds the `$ref`s already followed for this same value, so a
 /// recursive union (`anyOf: [{$ref: Expr}, ...]` inside `Expr`) is visited

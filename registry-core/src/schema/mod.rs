@@ -12,6 +12,13 @@
 pub(crate) mod plan;
 pub(crate) mod shape;
 
+/// How deep the argument walks (the shape check in [`shape`], the null
+/// handling in [`nulls`](crate::nulls)) follow arguments and `$ref`
+/// chains: deep enough for any real input, and bounded so a recursive
+/// schema applied to a deep value cannot exhaust the stack. One number, so
+/// the walks and the plan that skips them agree.
+pub(crate) const MAX_WALK_DEPTH: usize = 64;
+
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 

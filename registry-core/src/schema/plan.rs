@@ -26,7 +26,7 @@ use super::{admits_null, ref_target};
 /// How many property or item levels the plan follows before it gives up
 /// proving and walks: the walks' own depth limit, so a schema nested that
 /// deep keeps their "too deep" answer.
-const MAX_PROVEN_DEPTH: usize = 64;
+const MAX_PROVEN_DEPTH: usize = super::MAX_WALK_DEPTH;
 
 /// How many schemas deep (through `$ref`s, unions, properties and items)
 /// the survey recurses before it gives up proving: a long `$ref` chain in

@@ -16,10 +16,7 @@ use serde_json::Value;
 
 use super::{follow_ref, ref_target};
 
-/// How deep the walk follows the arguments (and `$ref` chains): deep enough
-/// for any real input, and bounded so a recursive schema applied to a deep
-/// value cannot exhaust the stack.
-const MAX_DEPTH: usize = 64;
+use super::MAX_WALK_DEPTH as MAX_DEPTH;
 
 /// The most union branches one value is checked against; past it the
 /// remaining branches are not looked at (they can only make the check
