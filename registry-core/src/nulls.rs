@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::schema::plan::may_contain_null;
-use crate::schema::{admits_null, follow_ref};
+use crate::schema::{MAX_WALK_DEPTH as MAX_DEPTH, admits_null, follow_ref};
 
 /// Removes nulls the schema does not allow for optional properties, at
 /// every depth the schema describes (objects, arrays, unions, `$ref` to
@@ -17,8 +17,6 @@ use crate::schema::{admits_null, follow_ref};
 pub(crate) fn drop_null_optionals(args: &mut Value, schema: &Value) {
     walk(args, schema, schema, &mut Vec::new(), 0);
 }
-
-use crate::schema::MAX_WALK_DEPTH as MAX_DEPTH;
 
 /// `refs` holds the `$ref`s already followed for this same value, so a
 /// recursive union (`anyOf: [{$ref: Expr}, ...]` inside `Expr`) is visited

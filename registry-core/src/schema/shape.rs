@@ -14,9 +14,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use super::{follow_ref, ref_target};
-
-use super::MAX_WALK_DEPTH as MAX_DEPTH;
+use super::{MAX_WALK_DEPTH as MAX_DEPTH, follow_ref, ref_target};
 
 /// The most union branches one value is checked against; past it the
 /// remaining branches are not looked at (they can only make the check
