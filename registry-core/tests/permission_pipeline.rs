@@ -763,7 +763,8 @@ async fn allow_always_grants_the_same_content_for_the_session() {
         "allowed by Approver"
     );
     assert_eq!(approver.asked(), 2);
-    // A call without content grants the whole tool.
+    // A call without content grants calls without content: for a tool
+    // with no content hook, every call; never a call that names content.
     assert!(
         decide(&pipeline, &cx, &write_no_content())
             .await
@@ -780,11 +781,19 @@ async fn allow_always_grants_the_same_content_for_the_session() {
         ["probe", r"probe(rm \\*.tmp)", r"probe(rm important.tmp)"]
     );
     assert_eq!(
-        decide(&pipeline, &cx, &call(json!({ "command": "anything" }))).await,
+        decide(&pipeline, &cx, &write_no_content()).await,
         Authorization::Allowed {
             by: AllowedBy::SessionRule("probe".into())
         }
     );
+    assert_eq!(
+        decide(&pipeline, &cx, &call(json!({ "command": "anything" }))).await,
+        Authorization::Allowed {
+            by: AllowedBy::Approver
+        },
+        "content the grant never saw is asked about"
+    );
+    assert_eq!(approver.asked(), 4);
     // Grants never pass a deny rule, nor an ask rule ("ask every time").
     let cx = rules_deny_and_ask();
     let before = approver.asked();
@@ -960,4 +969,99 @@ async fn with_a_workspace_paths_match_relative_and_absolute_rules() {
         short(&decide(&unanchored, &cx, &write_to("/work/project/.env")).await),
         "denied by NoApprover"
     );
+}
+
+// ---- Review findings: fail-open paths that must stay closed.
+
+#[tokio::test]
+async fn always_on_a_call_without_content_never_covers_one_with_content() {
+    let approver = Recording::new(Approval::AllowAlways);
+    let pipeline = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let cx = PermissionContext::new();
+    // An empty command names nothing; "always" for it is not "always".
+    let empty = call(json!({ "command": "" }));
+    assert!(decide(&pipeline, &cx, &empty).await.is_allowed());
+    let rm = call(json!({ "command": "rm -rf ~" }));
+    assert!(decide(&pipeline, &cx, &rm).await.is_allowed());
+    assert_eq!(approver.asked(), 2, "the second call was asked about too");
+}
+
+#[tokio::test]
+async fn a_path_deny_rule_for_every_path_covers_relative_paths_too() {
+    let cx = rules(&[(RuleBehavior::Deny, "probe(:*)")]);
+    for mode in [PermissionMode::Default, PermissionMode::Bypass] {
+        let pipeline = PermissionPipeline::new(mode);
+        for path in ["src/lib.rs", "/etc/passwd", ".env"] {
+            let outcome = decide(&pipeline, &cx, &write_to(path)).await;
+            assert!(
+                matches!(
+                    outcome,
+                    Authorization::Denied {
+                        by: DeniedBy::DenyRule(_),
+                        ..
+                    }
+                ),
+                "{mode:?} {path}: {outcome:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_leading_double_star_covers_a_file_at_the_top() {
+    let cx = rules(&[(RuleBehavior::Deny, "probe(**/.env)")]);
+    let pipeline = PermissionPipeline::new(PermissionMode::Bypass);
+    for path in [".env", "./.env", "a/b/.env", "/work/.env"] {
+        let outcome = decide(&pipeline, &cx, &write_to(path)).await;
+        assert!(!outcome.is_allowed(), "{path}: {outcome:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_relative_deny_rule_against_an_absolute_path_without_a_workspace_does_not_allow() {
+    let cx = rules(&[(RuleBehavior::Deny, "probe(.env)")]);
+    let bypass = PermissionPipeline::new(PermissionMode::Bypass);
+    let outcome = decide(&bypass, &cx, &write_to("/work/.env")).await;
+    assert!(
+        matches!(
+            outcome,
+            Authorization::Denied {
+                by: DeniedBy::DenyRule(_),
+                ..
+            }
+        ),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn command_deny_rules_see_through_substitutions_keywords_and_wrappers() {
+    let cx = rules(&[(RuleBehavior::Deny, "probe(rm:*)")]);
+    let bypass = PermissionPipeline::new(PermissionMode::Bypass);
+    for command in [
+        "echo $(rm -rf x)",
+        "echo `rm -rf x`",
+        "{ rm -rf x; }",
+        "if :; then rm -rf x; fi",
+        "env rm -rf x",
+        "sudo rm -rf x",
+        "eval 'r''m -rf x'",
+        "sh -c 'r''m -rf x'",
+        "ls \\\n&& rm -rf x",
+    ] {
+        let outcome = decide(&bypass, &cx, &call(json!({ "command": command }))).await;
+        assert!(
+            matches!(
+                outcome,
+                Authorization::Denied {
+                    by: DeniedBy::DenyRule(_),
+                    ..
+                }
+            ),
+            "{command}: {outcome:?}"
+        );
+    }
+    // What the rule does not cover still runs.
+    let ls = decide(&bypass, &cx, &call(json!({ "command": "ls -la" }))).await;
+    assert!(ls.is_allowed(), "{ls:?}");
 }

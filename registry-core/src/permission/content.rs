@@ -144,10 +144,15 @@ pub(crate) fn is_shell_control(c: char) -> bool {
     )
 }
 
-/// The simple commands of a command line, split at `;`, `&`, `|` and line
-/// breaks, with runs of whitespace collapsed to one space and the ends
-/// (and subshell parentheses) trimmed; empty ones dropped. So `rm:*`
-/// covers `ls && rm x` and `git push:*` covers `git  push`.
+/// The simple commands of a command line, split at `;`, `&`, `|`, line
+/// breaks, backquotes, `$(`, braces, parentheses and `!` (line
+/// continuations joined first), with runs of whitespace collapsed to one
+/// space and leading keywords, plain wrappers and assignments dropped
+/// (`then`, `env`, `sudo`, `FOO=1`); empty ones dropped. So `rm:*` covers
+/// `ls && rm x`, `echo $(rm x)`, `if :; then rm x; fi` and `env rm x`, and
+/// `git push:*` covers `git  push`. A command that can run text its words
+/// do not show (see [`command_is_opaque`]) is not matched at all: the
+/// pipeline treats it as content no rule can check.
 ///
 /// Not a shell parser: quoting is ignored, so a quoted `;` splits too.
 /// That only ever adds segments, and segments are used only to find more
@@ -155,16 +160,55 @@ pub(crate) fn is_shell_control(c: char) -> bool {
 /// (`g''it push` is not `git push`): deny rules on commands are a first
 /// filter, behind the tool's own check and the safety classifier.
 pub(crate) fn command_segments(command: &str) -> impl Iterator<Item = String> {
-    command
-        .split([';', '&', '|', '\n', '\r'])
+    // A line continuation joins its two lines (`git push\<newline>--force`).
+    let joined = command.replace("\\\r\n", "").replace("\\\n", "");
+    joined
+        .split([';', '&', '|', '\n', '\r', '`', '{', '}', '(', ')', '!'])
         .map(|segment| {
-            segment
-                .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+            let mut words: Vec<&str> = segment
+                .split(|c: char| c.is_whitespace() || c == '$')
                 .filter(|word| !word.is_empty())
-                .collect::<Vec<_>>()
-                .join(" ")
+                .collect();
+            // What the shell runs after a keyword or a plain wrapper is the
+            // command a rule is about (`if :; then rm -rf x; fi`,
+            // `env rm -rf x`, `sudo rm -rf x`).
+            let leading = words
+                .iter()
+                .take_while(|word| LEADING_WORDS.contains(word) || word.contains('='))
+                .count();
+            words.drain(..leading);
+            words.join(" ")
         })
         .filter(|segment| !segment.is_empty())
+        .collect::<Vec<_>>()
+        .into_iter()
+}
+
+/// Shell keywords and argument-less wrappers that stand before the command
+/// they run.
+const LEADING_WORDS: &[&str] = &[
+    "if", "then", "else", "elif", "while", "until", "do", "time", "env", "command", "exec",
+    "nohup", "sudo", "doas", "builtin",
+];
+
+/// Whether a command can run text its words do not show, so no content
+/// rule can vouch for what it does: a substitution, `eval`, a shell given a
+/// script with `-c`, or `xargs` (its command's arguments come from input).
+pub(crate) fn command_is_opaque(command: &str) -> bool {
+    command.contains("$(")
+        || command.contains('`')
+        || command.contains("<(")
+        || command.contains(">(")
+        || command_segments(command).any(|segment| {
+            let mut words = segment.split(' ');
+            let first = words.next().unwrap_or_default();
+            let program = first.rsplit('/').next().unwrap_or(first);
+            matches!(program, "eval" | "xargs" | "source" | ".")
+                || (matches!(program, "sh" | "bash" | "dash" | "zsh" | "ksh" | "fish")
+                    && segment
+                        .split(' ')
+                        .any(|w| w.starts_with('-') && w.contains('c')))
+        })
 }
 
 #[cfg(test)]
@@ -199,5 +243,46 @@ mod tests {
         let segments: Vec<String> =
             command_segments("ls -l && rm  -rf\tx; (cd a | wc)\necho done &").collect();
         assert_eq!(segments, ["ls -l", "rm -rf x", "cd a", "wc", "echo done"]);
+    }
+
+    #[test]
+    fn command_segments_see_through_keywords_wrappers_and_substitutions() {
+        let segments = |c: &str| command_segments(c).collect::<Vec<_>>();
+        for (command, inner) in [
+            ("echo $(rm -rf x)", "rm -rf x"),
+            ("echo `rm -rf x`", "rm -rf x"),
+            ("{ rm -rf x; }", "rm -rf x"),
+            ("if :; then rm -rf x; fi", "rm -rf x"),
+            ("env FOO=1 rm -rf x", "rm -rf x"),
+            ("sudo rm -rf x", "rm -rf x"),
+            ("! rm -rf x", "rm -rf x"),
+            ("git push \\\n--force", "git push --force"),
+            ("git pu\\\nsh --force", "git push --force"),
+        ] {
+            assert!(
+                segments(command).iter().any(|s| s == inner),
+                "{command:?}: {:?}",
+                segments(command)
+            );
+        }
+    }
+
+    #[test]
+    fn opaque_commands_are_recognised() {
+        for command in [
+            "echo $(id)",
+            "echo `id`",
+            "eval \"$X\"",
+            "sh -c 'rm x'",
+            "bash -lc 'rm x'",
+            "find . | xargs rm",
+            ". ./script",
+            "cat <(id)",
+        ] {
+            assert!(command_is_opaque(command), "{command}");
+        }
+        for command in ["git status", "ls -la", "grep -c x f"] {
+            assert!(!command_is_opaque(command), "{command}");
+        }
     }
 }

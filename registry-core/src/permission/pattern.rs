@@ -119,9 +119,19 @@ impl ContentPattern {
     pub fn matches(&self, content: &PermissionContent) -> bool {
         let text = content.as_str();
         match content.kind() {
-            ContentKind::Path => self
-                .path_form
-                .matches(text, Boundary::PathComponent, |_| true),
+            // A leading `**/` or `*/` also covers a path with no directory
+            // in front (`**/.env` covers `.env`): tried as `./.env`.
+            ContentKind::Path => {
+                self.path_form
+                    .matches(text, Boundary::PathComponent, |_| true)
+                    || (!text.starts_with('/')
+                        && matches!(self.path_form, Form::Glob(_))
+                        && self.path_form.matches(
+                            &format!("./{text}"),
+                            Boundary::PathComponent,
+                            |_| true,
+                        ))
+            }
             ContentKind::Command => {
                 self.form.matches(text, Boundary::Word, |_| true)
                     || command_segments(text)
@@ -143,6 +153,12 @@ impl ContentPattern {
             ContentKind::Command => self
                 .form
                 .matches(content.as_str(), Boundary::Word, |c| !is_shell_control(c)),
+            // Paths as written: the `./` reading above only ever widens
+            // what deny and ask rules cover.
+            ContentKind::Path => {
+                self.path_form
+                    .matches(content.as_str(), Boundary::PathComponent, |_| true)
+            }
             _ => self.matches(content),
         }
     }
@@ -213,6 +229,8 @@ impl Form {
 fn prefix_rest<'t>(text: &'t str, prefix: &str, boundary: Boundary) -> Option<&'t str> {
     if let Boundary::PathComponent = boundary {
         match prefix {
+            // `:*` alone covers every path.
+            "" => return Some(text),
             // The root covers every absolute path.
             "/" => return text.starts_with('/').then_some(&text[1..]),
             // The current directory covers every relative path that does

@@ -38,8 +38,10 @@
 //!
 //! `AllowAlways` grants the tool **with this call's content** (a later
 //! `run_command` of the same command line, a later write to the same
-//! path), or the whole tool when the call has no content: approving one
-//! `rm build.log` must not approve every `rm`. Grants live in the
+//! path); a call without content grants later calls without content
+//! (for a tool with no content hook, every call), never one that names
+//! content: approving one `rm build.log` must not approve every `rm`, and
+//! approving an empty command must not approve the next one. Grants live in the
 //! pipeline, shared by its clones, never in the [`PermissionContext`]
 //! (which belongs to the runtime); [`PermissionPipeline::session_rules`]
 //! lists them as rules a runtime may persist.
@@ -223,10 +225,14 @@ struct Grant {
 }
 
 impl Grant {
+    /// A grant made for a call without content covers only calls without
+    /// content: for a tool with no content hook that is every call, but an
+    /// "always" given to `run_command` with an empty command must not cover
+    /// the next, non-empty one.
     fn covers(&self, tool: &str, content: Option<&PermissionContent>) -> bool {
         self.tool == tool
             && match &self.content {
-                None => true,
+                None => content.is_none(),
                 Some(granted) => content.is_some_and(|c| c.as_str() == granted),
             }
     }
@@ -309,6 +315,25 @@ fn spellings_of(
         }
     }
     all
+}
+
+/// Whether a deny or ask pattern can be checked against this content at
+/// all. A command that runs text its words do not show (a substitution,
+/// `eval`, `sh -c`, `xargs`) cannot be; nor can a path whose absolute or
+/// relative form differs from the pattern's when no workspace is set to
+/// convert between them (`.env` against `/work/.env`). Such calls are
+/// treated like calls with no content: the rule asks (denies in bypass).
+fn checkable(pattern: &str, content: &PermissionContent, workspace: Option<&str>) -> bool {
+    match content.kind() {
+        ContentKind::Command => !super::content::command_is_opaque(content.as_str()),
+        ContentKind::Path => {
+            // `*...` and `:*` cover both forms already.
+            workspace.is_some()
+                || pattern.starts_with(['*', ':'])
+                || pattern.starts_with('/') == content.as_str().starts_with('/')
+        }
+        _ => true,
+    }
 }
 
 /// Whether a deny or ask pattern covers any spelling of the content.
@@ -462,6 +487,9 @@ impl PermissionPipeline {
                 continue;
             };
             match content {
+                Some(content) if !checkable(pattern, content, self.config.workspace.as_deref()) => {
+                    unchecked_deny.get_or_insert((source, rule));
+                }
                 Some(content) if covers(pattern, spellings()) => {
                     return denied(
                         DeniedBy::DenyRule(rule.to_string()),
@@ -518,6 +546,13 @@ impl PermissionPipeline {
         for (source, rule) in targeting(RuleBehavior::Ask) {
             let what = match (rule.content(), content) {
                 (None, _) => format!("asks before every call of `{name}`"),
+                (Some(pattern), Some(c))
+                    if !checkable(pattern, c, self.config.workspace.as_deref()) =>
+                {
+                    format!(
+                        "covers some calls of `{name}`, and this call's content cannot be checked against it"
+                    )
+                }
                 (Some(pattern), Some(_)) if covers(pattern, spellings()) => {
                     format!("covers this call of `{name}`")
                 }
