@@ -63,6 +63,109 @@ fn a_timeout_is_that_calls_error_and_stops_its_body() {
     assert_eq!((metrics.calls, metrics.timeouts, metrics.errors), (3, 1, 1));
 }
 
+/// Whether a token the test cannot name (it is the executor's) is
+/// cancelled, asked later.
+type IsCancelled = Arc<std::sync::Mutex<Option<Box<dyn Fn() -> bool + Send>>>>;
+
+#[test]
+fn a_timeout_cancels_the_calls_token_before_the_next_serial_call_starts() {
+    let check: IsCancelled = Arc::default();
+    let spawned = Arc::new(std::sync::Mutex::new(None));
+    let spawner = {
+        let check = Arc::clone(&check);
+        let spawned = Arc::clone(&spawned);
+        ToolBuilder::new("spawner", "Hands its token to spawned work, then hangs.")
+            .concurrency_safe(false)
+            // Read-only so no approval is needed; not concurrency-safe, so
+            // the two calls are serial.
+            .read_only(true)
+            .build(move |_args: Value, cx| {
+                let token = cx.cancellation_token().expect("under the executor").clone();
+                let seen = token.clone();
+                *check.lock().unwrap() = Some(Box::new(move || seen.is_cancelled()));
+                *spawned.lock().unwrap() = Some(tokio::spawn(async move {
+                    token.cancelled().await;
+                }));
+                async {
+                    std::future::pending::<()>().await;
+                    Ok(ToolOutput::text("unreachable"))
+                }
+            })
+            .unwrap()
+    };
+    let cancelled_when_next_started = Arc::new(AtomicBool::new(false));
+    let next = {
+        let check = Arc::clone(&check);
+        let flag = Arc::clone(&cancelled_when_next_started);
+        let spawned = Arc::clone(&spawned);
+        ToolBuilder::new("next", "The next serial call.")
+            .concurrency_safe(false)
+            .read_only(true)
+            .build(move |_args: Value, _cx| {
+                let is_cancelled = check.lock().unwrap().as_ref().is_some_and(|f| f());
+                flag.store(is_cancelled, Ordering::SeqCst);
+                let handle = spawned.lock().unwrap().take();
+                async move {
+                    // The spawned work ends on its own: nothing else wakes it.
+                    let handle = handle.expect("the spawner ran first");
+                    match tokio::time::timeout(GUARD, handle).await {
+                        Ok(joined) => joined.map_err(|e| e.to_string())?,
+                        Err(_) => return Err("the spawned work is still running".into()),
+                    }
+                    Ok(ToolOutput::text("next ran"))
+                }
+            })
+            .unwrap()
+    };
+    let exec = executor(vec![spawner, next])
+        .with_config(ExecutorConfig::new().tool_timeout("spawner", Duration::from_millis(50)));
+    let calls = vec![
+        ToolCall::new("s", "spawner", json!({})),
+        ToolCall::new("n", "next", json!({})),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert_eq!(
+        results[0].content(),
+        "tool `spawner` timed out after 50 ms and was stopped"
+    );
+    assert!(
+        cancelled_when_next_started.load(Ordering::SeqCst),
+        "the timed-out call's token was still live when the next call started"
+    );
+    assert_eq!(results[1].content(), "next ran");
+}
+
+#[test]
+fn a_finished_calls_token_is_cancelled_before_the_next_call_starts() {
+    let previous: IsCancelled = Arc::default();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let quick = {
+        let previous = Arc::clone(&previous);
+        let seen = Arc::clone(&seen);
+        ToolBuilder::new("quick", "Succeeds at once.")
+            .concurrency_safe(false)
+            .read_only(true)
+            .build(move |_args: Value, cx| {
+                let mut previous = previous.lock().unwrap();
+                // Whether the previous call's token was cancelled by now.
+                seen.lock().unwrap().push(previous.as_ref().map(|f| f()));
+                let token = cx.cancellation_token().expect("under the executor").clone();
+                *previous = Some(Box::new(move || token.is_cancelled()));
+                assert!(!cx.is_cancelled());
+                async { Ok(ToolOutput::text("done")) }
+            })
+            .unwrap()
+    };
+    let exec = executor(vec![quick]);
+    let calls = vec![
+        ToolCall::new("a", "quick", json!({})),
+        ToolCall::new("b", "quick", json!({})),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert!(results.iter().all(|r| r.content() == "done"), "{results:?}");
+    assert_eq!(*seen.lock().unwrap(), [None, Some(true)]);
+}
+
 #[test]
 fn dropping_the_turn_cancels_in_flight_calls_and_leaves_no_task_running() {
     let recorder = Arc::new(Recorder::default());

@@ -409,15 +409,22 @@ impl Executor {
     ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
         let slot = &mut state.slots[index];
         let call = slot.prepared.take().expect("each planned call runs once");
+        // The call's own token: a child of the batch's, so a cancelling
+        // sibling or a dropped turn reaches it, and cancelled by the guard
+        // the moment the call's future ends or is dropped (a timeout
+        // included), so work the tool spawned with it cannot outlive the
+        // call and overlap the next one.
+        let cancel = token.child_token();
+        let stop = cancel.clone().drop_guard();
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
-            cancel: token.clone(),
+            cancel,
             events: state.events.clone(),
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
         });
-        self.run_call(index, call, scope)
+        self.run_call(index, call, scope, stop)
             .instrument(slot.span.clone())
     }
 
@@ -461,7 +468,17 @@ impl Executor {
     }
 
     /// Validate, authorize and run one call.
-    async fn run_call(&self, index: usize, call: PreparedCall, scope: Arc<CallScope>) -> Outcome {
+    ///
+    /// `stop` cancels the call's token when this future ends or is
+    /// dropped.
+    async fn run_call(
+        &self,
+        index: usize,
+        call: PreparedCall,
+        scope: Arc<CallScope>,
+        stop: DropGuard,
+    ) -> Outcome {
+        let _stop = stop;
         if let Some(events) = &scope.events {
             let _ = events.send(ExecEvent::Started {
                 index,
@@ -537,10 +554,14 @@ impl Executor {
         // future should not carry one per call.
         match Box::pin(tokio::time::timeout(after, body)).await {
             Ok(output) => Ok(output?),
-            Err(_) => Err(CallError::TimedOut {
-                tool: handle.name().to_owned(),
-                after,
-            }),
+            Err(_) => {
+                // The body is dropped here; its spawned work is told now.
+                scope.cancel.cancel();
+                Err(CallError::TimedOut {
+                    tool: handle.name().to_owned(),
+                    after,
+                })
+            }
         }
     }
 }
