@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use execute_support::*;
-use registry_core::{ExecutorConfig, ToolBuilder, ToolCall, ToolOutput};
+use registry_core::{
+    ExecutorConfig, PermissionContext, RuleBehavior, RuleSource, ToolBuilder, ToolCall, ToolOutput,
+};
 use serde_json::{Value, json};
 
 #[test]
@@ -259,6 +261,40 @@ fn a_failing_tool_that_opts_in_cancels_its_batch_siblings_and_only_them() {
     // The next batch is not a sibling.
     assert_eq!(results[3].content(), "ok 3");
     assert_eq!(recorder.active(), 0);
+}
+
+#[test]
+fn a_call_refused_before_its_body_cancels_no_sibling_even_with_the_opt_in() {
+    let recorder = Arc::new(Recorder::default());
+    let build = ToolBuilder::new("build", "Fails when it runs.")
+        .concurrency_safe(true)
+        .read_only(true)
+        .build(|_args, _cx| async { Err("compile error".into()) })
+        .unwrap();
+    let mut current = PermissionContext::new();
+    current
+        .add_rule(RuleSource::Session, RuleBehavior::Deny, "build")
+        .unwrap();
+    let exec = executor_with(
+        vec![build, probe(&recorder)],
+        PermissionContext::new(),
+        current,
+    )
+    .with_config(ExecutorConfig::new().cancel_siblings_on_failure("build"));
+    let calls = vec![
+        ToolCall::new("b", "build", json!({})),
+        probe_call(1, json!({ "safe": true, "sleep_ms": 100 })),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert!(
+        results[0]
+            .content()
+            .starts_with("permission to run `build` was denied"),
+        "{results:?}"
+    );
+    // The denied call never ran, so its sibling is left alone.
+    assert_eq!(results[1].content(), "ok 1");
+    assert_eq!(recorder.intervals().len(), 1);
 }
 
 #[test]

@@ -100,6 +100,10 @@ struct Turn {
 struct Outcome {
     index: usize,
     result: Result<ToolOutput, CallError>,
+    /// Whether the call got past validation and permission into its body:
+    /// only such a failure may cancel siblings, or a model could cancel a
+    /// batch with a call it knows will be refused.
+    ran: bool,
     modifiers: Vec<ContextModifier>,
 }
 
@@ -364,6 +368,7 @@ impl Executor {
             let index = outcome.index;
             finished.push(index);
             let cancels = outcome.result.is_err()
+                && outcome.ran
                 && batch.mode == BatchMode::Concurrent
                 && state.slots[index]
                     .tool
@@ -486,7 +491,10 @@ impl Executor {
             });
         }
         let cx = self.context.for_call(Arc::clone(&scope));
-        let result = self.authorize_and_run(call, &scope, &cx).await;
+        let (result, ran) = match self.check(&call, &scope, &cx).await {
+            Ok(()) => (self.invoke(call, &scope, &cx).await, true),
+            Err(err) => (Err(err), false),
+        };
         // Only a call that succeeded changes session state.
         let modifiers = if result.is_ok() {
             scope.take_modifiers()
@@ -496,20 +504,22 @@ impl Executor {
         Outcome {
             index,
             result,
+            ran,
             modifiers,
         }
     }
 
-    async fn authorize_and_run(
+    /// Validate and authorize one call: the checks before its body.
+    async fn check(
         &self,
-        call: PreparedCall,
+        call: &PreparedCall,
         scope: &CallScope,
         cx: &ToolContext,
-    ) -> Result<ToolOutput, CallError> {
+    ) -> Result<(), CallError> {
         call.validate(cx)?;
         let authorization = CatchUnwind(std::pin::pin!(
             self.pipeline
-                .authorize(&self.permissions, &call, &scope.id, cx)
+                .authorize(&self.permissions, call, &scope.id, cx)
                 .instrument(tracing::info_span!("permission"))
         ))
         .await
@@ -534,14 +544,24 @@ impl Executor {
                 authorization: authorization.clone(),
             });
         }
-        let tool = call.tool().name();
         if let Authorization::Denied { by, reason } = authorization {
             tracing::debug!(?by, "denied");
             return Err(CallError::Denied {
-                tool: tool.to_owned(),
+                tool: call.tool().name().to_owned(),
                 reason,
             });
         }
+        Ok(())
+    }
+
+    /// Run a checked call's body, with its timeout.
+    async fn invoke(
+        &self,
+        call: PreparedCall,
+        scope: &CallScope,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, CallError> {
+        let tool = call.tool().name();
         let Some(after) = self.config.timeout_for(tool) else {
             return Ok(call
                 .invoke(cx)
