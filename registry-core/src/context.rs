@@ -101,9 +101,10 @@ impl ToolContext {
         self.call.as_deref().map(|scope| &*scope.id)
     }
 
-    /// Whether the call has been cancelled (a failing sibling that cancels
-    /// its batch, or the turn being dropped). Long-running tools should
-    /// check it, or race [`cancelled`](Self::cancelled), between steps.
+    /// Whether the call has been cancelled (it timed out, a failing
+    /// sibling cancelled its batch, or the turn was dropped). Long-running
+    /// tools should check it, or race [`cancelled`](Self::cancelled),
+    /// between steps.
     pub fn is_cancelled(&self) -> bool {
         self.call
             .as_deref()
@@ -119,7 +120,10 @@ impl ToolContext {
     }
 
     /// The call's cancellation token, for handing to work the tool spawns
-    /// (which the executor cannot drop for it).
+    /// (which the executor cannot drop for it). The token is the call's
+    /// own: it is cancelled as soon as the call ends, however it ends
+    /// (success, error, timeout, a cancelling sibling, a dropped turn), so
+    /// spawned work must not expect to outlive the call.
     pub fn cancellation_token(&self) -> Option<&CancellationToken> {
         self.call.as_deref().map(|scope| &scope.cancel)
     }

@@ -109,11 +109,12 @@ fn the_turn_budget_spills_the_largest_results_first() {
         ExecutorConfig::new()
             .spill_dir(dir.path())
             .preview_chars(NonZeroUsize::new(50).unwrap())
-            .turn_budget(Some(1_000)),
+            .turn_budget(Some(1_100)),
         vec![echo("big", ResultCap::Unbounded)],
         // 300, 900, 600 and 150 characters: 1,950 in all. Spilling the 900
         // leaves 1,050 + its spill notice: still over, so the 600 goes
-        // too; then it fits and the rest stay.
+        // too; then 450 + two notices (each under 325 characters, path
+        // and 50-character preview included) fits and the rest stay.
         vec![
             call("a", 100),
             call("b", 300),
@@ -126,11 +127,11 @@ fn the_turn_budget_spills_the_largest_results_first() {
     assert!(
         results[1]
             .content()
-            .contains("over this turn's output budget of 1000 characters")
+            .contains("over this turn's output budget of 1100 characters")
     );
     assert_eq!(results[0].content(), "ab\n".repeat(100));
     let total: usize = results.iter().map(|r| r.content().chars().count()).sum();
-    assert!(total <= 1_000, "{total}");
+    assert!(total <= 1_100, "{total}");
 }
 
 #[test]
@@ -188,4 +189,26 @@ fn a_spill_preview_never_shows_more_than_the_cap() {
         content.contains("[preview, first 50 characters:]"),
         "{content}"
     );
+}
+
+#[test]
+fn two_turns_with_the_same_call_ids_spill_to_different_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let exec = executor(vec![echo("echo", chars(10))])
+        .with_config(ExecutorConfig::new().spill_dir(dir.path()));
+    let turn = |text: &str| {
+        paused_runtime().block_on(exec.run_turn(vec![ToolCall::new(
+            "toolu_1",
+            "echo",
+            json!({ "text": text, "times": 50 }),
+        )]))
+    };
+    let first = turn("a");
+    let second = turn("b");
+    let first = first[0].spilled_to().expect("spilled").to_owned();
+    let second = second[0].spilled_to().expect("spilled").to_owned();
+    assert_ne!(first, second);
+    // The second turn left the first one's output intact.
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), "a".repeat(50));
+    assert_eq!(std::fs::read_to_string(&second).unwrap(), "b".repeat(50));
 }

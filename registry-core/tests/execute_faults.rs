@@ -9,7 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use execute_support::*;
-use registry_core::{ExecutorConfig, ToolBuilder, ToolCall, ToolOutput};
+use registry_core::{
+    ExecutorConfig, PermissionContext, RuleBehavior, RuleSource, ToolBuilder, ToolCall, ToolOutput,
+};
 use serde_json::{Value, json};
 
 #[test]
@@ -61,6 +63,109 @@ fn a_timeout_is_that_calls_error_and_stops_its_body() {
     assert_eq!(recorder.intervals().len(), 3);
     let metrics = &exec.session().metrics()["probe"];
     assert_eq!((metrics.calls, metrics.timeouts, metrics.errors), (3, 1, 1));
+}
+
+/// Whether a token the test cannot name (it is the executor's) is
+/// cancelled, asked later.
+type IsCancelled = Arc<std::sync::Mutex<Option<Box<dyn Fn() -> bool + Send>>>>;
+
+#[test]
+fn a_timeout_cancels_the_calls_token_before_the_next_serial_call_starts() {
+    let check: IsCancelled = Arc::default();
+    let spawned = Arc::new(std::sync::Mutex::new(None));
+    let spawner = {
+        let check = Arc::clone(&check);
+        let spawned = Arc::clone(&spawned);
+        ToolBuilder::new("spawner", "Hands its token to spawned work, then hangs.")
+            .concurrency_safe(false)
+            // Read-only so no approval is needed; not concurrency-safe, so
+            // the two calls are serial.
+            .read_only(true)
+            .build(move |_args: Value, cx| {
+                let token = cx.cancellation_token().expect("under the executor").clone();
+                let seen = token.clone();
+                *check.lock().unwrap() = Some(Box::new(move || seen.is_cancelled()));
+                *spawned.lock().unwrap() = Some(tokio::spawn(async move {
+                    token.cancelled().await;
+                }));
+                async {
+                    std::future::pending::<()>().await;
+                    Ok(ToolOutput::text("unreachable"))
+                }
+            })
+            .unwrap()
+    };
+    let cancelled_when_next_started = Arc::new(AtomicBool::new(false));
+    let next = {
+        let check = Arc::clone(&check);
+        let flag = Arc::clone(&cancelled_when_next_started);
+        let spawned = Arc::clone(&spawned);
+        ToolBuilder::new("next", "The next serial call.")
+            .concurrency_safe(false)
+            .read_only(true)
+            .build(move |_args: Value, _cx| {
+                let is_cancelled = check.lock().unwrap().as_ref().is_some_and(|f| f());
+                flag.store(is_cancelled, Ordering::SeqCst);
+                let handle = spawned.lock().unwrap().take();
+                async move {
+                    // The spawned work ends on its own: nothing else wakes it.
+                    let handle = handle.expect("the spawner ran first");
+                    match tokio::time::timeout(GUARD, handle).await {
+                        Ok(joined) => joined.map_err(|e| e.to_string())?,
+                        Err(_) => return Err("the spawned work is still running".into()),
+                    }
+                    Ok(ToolOutput::text("next ran"))
+                }
+            })
+            .unwrap()
+    };
+    let exec = executor(vec![spawner, next])
+        .with_config(ExecutorConfig::new().tool_timeout("spawner", Duration::from_millis(50)));
+    let calls = vec![
+        ToolCall::new("s", "spawner", json!({})),
+        ToolCall::new("n", "next", json!({})),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert_eq!(
+        results[0].content(),
+        "tool `spawner` timed out after 50 ms and was stopped"
+    );
+    assert!(
+        cancelled_when_next_started.load(Ordering::SeqCst),
+        "the timed-out call's token was still live when the next call started"
+    );
+    assert_eq!(results[1].content(), "next ran");
+}
+
+#[test]
+fn a_finished_calls_token_is_cancelled_before_the_next_call_starts() {
+    let previous: IsCancelled = Arc::default();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let quick = {
+        let previous = Arc::clone(&previous);
+        let seen = Arc::clone(&seen);
+        ToolBuilder::new("quick", "Succeeds at once.")
+            .concurrency_safe(false)
+            .read_only(true)
+            .build(move |_args: Value, cx| {
+                let mut previous = previous.lock().unwrap();
+                // Whether the previous call's token was cancelled by now.
+                seen.lock().unwrap().push(previous.as_ref().map(|f| f()));
+                let token = cx.cancellation_token().expect("under the executor").clone();
+                *previous = Some(Box::new(move || token.is_cancelled()));
+                assert!(!cx.is_cancelled());
+                async { Ok(ToolOutput::text("done")) }
+            })
+            .unwrap()
+    };
+    let exec = executor(vec![quick]);
+    let calls = vec![
+        ToolCall::new("a", "quick", json!({})),
+        ToolCall::new("b", "quick", json!({})),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert!(results.iter().all(|r| r.content() == "done"), "{results:?}");
+    assert_eq!(*seen.lock().unwrap(), [None, Some(true)]);
 }
 
 #[test]
@@ -156,6 +261,40 @@ fn a_failing_tool_that_opts_in_cancels_its_batch_siblings_and_only_them() {
     // The next batch is not a sibling.
     assert_eq!(results[3].content(), "ok 3");
     assert_eq!(recorder.active(), 0);
+}
+
+#[test]
+fn a_call_refused_before_its_body_cancels_no_sibling_even_with_the_opt_in() {
+    let recorder = Arc::new(Recorder::default());
+    let build = ToolBuilder::new("build", "Fails when it runs.")
+        .concurrency_safe(true)
+        .read_only(true)
+        .build(|_args, _cx| async { Err("compile error".into()) })
+        .unwrap();
+    let mut current = PermissionContext::new();
+    current
+        .add_rule(RuleSource::Session, RuleBehavior::Deny, "build")
+        .unwrap();
+    let exec = executor_with(
+        vec![build, probe(&recorder)],
+        PermissionContext::new(),
+        current,
+    )
+    .with_config(ExecutorConfig::new().cancel_siblings_on_failure("build"));
+    let calls = vec![
+        ToolCall::new("b", "build", json!({})),
+        probe_call(1, json!({ "safe": true, "sleep_ms": 100 })),
+    ];
+    let results = paused_runtime().block_on(exec.run_turn(calls));
+    assert!(
+        results[0]
+            .content()
+            .starts_with("permission to run `build` was denied"),
+        "{results:?}"
+    );
+    // The denied call never ran, so its sibling is left alone.
+    assert_eq!(results[1].content(), "ok 1");
+    assert_eq!(recorder.intervals().len(), 1);
 }
 
 #[test]

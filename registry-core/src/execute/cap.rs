@@ -5,13 +5,23 @@
 //! largest results first.
 //!
 //! Lengths are counted in characters, never bytes, and no cut ever splits
-//! a character. Spill file names derive from the call's position and id
-//! only, with the id reduced to `[A-Za-z0-9_-]` plus a hash of the raw id:
-//! a hostile id cannot leave the directory or collide with another.
+//! a character. A spill file name carries the call's position and id,
+//! reduced to `[A-Za-z0-9_-]` plus a hash of the raw id (a hostile id
+//! cannot leave the directory), then a tag for this process (its id and
+//! start time, so a later process reusing the id differs too) and a
+//! per-process sequence number, so two turns (or two processes sharing
+//! the directory) never write the same name. The file is always created new (`O_EXCL`):
+//! a file or symlink already at the name, say one planted by another user
+//! of a shared directory, is skipped, never followed or truncated.
 
 use std::fmt::Write as _;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write as _};
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::call::ToolCallResult;
 use crate::output::ToolOutput;
@@ -19,6 +29,30 @@ use crate::posture::ResultCap;
 
 /// The id part of a spill file name keeps at most this many characters.
 const MAX_ID_CHARS: usize = 48;
+
+/// How many names a spill tries before giving up: a name is only taken
+/// when something else created it, so more than one miss means someone is
+/// squatting on the names, and the result is cut instead.
+const SPILL_ATTEMPTS: usize = 8;
+
+/// This process's spill sequence: every spill attempt takes the next
+/// number, so no two spills of one process share a name.
+static SPILL_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// This process's part of every spill name: its id, which no running
+/// process shares, and when it first spilled (nanoseconds since the
+/// epoch, in hex), which a later process reusing the id does not share.
+fn process_tag() -> &'static str {
+    static TAG: OnceLock<String> = OnceLock::new();
+    TAG.get_or_init(|| {
+        // A clock before 1970 only weakens the restart case; the O_EXCL
+        // create still refuses to reuse a name.
+        let started = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!("{}-{started:x}", std::process::id())
+    })
+}
 
 /// Where and how results are spilled.
 #[derive(Debug, Clone)]
@@ -103,13 +137,17 @@ fn spill(
     config: &CapConfig,
 ) -> Option<Capped> {
     let dir = config.spill_dir.as_deref()?;
-    let path = dir.join(spill_file_name(index, call_id));
     // Written inline: the text is already in memory, and a spawned blocking
     // write could outlive a cancelled turn.
-    if let Err(err) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, text)) {
-        tracing::warn!(path = %path.display(), %err, "could not spill a result; cutting it instead");
-        return None;
-    }
+    let path = match write_spill(dir, index, call_id, text, || {
+        SPILL_SEQ.fetch_add(1, Ordering::Relaxed)
+    }) {
+        Ok(path) => path,
+        Err(err) => {
+            tracing::warn!(dir = %dir.display(), %err, "could not spill a result; cutting it instead");
+            return None;
+        }
+    };
     let preview = preview(text, preview_chars);
     let mut content = String::with_capacity(preview.len() + 200);
     let _ = write!(
@@ -141,8 +179,53 @@ pub(crate) fn preview(text: &str, max: usize) -> &str {
     }
 }
 
-/// A deterministic, safe file name for one call's spilled output.
-pub(crate) fn spill_file_name(index: usize, call_id: &str) -> String {
+/// Writes `text` to a new file in `dir` (created if needed) and returns
+/// its path. Each attempt takes a name from `next` (a sequence number);
+/// a name already taken is skipped, up to [`SPILL_ATTEMPTS`] times.
+fn write_spill(
+    dir: &Path,
+    index: usize,
+    call_id: &str,
+    text: &str,
+    mut next: impl FnMut() -> u64,
+) -> io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    for _ in 0..SPILL_ATTEMPTS {
+        let path = dir.join(spill_file_name(index, call_id, process_tag(), next()));
+        let mut file = match create_new(&path) {
+            Ok(file) => file,
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(err) => return Err(err),
+        };
+        if let Err(err) = file.write_all(text.as_bytes()) {
+            // Ours (created just now), and half-written: do not leave it.
+            drop(file);
+            let _ = std::fs::remove_file(&path);
+            return Err(err);
+        }
+        return Ok(path);
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("{SPILL_ATTEMPTS} candidate spill file names were all taken"),
+    ))
+}
+
+/// Creates `path`, failing if anything (a symlink included, even a
+/// dangling one) is already there; on unix readable by the owner only,
+/// since a result may hold whatever the tool read.
+fn create_new(path: &Path) -> io::Result<File> {
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+/// A safe file name for one call's spilled output: the call's position
+/// and id, then `process` (see [`process_tag`]) and the spill's sequence
+/// number `seq`, so names differ across turns and processes.
+pub(crate) fn spill_file_name(index: usize, call_id: &str, process: &str, seq: u64) -> String {
     let safe: String = call_id
         .chars()
         .take(MAX_ID_CHARS)
@@ -154,7 +237,10 @@ pub(crate) fn spill_file_name(index: usize, call_id: &str) -> String {
             }
         })
         .collect();
-    format!("call-{index}-{safe}-{:016x}.txt", fnv1a(call_id.as_bytes()))
+    format!(
+        "call-{index}-{safe}-{:016x}-{process}-{seq}.txt",
+        fnv1a(call_id.as_bytes())
+    )
 }
 
 /// FNV-1a, 64 bits: a published, stable hash, so file names do not change
@@ -228,7 +314,7 @@ mod tests {
     #[test]
     fn hostile_ids_stay_inside_the_directory() {
         for id in ["../../etc/passwd", "/abs", "a/b\\c", "..", "", "é😀\0\n"] {
-            let name = spill_file_name(3, id);
+            let name = spill_file_name(3, id, process_tag(), 7);
             assert!(
                 name.chars()
                     .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
@@ -239,10 +325,61 @@ mod tests {
             assert!(name.ends_with(".txt"));
         }
         // Ids that reduce to the same text still differ.
-        assert_ne!(spill_file_name(0, "a/b"), spill_file_name(0, "a_b"));
-        // Deterministic.
-        assert_eq!(spill_file_name(1, "toolu_1"), spill_file_name(1, "toolu_1"));
-        assert!(spill_file_name(0, &"x".repeat(10_000)).len() < 100);
+        assert_ne!(
+            spill_file_name(0, "a/b", "1", 0),
+            spill_file_name(0, "a_b", "1", 0)
+        );
+        // The same call in another spill or process gets another name.
+        assert_ne!(
+            spill_file_name(1, "toolu_1", "1", 0),
+            spill_file_name(1, "toolu_1", "1", 1)
+        );
+        assert_ne!(
+            spill_file_name(1, "toolu_1", "1", 0),
+            spill_file_name(1, "toolu_1", "2", 0)
+        );
+        assert!(spill_file_name(0, &"x".repeat(10_000), process_tag(), u64::MAX).len() < 160);
+    }
+
+    /// Candidate names for call 0 `c`, sequence numbers from 0.
+    fn candidate(dir: &Path, seq: u64) -> PathBuf {
+        dir.join(spill_file_name(0, "c", process_tag(), seq))
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_at_a_candidate_name_is_skipped_never_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        std::os::unix::fs::symlink(&victim, candidate(dir.path(), 0)).unwrap();
+        // A dangling symlink must not be followed to create its target.
+        let target = dir.path().join("created-through-link");
+        std::os::unix::fs::symlink(&target, candidate(dir.path(), 1)).unwrap();
+        let mut seq = 0..;
+        let path = write_spill(dir.path(), 0, "c", "spilled", || seq.next().unwrap()).unwrap();
+        assert_eq!(path, candidate(dir.path(), 2));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "spilled");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert!(!target.exists());
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn when_every_candidate_is_taken_the_spill_fails_and_touches_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        for seq in 0..SPILL_ATTEMPTS as u64 {
+            std::fs::write(candidate(dir.path(), seq), "theirs").unwrap();
+        }
+        let mut seq = 0..;
+        let err = write_spill(dir.path(), 0, "c", "mine", || seq.next().unwrap()).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
+        for seq in 0..SPILL_ATTEMPTS as u64 {
+            let text = std::fs::read_to_string(candidate(dir.path(), seq)).unwrap();
+            assert_eq!(text, "theirs");
+        }
     }
 
     #[test]

@@ -78,14 +78,19 @@ impl ExecutorConfig {
 
     /// When a call of `tool` fails in a concurrent batch, cancel the
     /// batch's other calls (those still running or waiting) with an error
-    /// result each. Off for every tool by default.
+    /// result each. Only a failure of the call's body counts (an error, a
+    /// panic, a timeout): a call refused by validation or permission never
+    /// ran, and cancels nothing. Off for every tool by default.
     pub fn cancel_siblings_on_failure(mut self, tool: impl Into<String>) -> Self {
         self.cancel_siblings.insert(tool.into());
         self
     }
 
     /// Spill results over their cap (or the turn budget) to files in
-    /// `dir`, created if needed, instead of cutting them.
+    /// `dir`, created if needed, instead of cutting them. Each spill
+    /// creates a new file (never following or overwriting an existing
+    /// one, readable by the owner only on unix) whose name is unique to
+    /// the process and the spill, so turns never overwrite each other.
     pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.spill_dir = Some(dir.into());
         self

@@ -100,6 +100,10 @@ struct Turn {
 struct Outcome {
     index: usize,
     result: Result<ToolOutput, CallError>,
+    /// Whether the call got past validation and permission into its body:
+    /// only such a failure may cancel siblings, or a model could cancel a
+    /// batch with a call it knows will be refused.
+    ran: bool,
     modifiers: Vec<ContextModifier>,
 }
 
@@ -364,6 +368,7 @@ impl Executor {
             let index = outcome.index;
             finished.push(index);
             let cancels = outcome.result.is_err()
+                && outcome.ran
                 && batch.mode == BatchMode::Concurrent
                 && state.slots[index]
                     .tool
@@ -409,15 +414,22 @@ impl Executor {
     ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
         let slot = &mut state.slots[index];
         let call = slot.prepared.take().expect("each planned call runs once");
+        // The call's own token: a child of the batch's, so a cancelling
+        // sibling or a dropped turn reaches it, and cancelled by the guard
+        // the moment the call's future ends or is dropped (a timeout
+        // included), so work the tool spawned with it cannot outlive the
+        // call and overlap the next one.
+        let cancel = token.child_token();
+        let stop = cancel.clone().drop_guard();
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
-            cancel: token.clone(),
+            cancel,
             events: state.events.clone(),
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
         });
-        self.run_call(index, call, scope)
+        self.run_call(index, call, scope, stop)
             .instrument(slot.span.clone())
     }
 
@@ -461,7 +473,17 @@ impl Executor {
     }
 
     /// Validate, authorize and run one call.
-    async fn run_call(&self, index: usize, call: PreparedCall, scope: Arc<CallScope>) -> Outcome {
+    ///
+    /// `stop` cancels the call's token when this future ends or is
+    /// dropped.
+    async fn run_call(
+        &self,
+        index: usize,
+        call: PreparedCall,
+        scope: Arc<CallScope>,
+        stop: DropGuard,
+    ) -> Outcome {
+        let _stop = stop;
         if let Some(events) = &scope.events {
             let _ = events.send(ExecEvent::Started {
                 index,
@@ -469,7 +491,10 @@ impl Executor {
             });
         }
         let cx = self.context.for_call(Arc::clone(&scope));
-        let result = self.authorize_and_run(call, &scope, &cx).await;
+        let (result, ran) = match self.check(&call, &scope, &cx).await {
+            Ok(()) => (self.invoke(call, &scope, &cx).await, true),
+            Err(err) => (Err(err), false),
+        };
         // Only a call that succeeded changes session state.
         let modifiers = if result.is_ok() {
             scope.take_modifiers()
@@ -479,20 +504,22 @@ impl Executor {
         Outcome {
             index,
             result,
+            ran,
             modifiers,
         }
     }
 
-    async fn authorize_and_run(
+    /// Validate and authorize one call: the checks before its body.
+    async fn check(
         &self,
-        call: PreparedCall,
+        call: &PreparedCall,
         scope: &CallScope,
         cx: &ToolContext,
-    ) -> Result<ToolOutput, CallError> {
+    ) -> Result<(), CallError> {
         call.validate(cx)?;
         let authorization = CatchUnwind(std::pin::pin!(
             self.pipeline
-                .authorize(&self.permissions, &call, &scope.id, cx)
+                .authorize(&self.permissions, call, &scope.id, cx)
                 .instrument(tracing::info_span!("permission"))
         ))
         .await
@@ -517,14 +544,24 @@ impl Executor {
                 authorization: authorization.clone(),
             });
         }
-        let tool = call.tool().name();
         if let Authorization::Denied { by, reason } = authorization {
             tracing::debug!(?by, "denied");
             return Err(CallError::Denied {
-                tool: tool.to_owned(),
+                tool: call.tool().name().to_owned(),
                 reason,
             });
         }
+        Ok(())
+    }
+
+    /// Run a checked call's body, with its timeout.
+    async fn invoke(
+        &self,
+        call: PreparedCall,
+        scope: &CallScope,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, CallError> {
+        let tool = call.tool().name();
         let Some(after) = self.config.timeout_for(tool) else {
             return Ok(call
                 .invoke(cx)
@@ -537,10 +574,14 @@ impl Executor {
         // future should not carry one per call.
         match Box::pin(tokio::time::timeout(after, body)).await {
             Ok(output) => Ok(output?),
-            Err(_) => Err(CallError::TimedOut {
-                tool: handle.name().to_owned(),
-                after,
-            }),
+            Err(_) => {
+                // The body is dropped here; its spawned work is told now.
+                scope.cancel.cancel();
+                Err(CallError::TimedOut {
+                    tool: handle.name().to_owned(),
+                    after,
+                })
+            }
         }
     }
 }
