@@ -22,6 +22,7 @@ pub struct ExecutorConfig {
     pub(crate) spill_dir: Option<PathBuf>,
     pub(crate) preview_chars: NonZeroUsize,
     pub(crate) turn_budget: Option<usize>,
+    pub(crate) permission_timeout: Option<Duration>,
 }
 
 /// The default limit of calls running at once in a concurrent batch.
@@ -45,6 +46,7 @@ impl Default for ExecutorConfig {
             spill_dir: None,
             preview_chars: PREVIEW_CHARS,
             turn_budget: Some(DEFAULT_TURN_BUDGET_CHARS),
+            permission_timeout: None,
         }
     }
 }
@@ -106,6 +108,15 @@ impl ExecutorConfig {
     /// turns it off.
     pub fn turn_budget(mut self, chars: Option<usize>) -> Self {
         self.turn_budget = chars;
+        self
+    }
+
+    /// How long one call's permission decision may take, approver and
+    /// safety classifier included; past it the call is denied, saying so.
+    /// Off by default: a person may take a while to answer, and a call's
+    /// own [`timeout`](Self::timeout) covers only its body.
+    pub fn permission_timeout(mut self, timeout: Duration) -> Self {
+        self.permission_timeout = Some(timeout);
         self
     }
 

@@ -66,21 +66,7 @@ pub(crate) fn resolve<'a>(
         return Err(explain(registry, permissions, name));
     };
     if let Some(owner) = owner {
-        // One atomic load while the plugins are unchanged; a look at the
-        // registry only after one came or went since the pool was built.
-        let plugins = registry.plugins();
-        if plugins.generation() != index.plugin_generation
-            && !plugins
-                .snapshot()
-                .tools()
-                .iter()
-                .any(|p| p.tool().ptr_eq(tool))
-        {
-            return Err(CallError::Unregistered {
-                tool: tool.name().to_owned(),
-                owner: owner.to_string(),
-            });
-        }
+        still_registered(index, registry, tool, owner)?;
     }
     if *tool.spec().loading().value() == Loading::Deferred && !session.is_discovered(tool.name()) {
         return Err(CallError::NotDiscovered {
@@ -88,6 +74,41 @@ pub(crate) fn resolve<'a>(
         });
     }
     Ok(tool)
+}
+
+/// Whether a plugin tool of the pool is still registered: one atomic load
+/// while the plugins are unchanged, a look at the registry only after one
+/// came or went since the pool was built. Checked when the call is
+/// resolved and again right before its body runs, since a plugin may leave
+/// while earlier batches run.
+pub(crate) fn still_registered(
+    index: &PoolIndex,
+    registry: &ToolRegistry,
+    tool: &ToolHandle,
+    owner: &str,
+) -> Result<(), CallError> {
+    let plugins = registry.plugins();
+    if plugins.generation() != index.plugin_generation
+        && !plugins
+            .snapshot()
+            .tools()
+            .iter()
+            .any(|p| p.tool().ptr_eq(tool))
+    {
+        return Err(CallError::Unregistered {
+            tool: tool.name().to_owned(),
+            owner: owner.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The owner of a pooled plugin tool, `None` for a built-in.
+pub(crate) fn plugin_owner<'a>(index: &'a PoolIndex, tool: &ToolHandle) -> Option<&'a str> {
+    index
+        .by_name
+        .get(tool.name())
+        .and_then(|(_, owner)| owner.as_deref())
 }
 
 /// The refusal for a name the pool does not hold.

@@ -215,6 +215,9 @@ impl Executor {
         calls: Vec<ToolCall>,
         events: Option<UnboundedSender<ExecEvent>>,
     ) -> Vec<ToolCallResult> {
+        // One turn at a time per session (see `Session::turn`); a second
+        // turn waits for the first, it does not interleave with it.
+        let _turn = self.session.turn.lock().await;
         let n = calls.len();
         let mut slots: Vec<Slot> = Vec::with_capacity(n);
         for (index, call) in calls.into_iter().enumerate() {
@@ -517,13 +520,25 @@ impl Executor {
         cx: &ToolContext,
     ) -> Result<(), CallError> {
         call.validate(cx)?;
-        let authorization = CatchUnwind(std::pin::pin!(
+        let decide = CatchUnwind(std::pin::pin!(
             self.pipeline
                 .authorize(&self.permissions, call, &scope.id, cx)
                 .instrument(tracing::info_span!("permission"))
-        ))
-        .await
-        .unwrap_or_else(|payload| {
+        ));
+        let decided = match self.config.permission_timeout {
+            None => decide.await,
+            Some(after) => match Box::pin(tokio::time::timeout(after, decide)).await {
+                Ok(decided) => decided,
+                Err(_) => Ok(Authorization::Denied {
+                    by: DeniedBy::Approver,
+                    reason: format!(
+                        "no permission decision for this call of `{}` within {after:?}, so it was not run",
+                        call.tool().name()
+                    ),
+                }),
+            },
+        };
+        let authorization = decided.unwrap_or_else(|payload| {
             // The pipeline catches the hooks it calls; this is the last
             // line: a panic anywhere in it fails closed. The approver is
             // the one piece of runtime code it awaits, so it is blamed.
@@ -550,6 +565,11 @@ impl Executor {
                 tool: call.tool().name().to_owned(),
                 reason,
             });
+        }
+        // A plugin may have left while earlier batches ran (or while a
+        // person was asked): its tool must not run now.
+        if let Some(owner) = super::resolve::plugin_owner(&self.index, call.tool()) {
+            super::resolve::still_registered(&self.index, &self.registry, call.tool(), owner)?;
         }
         Ok(())
     }

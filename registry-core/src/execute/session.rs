@@ -15,6 +15,10 @@ pub struct Session {
     discovered: RwLock<BTreeSet<String>>,
     state: Mutex<Arc<SessionState>>,
     metrics: Metrics,
+    /// Held for a whole turn: a session's turns never overlap, whichever
+    /// executor runs them, so an unsafe call of one turn cannot run beside
+    /// a call of another and modifiers apply in turn order.
+    pub(crate) turn: tokio::sync::Mutex<()>,
 }
 
 impl Session {
