@@ -274,12 +274,8 @@ fn a_plugin_tool_unregistered_after_assembly_is_refused() {
         .register("docs", search)
         .unwrap()
         .detach();
-    let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    let exec = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        cx,
+    let exec = executor_over(
+        &registry,
         PermissionPipeline::new(PermissionMode::Default),
         Arc::new(Session::new()),
     );

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use execute_support::*;
 use registry_core::{
-    Approval, ApprovalRequest, Approver, BaseTools, Executor, ExecutorConfig, PermissionContext,
-    PermissionMode, PermissionPipeline, Session, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
+    Approval, ApprovalRequest, Approver, BaseTools, ExecutorConfig, PermissionMode,
+    PermissionPipeline, Session, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
 };
 use serde_json::json;
 
@@ -50,12 +50,8 @@ fn a_plugin_that_leaves_during_the_turn_has_its_later_calls_refused() {
         .register("docs", search)
         .unwrap()
         .detach();
-    let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    let exec = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        cx,
+    let exec = executor_over(
+        &registry,
         PermissionPipeline::new(PermissionMode::Default),
         Arc::new(Session::new()),
     );
@@ -91,12 +87,8 @@ fn a_permission_decision_past_its_deadline_is_a_denial() {
     let registry = Arc::new(ToolRegistry::new(
         BaseTools::__from_handles(vec![writer]).unwrap(),
     ));
-    let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    let exec = Executor::new(
-        registry,
-        &pool,
-        cx,
+    let exec = executor_over(
+        &registry,
         PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(Silent)),
         Arc::new(Session::new()),
     )
@@ -119,14 +111,10 @@ fn two_turns_of_one_session_never_overlap() {
     let registry = Arc::new(ToolRegistry::new(
         BaseTools::__from_handles(vec![probe(&recorder)]).unwrap(),
     ));
-    let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
     let session = Arc::new(Session::new());
     let make = || {
-        Executor::new(
-            Arc::clone(&registry),
-            &pool,
-            cx.clone(),
+        executor_over(
+            &registry,
             PermissionPipeline::new(PermissionMode::Default),
             Arc::clone(&session),
         )

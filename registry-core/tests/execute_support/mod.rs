@@ -147,12 +147,24 @@ pub fn executor_with(
     ));
     let pool = registry.assemble_tool_pool(&assembly);
     Executor::new(
-        Arc::clone(&registry),
+        registry,
         &pool,
         current,
         PermissionPipeline::new(PermissionMode::Default),
         Arc::new(Session::new()),
     )
+}
+
+/// An executor over `registry`'s whole pool as it is now, with `pipeline`
+/// deciding each call, in `session`.
+pub fn executor_over(
+    registry: &Arc<ToolRegistry>,
+    pipeline: PermissionPipeline,
+    session: Arc<Session>,
+) -> Executor {
+    let cx = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&cx);
+    Executor::new(Arc::clone(registry), &pool, cx, pipeline, session)
 }
 
 /// A current-thread runtime whose clock is paused: sleeps advance it
