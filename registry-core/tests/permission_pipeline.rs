@@ -984,25 +984,39 @@ async fn always_on_a_call_without_content_never_covers_one_with_content() {
     let rm = call(json!({ "command": "rm -rf ~" }));
     assert!(decide(&pipeline, &cx, &rm).await.is_allowed());
     assert_eq!(approver.asked(), 2, "the second call was asked about too");
+    // Nor does one whose content hook panicked cover a path later.
+    let broken = call(json!({ "command": "x", "content_panics": true }));
+    decide(&pipeline, &cx, &broken).await;
+    let write = call(json!({ "path": "src/main.rs" }));
+    let before = approver.asked();
+    decide(&pipeline, &cx, &write).await;
+    assert_eq!(approver.asked(), before + 1, "the write was asked about");
 }
 
 #[tokio::test]
 async fn a_path_deny_rule_for_every_path_covers_relative_paths_too() {
-    let cx = rules(&[(RuleBehavior::Deny, "probe(:*)")]);
-    for mode in [PermissionMode::Default, PermissionMode::Bypass] {
-        let pipeline = PermissionPipeline::new(mode);
-        for path in ["src/lib.rs", "/etc/passwd", ".env"] {
-            let outcome = decide(&pipeline, &cx, &write_to(path)).await;
-            assert!(
-                matches!(
-                    outcome,
-                    Authorization::Denied {
-                        by: DeniedBy::DenyRule(_),
-                        ..
-                    }
-                ),
-                "{mode:?} {path}: {outcome:?}"
-            );
+    for rule in ["probe(:*)", "probe(./:*)"] {
+        let cx = rules(&[(RuleBehavior::Deny, rule)]);
+        for mode in [PermissionMode::Default, PermissionMode::Bypass] {
+            let pipeline = PermissionPipeline::new(mode);
+            for path in ["src/lib.rs", "/etc/passwd", ".env", "a/b/c.txt"] {
+                if rule == "probe(./:*)" && path.starts_with('/') {
+                    // `./` names relative paths; an absolute one is not
+                    // what it covers.
+                    continue;
+                }
+                let outcome = decide(&pipeline, &cx, &write_to(path)).await;
+                assert!(
+                    matches!(
+                        outcome,
+                        Authorization::Denied {
+                            by: DeniedBy::DenyRule(_),
+                            ..
+                        }
+                    ),
+                    "{rule} {mode:?} {path}: {outcome:?}"
+                );
+            }
         }
     }
 }
@@ -1011,7 +1025,7 @@ async fn a_path_deny_rule_for_every_path_covers_relative_paths_too() {
 async fn a_leading_double_star_covers_a_file_at_the_top() {
     let cx = rules(&[(RuleBehavior::Deny, "probe(**/.env)")]);
     let pipeline = PermissionPipeline::new(PermissionMode::Bypass);
-    for path in [".env", "./.env", "a/b/.env", "/work/.env"] {
+    for path in [".env", "./.env", "a/b/.env", "/work/.env", "a/.env"] {
         let outcome = decide(&pipeline, &cx, &write_to(path)).await;
         assert!(!outcome.is_allowed(), "{path}: {outcome:?}");
     }
@@ -1048,6 +1062,14 @@ async fn command_deny_rules_see_through_substitutions_keywords_and_wrappers() {
         "eval 'r''m -rf x'",
         "sh -c 'r''m -rf x'",
         "ls \\\n&& rm -rf x",
+        // Cases beyond the review's examples, one per way of hiding.
+        "while :; do rm -rf x; done",
+        "(rm -rf x)",
+        "nohup rm -rf x &",
+        "time rm -rf x",
+        "find . | xargs rm",
+        "cat <(rm -rf x)",
+        "FOO=1 rm -rf x",
     ] {
         let outcome = decide(&bypass, &cx, &call(json!({ "command": command }))).await;
         assert!(
