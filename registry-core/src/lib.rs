@@ -354,6 +354,7 @@
 
 #![warn(missing_docs)]
 
+mod access;
 mod base_list;
 mod builder;
 mod canonical;
@@ -386,6 +387,7 @@ pub mod __private;
 /// Only `#[tool]` implements it (the impl lives in its expansion, through a
 /// doc-hidden module); a hand-written impl is not supported.
 pub use __private::ToolDeclaration as DeclaredTool;
+pub use access::{Access, AccessMode, Conflict, Footprint, Namespace, Resource, Scope, Touch};
 pub use base_list::{
     BaseTools, CompiledOut, FlaggedOff, Flags, Missing, all_base_tools, try_all_base_tools,
 };

@@ -1,0 +1,298 @@
+//! Resource keys: what a call can touch, typed by kind so keys of
+//! different kinds never meet, and ordered so hierarchical conflicts are
+//! prefix questions.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+/// The kind of a [`Resource`]. Keys of different kinds never conflict: a
+/// file called `users` and a table called `users` are different things.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Namespace {
+    /// A filesystem path.
+    Path,
+    /// A database, or a table within one.
+    Table,
+    /// Anything else, in a namespace the tool author names (`"http"`,
+    /// `"git-index"`). Never equal to [`Path`](Self::Path) or
+    /// [`Table`](Self::Table), whatever the name.
+    Named(Box<str>),
+}
+
+impl fmt::Display for Namespace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Namespace::Path => f.write_str("path"),
+            Namespace::Table => f.write_str("table"),
+            Namespace::Named(name) => write!(f, "{name}"),
+        }
+    }
+}
+
+/// One thing a call reads or writes: a namespace and a key made of parts,
+/// where a key covers every key it is a prefix of (the directory `a`
+/// covers `a/b.txt`; the database `main` covers its table `main.users`).
+///
+/// Paths are normalised lexically when the key is made (`.` dropped, `..`
+/// applied, repeated and trailing separators ignored), so `./a/../a/b`
+/// and `a//b/` are the same key as `a/b`. A relative path is anchored and
+/// its symlinks resolved by [`resolve`](Self::resolve), which the executor
+/// runs on every declared access before planning.
+///
+/// ```
+/// use registry_core::Resource;
+///
+/// assert_eq!(Resource::path("./a/../a/b"), Resource::path("a//b/"));
+/// assert!(Resource::path("a").covers(&Resource::path("a/b.txt")));
+/// assert!(!Resource::path("a").covers(&Resource::path("ab")));
+/// // A path and a table never meet.
+/// assert!(!Resource::path("users").overlaps(&Resource::table("users", "users")));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Resource {
+    namespace: Namespace,
+    /// For a path: `/` first when it is absolute, then its normal
+    /// components (a relative path may start with `..`).
+    parts: Vec<OsString>,
+}
+
+/// The first part of an absolute path key.
+const ROOT: &str = "/";
+/// A leading part of a relative path key that climbs above its base.
+const PARENT: &str = "..";
+
+impl Resource {
+    /// A filesystem path, normalised lexically. Relative paths are
+    /// anchored later, by [`resolve`](Self::resolve).
+    pub fn path(path: impl AsRef<Path>) -> Resource {
+        Resource {
+            namespace: Namespace::Path,
+            parts: lexical_parts(path.as_ref()),
+        }
+    }
+
+    /// Every path: conflicts with any path key at all.
+    pub fn all_paths() -> Resource {
+        Resource {
+            namespace: Namespace::Path,
+            parts: vec![OsString::from(ROOT)],
+        }
+    }
+
+    /// A table of a database.
+    pub fn table(database: impl Into<String>, table: impl Into<String>) -> Resource {
+        Resource {
+            namespace: Namespace::Table,
+            parts: vec![
+                OsString::from(database.into()),
+                OsString::from(table.into()),
+            ],
+        }
+    }
+
+    /// A whole database: conflicts with each of its tables.
+    pub fn database(database: impl Into<String>) -> Resource {
+        Resource {
+            namespace: Namespace::Table,
+            parts: vec![OsString::from(database.into())],
+        }
+    }
+
+    /// A key in a namespace of the author's choosing. The key is one part:
+    /// named keys conflict only when equal.
+    pub fn named(namespace: impl Into<String>, key: impl Into<String>) -> Resource {
+        Resource {
+            namespace: Namespace::Named(namespace.into().into_boxed_str()),
+            parts: vec![OsString::from(key.into())],
+        }
+    }
+
+    /// The key's namespace.
+    pub fn namespace(&self) -> &Namespace {
+        &self.namespace
+    }
+
+    pub(crate) fn from_parts(namespace: Namespace, parts: Vec<OsString>) -> Resource {
+        Resource { namespace, parts }
+    }
+
+    pub(crate) fn parts(&self) -> &[OsString] {
+        &self.parts
+    }
+
+    /// Whether this is a path that is not yet anchored to a root.
+    pub fn is_relative_path(&self) -> bool {
+        self.namespace == Namespace::Path && self.parts.first().is_none_or(|p| p != ROOT)
+    }
+
+    /// Whether `self` covers `other`: same namespace and `other`'s key
+    /// starts with this key (a key covers itself).
+    pub fn covers(&self, other: &Resource) -> bool {
+        self.namespace == other.namespace && other.parts.starts_with(&self.parts)
+    }
+
+    /// Whether the two keys can name the same thing: one covers the other,
+    /// or they are a relative and an absolute path, which cannot be told
+    /// apart without a root and so are assumed to overlap.
+    pub fn overlaps(&self, other: &Resource) -> bool {
+        if self.namespace == Namespace::Path
+            && other.namespace == Namespace::Path
+            && self.is_relative_path() != other.is_relative_path()
+        {
+            return true;
+        }
+        self.covers(other) || other.covers(self)
+    }
+
+    /// The key anchored at `root` (for a relative path) and, for a path,
+    /// with the longest prefix that exists canonicalised, so a symlink and
+    /// its target are one key, and a file about to be created under a
+    /// symlinked directory is keyed under the directory's target. Keys of
+    /// other namespaces are returned unchanged.
+    ///
+    /// `root` should be the directory the tool itself resolves relative
+    /// paths against (its sandbox or workspace root). A relative `root` is
+    /// anchored at the process's working directory; when that is unknown
+    /// the key becomes [`all_paths`](Self::all_paths), which conflicts with
+    /// every path: a key that cannot be anchored must not pass as disjoint.
+    pub fn resolve(&self, root: &Path) -> Resource {
+        if self.namespace != Namespace::Path {
+            return self.clone();
+        }
+        let joined = if self.is_relative_path() {
+            let root = match absolute(root) {
+                Ok(root) => root,
+                Err(err) => {
+                    tracing::warn!(%err, "cannot anchor a relative access path; it covers every path");
+                    return Resource::all_paths();
+                }
+            };
+            let mut path = root;
+            path.extend(&self.parts);
+            path
+        } else {
+            self.parts.iter().collect()
+        };
+        match canonical_prefix(&Resource::path(&joined).to_path_buf()) {
+            Some(path) => Resource::path(path),
+            None => Resource::all_paths(),
+        }
+    }
+
+    /// The path a path key names.
+    fn to_path_buf(&self) -> PathBuf {
+        self.parts.iter().collect()
+    }
+}
+
+impl fmt::Display for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Namespace::Path if self.parts.is_empty() => f.write_str("path ."),
+            Namespace::Path => {
+                f.write_str("path ")?;
+                let mut parts = self.parts.iter();
+                if self.parts[0] == ROOT {
+                    f.write_str(ROOT)?;
+                    parts.next();
+                    write_joined(f, parts, "/")
+                } else {
+                    write_joined(f, parts, "/")
+                }
+            }
+            namespace => {
+                write!(f, "{namespace} ")?;
+                write_joined(f, self.parts.iter(), ".")
+            }
+        }
+    }
+}
+
+fn write_joined<'a>(
+    f: &mut fmt::Formatter<'_>,
+    parts: impl Iterator<Item = &'a OsString>,
+    sep: &str,
+) -> fmt::Result {
+    for (i, part) in parts.enumerate() {
+        if i > 0 {
+            f.write_str(sep)?;
+        }
+        write!(f, "{}", part.to_string_lossy())?;
+    }
+    Ok(())
+}
+
+/// The parts of `path` with `.` dropped and `..` applied lexically; `..`
+/// at the root stays at the root, `..` at the start of a relative path is
+/// kept (its base is not known yet).
+fn lexical_parts(path: &Path) -> Vec<OsString> {
+    let mut parts: Vec<OsString> = Vec::new();
+    let mut absolute = false;
+    for component in path.components() {
+        match component {
+            Component::Prefix(prefix) => parts.push(prefix.as_os_str().to_owned()),
+            Component::RootDir => {
+                absolute = true;
+                parts.push(OsString::from(ROOT));
+            }
+            Component::CurDir => {}
+            Component::ParentDir => match parts.last() {
+                Some(last) if last != ROOT && last != PARENT && !is_prefix(last) => {
+                    parts.pop();
+                }
+                _ if absolute => {}
+                _ => parts.push(OsString::from(PARENT)),
+            },
+            Component::Normal(name) => parts.push(name.to_owned()),
+        }
+    }
+    parts
+}
+
+/// Whether `part` is a Windows path prefix (`C:`), which `..` cannot pop.
+fn is_prefix(part: &OsStr) -> bool {
+    matches!(
+        Path::new(part).components().next(),
+        Some(Component::Prefix(_))
+    )
+}
+
+/// `path` made absolute against the working directory.
+fn absolute(path: &Path) -> io::Result<PathBuf> {
+    if path.is_absolute() {
+        Ok(path.to_owned())
+    } else {
+        Ok(std::env::current_dir()?.join(path))
+    }
+}
+
+/// `path` (absolute, lexically normal) with its longest existing prefix
+/// canonicalised and the rest appended: the components that do not exist
+/// yet cannot be symlinks. `None` when something exists that cannot be
+/// canonicalised (a dangling or looping symlink, a directory that may not
+/// be searched): where it leads is unknown, so the caller covers every
+/// path.
+fn canonical_prefix(path: &Path) -> Option<PathBuf> {
+    let mut existing = path;
+    let mut rest: Vec<&OsStr> = Vec::new();
+    loop {
+        match std::fs::canonicalize(existing) {
+            Ok(mut canonical) => {
+                canonical.extend(rest.iter().rev());
+                return Some(canonical);
+            }
+            Err(err) if err.kind() != io::ErrorKind::NotFound => return None,
+            Err(_) if existing.symlink_metadata().is_ok() => return None,
+            Err(_) => match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name);
+                    existing = parent;
+                }
+                // Nothing exists, not even the root: keep it lexical.
+                _ => return Some(path.to_owned()),
+            },
+        }
+    }
+}

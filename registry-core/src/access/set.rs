@@ -1,0 +1,269 @@
+//! What one call touches: a set of reads and writes over resource keys,
+//! or everything.
+
+use std::fmt;
+use std::ops::BitOr;
+use std::path::Path;
+
+use super::resource::Resource;
+
+/// Whether a call reads or writes a resource. Reads share a resource; a
+/// write excludes every other access to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccessMode {
+    /// Only looks.
+    Read,
+    /// Changes it (or may).
+    Write,
+}
+
+impl fmt::Display for AccessMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AccessMode::Read => "reads",
+            AccessMode::Write => "writes",
+        })
+    }
+}
+
+/// What a touch is about: one resource key, or everything at once.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// Every resource of every namespace.
+    Everything,
+    /// One key and everything it covers.
+    Resource(Resource),
+}
+
+impl Scope {
+    /// Whether the two scopes can meet.
+    pub fn overlaps(&self, other: &Scope) -> bool {
+        match (self, other) {
+            (Scope::Everything, _) | (_, Scope::Everything) => true,
+            (Scope::Resource(a), Scope::Resource(b)) => a.overlaps(b),
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scope::Everything => f.write_str("everything"),
+            Scope::Resource(resource) => write!(f, "{resource}"),
+        }
+    }
+}
+
+/// One read or write.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Touch {
+    /// Read or write.
+    pub mode: AccessMode,
+    /// Of what.
+    pub scope: Scope,
+}
+
+impl Touch {
+    /// Whether two touches exclude each other: they meet, and at least one
+    /// writes.
+    pub fn conflicts_with(&self, other: &Touch) -> bool {
+        (self.mode == AccessMode::Write || other.mode == AccessMode::Write)
+            && self.scope.overlaps(&other.scope)
+    }
+}
+
+impl fmt::Display for Touch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.mode, self.scope)
+    }
+}
+
+/// Everything one call reads and writes.
+///
+/// A tool declares it per call with `#[tool(access = ...)]` (or
+/// [`ToolBuilder::access`](crate::ToolBuilder::access)); two calls whose
+/// accesses do not conflict may share a batch even when they write. A tool
+/// that declares nothing keeps the boolean rule, in these terms: a
+/// concurrency-safe call [reads everything](Self::read_everything), any
+/// other call [writes everything](Self::everything) and runs alone.
+///
+/// ```
+/// use registry_core::{Access, Resource};
+///
+/// let edit_a = Access::write(Resource::path("/w/a.rs"));
+/// let edit_b = Access::write(Resource::path("/w/b.rs"));
+/// let list_w = Access::read(Resource::path("/w"));
+/// assert!(edit_a.conflict_with(&edit_b).is_none());
+/// // Writing a file conflicts with reading its directory.
+/// let (mine, theirs) = edit_a.conflict_with(&list_w).unwrap();
+/// assert_eq!(format!("{mine}; {theirs}"), "writes path /w/a.rs; reads path /w");
+/// // Reads share; `everything` excludes every access.
+/// assert!(list_w.conflict_with(&Access::read(Resource::path("/w/a.rs"))).is_none());
+/// assert!(Access::everything().conflict_with(&list_w).is_some());
+/// let both = edit_a | Access::read(Resource::table("main", "users"));
+/// assert_eq!(both.to_string(), "writes path /w/a.rs, reads table main.users");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct Access {
+    /// Normalised: sorted by scope, one touch per scope (a write absorbs a
+    /// read of the same scope), nothing else beside a write of
+    /// everything, and no other read beside a read of everything.
+    touches: Vec<Touch>,
+}
+
+impl Access {
+    /// Touches nothing: shares a batch with anything that does not write
+    /// everything.
+    pub fn none() -> Access {
+        Access::default()
+    }
+
+    /// Reads one resource.
+    pub fn read(resource: Resource) -> Access {
+        Access::one(AccessMode::Read, Scope::Resource(resource))
+    }
+
+    /// Writes one resource.
+    pub fn write(resource: Resource) -> Access {
+        Access::one(AccessMode::Write, Scope::Resource(resource))
+    }
+
+    /// Reads each of `resources`.
+    pub fn read_all(resources: impl IntoIterator<Item = Resource>) -> Access {
+        Access::many(AccessMode::Read, resources)
+    }
+
+    /// Writes each of `resources`.
+    pub fn write_all(resources: impl IntoIterator<Item = Resource>) -> Access {
+        Access::many(AccessMode::Write, resources)
+    }
+
+    /// Writes everything: the strictest access, a call that runs alone.
+    /// What an unsafe call without a declaration has, and what a panicking
+    /// access expression means.
+    pub fn everything() -> Access {
+        Access::one(AccessMode::Write, Scope::Everything)
+    }
+
+    /// Reads everything: shares a batch with readers, never with a writer.
+    /// What a concurrency-safe call without a declaration has.
+    pub fn read_everything() -> Access {
+        Access::one(AccessMode::Read, Scope::Everything)
+    }
+
+    fn one(mode: AccessMode, scope: Scope) -> Access {
+        Access {
+            touches: vec![Touch { mode, scope }],
+        }
+    }
+
+    fn many(mode: AccessMode, resources: impl IntoIterator<Item = Resource>) -> Access {
+        Access::from_touches(resources.into_iter().map(|resource| Touch {
+            mode,
+            scope: Scope::Resource(resource),
+        }))
+    }
+
+    fn from_touches(touches: impl IntoIterator<Item = Touch>) -> Access {
+        let mut touches: Vec<Touch> = touches.into_iter().collect();
+        // By scope, writes first, so `dedup` keeps the write of a scope.
+        touches.sort_unstable_by(|a, b| a.scope.cmp(&b.scope).then(b.mode.cmp(&a.mode)));
+        touches.dedup_by(|later, kept| later.scope == kept.scope);
+        let everything = touches
+            .iter()
+            .find(|t| t.scope == Scope::Everything)
+            .map(|t| t.mode);
+        match everything {
+            Some(AccessMode::Write) => return Access::everything(),
+            Some(AccessMode::Read) => {
+                touches.retain(|t| t.scope == Scope::Everything || t.mode == AccessMode::Write);
+            }
+            None => {}
+        }
+        Access { touches }
+    }
+
+    /// Everything either access touches.
+    pub fn union(self, other: Access) -> Access {
+        Access::from_touches(self.touches.into_iter().chain(other.touches))
+    }
+
+    /// The reads and writes, ordered by scope.
+    pub fn touches(&self) -> &[Touch] {
+        &self.touches
+    }
+
+    /// Whether nothing is touched.
+    pub fn is_none(&self) -> bool {
+        self.touches.is_empty()
+    }
+
+    /// Whether this writes everything (and so runs alone).
+    pub fn writes_everything(&self) -> bool {
+        matches!(
+            self.touches.as_slice(),
+            [Touch {
+                mode: AccessMode::Write,
+                scope: Scope::Everything
+            }]
+        )
+    }
+
+    /// Whether this reads (at least) everything.
+    pub fn reads_everything(&self) -> bool {
+        self.touches.iter().any(|t| t.scope == Scope::Everything)
+    }
+
+    /// The first pair of touches, this one's and `other`'s, that exclude
+    /// each other; `None` when the two may run at the same time.
+    pub fn conflict_with<'a>(&'a self, other: &'a Access) -> Option<(&'a Touch, &'a Touch)> {
+        self.touches.iter().find_map(|mine| {
+            other
+                .touches
+                .iter()
+                .find(|theirs| mine.conflicts_with(theirs))
+                .map(|theirs| (mine, theirs))
+        })
+    }
+
+    /// Every path key anchored at `root` and canonicalised where it exists
+    /// (see [`Resource::resolve`]).
+    pub fn resolve(&self, root: &Path) -> Access {
+        if !self.touches.iter().any(
+            |t| matches!(&t.scope, Scope::Resource(r) if r.namespace() == &super::Namespace::Path),
+        ) {
+            return self.clone();
+        }
+        Access::from_touches(self.touches.iter().map(|t| Touch {
+            mode: t.mode,
+            scope: match &t.scope {
+                Scope::Resource(r) => Scope::Resource(r.resolve(root)),
+                Scope::Everything => Scope::Everything,
+            },
+        }))
+    }
+}
+
+impl BitOr for Access {
+    type Output = Access;
+
+    /// [`Access::union`].
+    fn bitor(self, other: Access) -> Access {
+        self.union(other)
+    }
+}
+
+impl fmt::Display for Access {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.touches.is_empty() {
+            return f.write_str("touches nothing");
+        }
+        for (i, touch) in self.touches.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{touch}")?;
+        }
+        Ok(())
+    }
+}
