@@ -9,12 +9,13 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::access::Access;
 use crate::context::ToolContext;
 use crate::definition::{Declaration, Origin};
 use crate::error::DefinitionError;
 use crate::handle::ToolHandle;
 use crate::output::ToolOutput;
-use crate::posture::{Loading, Posture, ResultCap};
+use crate::posture::{DeclaredAccess, Loading, Posture, ResultCap};
 use crate::tool::Tool;
 
 /// The error a runtime tool's handler returns.
@@ -125,6 +126,34 @@ impl ToolBuilder {
         self
     }
 
+    /// Declares what each call reads and writes, on the raw arguments:
+    /// calls whose accesses do not conflict share a batch, even when they
+    /// write (see [`Access`]). Unsaid, the boolean rule applies
+    /// (`concurrency_safe` calls read everything, others write
+    /// everything); a closure that panics means the call writes
+    /// everything.
+    ///
+    /// ```
+    /// use registry_core::{Access, AccessKind, Resource, ToolBuilder, ToolOutput};
+    ///
+    /// let put = ToolBuilder::new("kv_put", "Store a value under `key`.")
+    ///     .access(|args| match args["key"].as_str() {
+    ///         Some(key) => Access::write(Resource::named("kv", key)),
+    ///         None => Access::everything(),
+    ///     })
+    ///     .build(|_, _| async { Ok(ToolOutput::text("ok")) })
+    ///     .unwrap();
+    /// assert!(put.spec().access().is_declared());
+    /// let call = put.prepare(serde_json::json!({ "key": "a" })).unwrap();
+    /// assert_eq!(call.declared_access().unwrap().to_string(), "writes kv a");
+    /// ```
+    pub fn access(mut self, f: impl Fn(&Value) -> Access + Send + Sync + 'static) -> Self {
+        self.declaration = self
+            .declaration
+            .access(DeclaredAccess::new(f, RUNTIME_CLOSURE));
+        self
+    }
+
     /// The text a safety classifier sees for a call.
     pub fn classifier_input(
         mut self,
@@ -198,10 +227,13 @@ impl ToolBuilder {
     }
 }
 
+/// What the catalog records for a runtime closure's text.
+const RUNTIME_CLOSURE: &str = "<runtime closure>";
+
 fn per_input(f: impl Fn(&Value) -> bool + Send + Sync + 'static) -> Posture<Value> {
     Posture::PerInput {
         eval: Arc::new(f),
-        expr: "<runtime closure>".to_owned(),
+        expr: RUNTIME_CLOSURE.to_owned(),
     }
 }
 

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use crate::error::DefinitionError;
 use crate::naming::validate_name;
-use crate::posture::{Loading, Posture, PostureKind, ResultCap, SafetyPosture, Setting};
+use crate::posture::{
+    AccessKind, DeclaredAccess, Loading, Posture, PostureKind, ResultCap, SafetyPosture, Setting,
+};
 
 /// Where a tool was declared: enough to find it in a large workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -113,6 +115,11 @@ impl ToolSpec {
     pub fn loading(&self) -> &Setting<Loading> {
         self.posture.loading()
     }
+    /// What a call reads and writes: declared per input, or, unsaid, the
+    /// boolean rule in access terms.
+    pub fn access(&self) -> &Setting<AccessKind> {
+        self.posture.access()
+    }
     /// The runtime flag gating the tool, if any.
     pub fn flag(&self) -> Option<&str> {
         self.flag.as_deref()
@@ -151,6 +158,8 @@ pub struct Declaration<I> {
     pub(crate) destructive: Option<Posture<I>>,
     pub(crate) classifier_input: Option<ClassifierText<I>>,
     pub(crate) enabled: Option<SelfCheck>,
+    /// `None` when unsaid: then a call's access follows `concurrency_safe`.
+    pub(crate) access: Option<DeclaredAccess<I>>,
 }
 
 impl<I> fmt::Debug for Declaration<I> {
@@ -185,6 +194,7 @@ impl<I> Declaration<I> {
             destructive: None,
             classifier_input: None,
             enabled: None,
+            access: None,
         }
     }
 
@@ -220,6 +230,18 @@ impl<I> Declaration<I> {
     pub fn destructive(mut self, posture: Posture<I>) -> Self {
         self.spec.posture.declare_destructive(posture.kind());
         self.destructive = Some(posture);
+        self
+    }
+
+    /// Declares what each call reads and writes. Batching then follows the
+    /// declared access instead of `concurrency_safe`: two calls share a
+    /// batch when their accesses do not conflict, whatever either's
+    /// `concurrency_safe` says. A call whose access is
+    /// [`everything`](crate::Access::everything), or whose expression
+    /// panics, still runs alone.
+    pub fn access(mut self, access: DeclaredAccess<I>) -> Self {
+        self.spec.posture.declare_access(access.kind());
+        self.access = Some(access);
         self
     }
 

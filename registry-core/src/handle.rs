@@ -16,6 +16,7 @@ use std::task::{Context, Poll};
 
 use serde_json::Value;
 
+use crate::access::Access;
 use crate::context::ToolContext;
 use crate::definition::{Declaration, ToolSpec};
 use crate::error::{ToolError, cap_error_text, capped_message};
@@ -59,6 +60,9 @@ trait ErasedTool: Send + Sync + 'static {
     fn parse(&self, args: &Value) -> Result<AnyInput, ToolError>;
     fn posture(&self, question: Question, input: &AnyInput) -> Option<bool>;
     fn classifier_input(&self, input: &AnyInput) -> Option<String>;
+    /// `None` on an input of the wrong type; `Some(None)` when the tool
+    /// declares no access.
+    fn access(&self, input: &AnyInput) -> Option<Option<Access>>;
     fn permission_content(&self, input: &AnyInput) -> Option<PermissionContent>;
     fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), ToolError>;
     fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> PermissionDecision;
@@ -133,6 +137,11 @@ impl<T: Tool> ErasedTool for Typed<T> {
                 .as_ref()
                 .map_or_else(String::new, |f| f(input)),
         )
+    }
+
+    fn access(&self, input: &AnyInput) -> Option<Option<Access>> {
+        let input = input.downcast_ref::<T::Input>()?;
+        Some(self.declaration.access.as_ref().map(|a| (a.eval)(input)))
     }
 
     fn permission_content(&self, input: &AnyInput) -> Option<PermissionContent> {
@@ -459,6 +468,33 @@ impl PreparedCall {
     /// so a panicking `read_only` expression means yes too.
     pub fn is_destructive(&self) -> bool {
         self.ask(Question::Destructive)
+    }
+
+    /// What this call reads and writes, as the tool declares it (paths as
+    /// written, normalised lexically but not yet anchored to a root);
+    /// `None` when the tool declares no access, so the boolean rule
+    /// applies. An access expression that panics means
+    /// [`Access::everything`]: the call runs alone.
+    pub fn declared_access(&self) -> Option<Access> {
+        self.access_tracked().0
+    }
+
+    /// The declared access, and whether it is the strict fallback of a
+    /// panicking expression (the executor counts those per tool).
+    pub(crate) fn access_tracked(&self) -> (Option<Access>, bool) {
+        let erased = &self.tool.inner.tool;
+        match catch_unwind(AssertUnwindSafe(|| erased.access(&self.input))) {
+            Ok(Some(access)) => (access, false),
+            Ok(None) => (Some(Access::everything()), true),
+            Err(_) => {
+                tracing::warn!(
+                    tool = self.tool.name(),
+                    posture = "access",
+                    "access expression panicked; the call writes everything"
+                );
+                (Some(Access::everything()), true)
+            }
+        }
     }
 
     /// The text a safety classifier sees; empty means "skip the classifier".

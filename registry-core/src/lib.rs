@@ -400,10 +400,10 @@ pub use error::{
     MAX_ERROR_TEXT_CHARS, NameError, NameRole, ToolError, cap_error_text,
 };
 pub use execute::{
-    Batch, BatchMode, CallClass, CallError, ConcurrencySafeRule, ConflictRule, ContextModifier,
-    DEFAULT_MAX_CONCURRENCY, DEFAULT_PREVIEW_CHARS, DEFAULT_TURN_BUDGET_CHARS, ExecEvent, Executor,
-    ExecutorConfig, Plan, PlanItem, Session, SessionState, ToolCall, ToolCallResult, ToolMetrics,
-    plan,
+    AccessRule, Batch, BatchMode, BatchReason, CallClass, CallError, ConcurrencySafeRule,
+    ConflictRule, ContextModifier, DEFAULT_MAX_CONCURRENCY, DEFAULT_PREVIEW_CHARS,
+    DEFAULT_TURN_BUDGET_CHARS, ExecEvent, Executor, ExecutorConfig, OpenBatch, Plan, PlanItem,
+    Session, SessionState, ToolCall, ToolCallResult, ToolMetrics, plan,
 };
 pub use gate::CfgPredicate;
 pub use handle::{PreparedCall, ToolHandle};
@@ -421,8 +421,8 @@ pub use pool::{
     Partition, PoolEntry, Removed, ToolPool, ToolRegistry, assemble_tool_pool, merged_tools, tools,
 };
 pub use posture::{
-    Loading, Posture, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture, Setting,
-    Source,
+    AccessKind, DeclaredAccess, Loading, Posture, PostureField, PostureKind, PostureValue,
+    ResultCap, SafetyPosture, Setting, Source,
 };
 pub use render::{
     AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,

@@ -23,6 +23,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::access::Access;
+
 /// Whether a setting was written by the tool's author or left to the
 /// fail-closed default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -209,6 +211,71 @@ impl<I> Posture<I> {
     }
 }
 
+/// How a tool's resource access is decided, as metadata that can be shown
+/// without an input at hand.
+///
+/// Serialised as `"from_concurrency_safe"` or `{"per_input": "<expression>"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccessKind {
+    /// Undeclared: the boolean rule, in access terms. A concurrency-safe
+    /// call reads everything; any other call writes everything.
+    FromConcurrencySafe,
+    /// Declared: evaluated per call on the parsed input; carries the
+    /// access expression as written, for display.
+    PerInput(String),
+}
+
+impl fmt::Display for AccessKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AccessKind::FromConcurrencySafe => f.write_str("from concurrency_safe"),
+            AccessKind::PerInput(_) => f.write_str("per input"),
+        }
+    }
+}
+
+/// A declared access evaluator: what a call reads and writes, from its
+/// parsed input.
+pub struct DeclaredAccess<I> {
+    pub(crate) eval: Arc<dyn Fn(&I) -> Access + Send + Sync>,
+    pub(crate) expr: String,
+}
+
+impl<I> DeclaredAccess<I> {
+    /// An evaluator and its expression as written (for display and the
+    /// catalog lock).
+    pub fn new(
+        eval: impl Fn(&I) -> Access + Send + Sync + 'static,
+        expr: impl Into<String>,
+    ) -> Self {
+        DeclaredAccess {
+            eval: Arc::new(eval),
+            expr: expr.into(),
+        }
+    }
+
+    /// The displayable shape.
+    pub fn kind(&self) -> AccessKind {
+        AccessKind::PerInput(self.expr.clone())
+    }
+}
+
+impl<I> Clone for DeclaredAccess<I> {
+    fn clone(&self) -> Self {
+        DeclaredAccess {
+            eval: Arc::clone(&self.eval),
+            expr: self.expr.clone(),
+        }
+    }
+}
+
+impl<I> fmt::Debug for DeclaredAccess<I> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("DeclaredAccess").field(&self.expr).finish()
+    }
+}
+
 /// The most characters of output a tool's result may hand the model.
 ///
 /// Serialised as a number or `"unbounded"`.
@@ -295,6 +362,7 @@ impl fmt::Display for Loading {
 /// | `loading` | eager |
 /// | `classifier_input` | none: the safety classifier is **skipped** (a convenience, not a strict default; see below) |
 /// | `internal` | `false`: in the ordinary pool |
+/// | `access` | from `concurrency_safe`: a safe call reads everything, any other call writes everything (runs alone) |
 ///
 /// `classifier_input` is the one default that is not the strictest: a tool
 /// that hands the safety classifier nothing is not reviewed by it in an
@@ -317,6 +385,7 @@ pub struct SafetyPosture {
     pub(crate) loading: Setting<Loading>,
     pub(crate) classifier_input: Setting<bool>,
     pub(crate) internal: Setting<bool>,
+    pub(crate) access: Setting<AccessKind>,
 }
 
 impl SafetyPosture {
@@ -331,6 +400,7 @@ impl SafetyPosture {
         loading: Setting::default_value(Loading::Eager),
         classifier_input: Setting::default_value(false),
         internal: Setting::default_value(false),
+        access: Setting::default_value(AccessKind::FromConcurrencySafe),
     };
 
     /// May calls run alongside other concurrency-safe calls?
@@ -363,6 +433,11 @@ impl SafetyPosture {
     pub fn internal(&self) -> &Setting<bool> {
         &self.internal
     }
+    /// What a call reads and writes: declared per input, or the boolean
+    /// rule in access terms.
+    pub fn access(&self) -> &Setting<AccessKind> {
+        &self.access
+    }
 
     /// One field's value and source.
     pub fn get(&self, field: PostureField) -> (PostureValue, Source) {
@@ -380,6 +455,7 @@ impl SafetyPosture {
             PostureField::Loading => of(&self.loading, PostureValue::Loading),
             PostureField::ClassifierInput => of(&self.classifier_input, PostureValue::Flag),
             PostureField::Internal => of(&self.internal, PostureValue::Flag),
+            PostureField::Access => of(&self.access, PostureValue::Access),
         }
     }
 
@@ -450,6 +526,10 @@ impl SafetyPosture {
     pub(crate) fn declare_internal(&mut self) {
         self.internal = Setting::declared(true);
     }
+
+    pub(crate) fn declare_access(&mut self, kind: AccessKind) {
+        self.access = Setting::declared(kind);
+    }
 }
 
 impl Default for SafetyPosture {
@@ -476,11 +556,13 @@ pub enum PostureField {
     ClassifierInput,
     /// `internal`.
     Internal,
+    /// `access`: what a call reads and writes.
+    Access,
 }
 
 impl PostureField {
     /// Every field, in the order reports list them.
-    pub const ALL: [PostureField; 7] = [
+    pub const ALL: [PostureField; 8] = [
         PostureField::ConcurrencySafe,
         PostureField::ReadOnly,
         PostureField::Destructive,
@@ -488,6 +570,7 @@ impl PostureField {
         PostureField::Loading,
         PostureField::ClassifierInput,
         PostureField::Internal,
+        PostureField::Access,
     ];
 
     /// The field's key in `#[tool]`, in serialised records and in lock files.
@@ -500,6 +583,7 @@ impl PostureField {
             PostureField::Loading => "loading",
             PostureField::ClassifierInput => "classifier_input",
             PostureField::Internal => "internal",
+            PostureField::Access => "access",
         }
     }
 }
@@ -522,6 +606,8 @@ pub enum PostureValue {
     Loading(Loading),
     /// `classifier_input` (whether there is any), `internal`.
     Flag(bool),
+    /// `access`.
+    Access(AccessKind),
 }
 
 impl fmt::Display for PostureValue {
@@ -532,6 +618,8 @@ impl fmt::Display for PostureValue {
             PostureValue::Cap(cap) => write!(f, "{cap}"),
             PostureValue::Loading(loading) => write!(f, "{loading}"),
             PostureValue::Flag(value) => write!(f, "{value}"),
+            PostureValue::Access(AccessKind::PerInput(expr)) => write!(f, "per input (`{expr}`)"),
+            PostureValue::Access(kind) => write!(f, "{kind}"),
         }
     }
 }
@@ -595,6 +683,7 @@ mod tests {
                 "loading": {"declared": "always"},
                 "classifier_input": {"default": false},
                 "internal": {"default": false},
+                "access": {"default": "from_concurrency_safe"},
             })
         );
         let back: SafetyPosture = serde_json::from_value(value).unwrap();

@@ -14,7 +14,7 @@ pub use serde_json;
 pub use crate::base_list::{LinkedCrate, Registration};
 pub use crate::definition::{Declaration, Origin};
 pub use crate::gate::CfgPredicate;
-pub use crate::posture::{Loading, Posture, ResultCap};
+pub use crate::posture::{DeclaredAccess, Loading, Posture, ResultCap};
 
 use crate::tool::Tool;
 
@@ -75,6 +75,15 @@ where
         eval: std::sync::Arc::new(eval),
         expr: expr.to_owned(),
     }
+}
+
+/// Not public API. Wraps an access expression, already bound to
+/// `fn(&Input) -> Access` by the macro, with its text for display.
+pub fn access<I, F>(eval: F, expr: &'static str) -> DeclaredAccess<I>
+where
+    F: Fn(&I) -> crate::Access + Send + Sync + 'static,
+{
+    DeclaredAccess::new(eval, expr)
 }
 
 /// Not public API. A result cap the macro has already checked is non-zero.

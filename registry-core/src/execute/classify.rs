@@ -1,7 +1,10 @@
-//! The posture of one call, read from its parsed input.
+//! The posture and the resource access of one call, read from its parsed
+//! input.
 
 use std::fmt;
+use std::path::Path;
 
+use crate::access::Access;
 use crate::handle::PreparedCall;
 
 /// How one call may be dispatched, decided on its parsed input. A posture
@@ -24,6 +27,18 @@ impl CallClass {
         read_only: false,
         destructive: true,
     };
+
+    /// The access a call of this class has when its tool declares none:
+    /// the boolean rule in access terms. A concurrency-safe call reads
+    /// everything (it shares a batch with readers, never with a writer);
+    /// any other call writes everything (it runs alone).
+    pub fn undeclared_access(self) -> Access {
+        if self.concurrency_safe {
+            Access::read_everything()
+        } else {
+            Access::everything()
+        }
+    }
 }
 
 impl fmt::Display for CallClass {
@@ -41,15 +56,39 @@ impl fmt::Display for CallClass {
     }
 }
 
-/// The class of `call`, and how many of its answers were strict fallbacks.
-pub(crate) fn classify(call: &PreparedCall) -> (CallClass, u32) {
+/// What the planner and the metrics need of one call.
+pub(crate) struct Classified {
+    pub(crate) class: CallClass,
+    /// Declared (anchored at the root, canonicalised) or derived from
+    /// `class`.
+    pub(crate) access: Access,
+    /// How many answers were strict fallbacks of a panicking expression.
+    pub(crate) fallbacks: u32,
+}
+
+/// Classifies `call`: its postures, and its access with relative paths
+/// anchored at `root`.
+///
+/// A declared access governs batching whatever `concurrency_safe` says:
+/// declaring it is the author's statement of everything the call touches,
+/// and is what lets two edits of two files run together. What stays
+/// strict: a tool without a declaration keeps the boolean rule, and an
+/// access expression that panics writes everything.
+pub(crate) fn classify(call: &PreparedCall, root: &Path) -> Classified {
     let postures = call.postures();
-    (
-        CallClass {
-            concurrency_safe: postures.concurrency_safe,
-            read_only: postures.read_only,
-            destructive: postures.destructive,
-        },
-        postures.fallbacks,
-    )
+    let class = CallClass {
+        concurrency_safe: postures.concurrency_safe,
+        read_only: postures.read_only,
+        destructive: postures.destructive,
+    };
+    let (declared, access_fallback) = call.access_tracked();
+    let access = match declared {
+        Some(access) => access.resolve(root),
+        None => class.undeclared_access(),
+    };
+    Classified {
+        class,
+        access,
+        fallbacks: postures.fallbacks + u32::from(access_fallback),
+    }
 }

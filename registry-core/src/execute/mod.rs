@@ -3,8 +3,9 @@
 //! Owns, in pipeline order: resolving names ([`resolve`]: pool first, an
 //! alias of a pooled tool runs it, anything else is refused with the layer
 //! that removed it), parsing (through [`ToolHandle::prepare`](crate::ToolHandle::prepare)),
-//! classification ([`classify`]), planning ([`plan`](mod@plan): a pure function
-//! behind a [`ConflictRule`]), running batches on tokio with permission,
+//! classification ([`classify`]: postures and resource access), planning
+//! ([`plan`](mod@plan): a pure function behind a [`ConflictRule`], by
+//! default [`AccessRule`], each batch with its [`BatchReason`]), running batches on tokio with permission,
 //! timeouts and cancellation ([`runner`]), caps and spilling ([`cap`]),
 //! session-state modifiers ([`modifier`]), events for UIs ([`events`]),
 //! per-tool metrics ([`metrics`]) and what lasts across turns ([`session`]).
@@ -37,6 +38,9 @@ pub use error::CallError;
 pub use events::ExecEvent;
 pub use metrics::ToolMetrics;
 pub use modifier::{ContextModifier, SessionState};
-pub use plan::{Batch, BatchMode, ConcurrencySafeRule, ConflictRule, Plan, PlanItem, plan};
+pub use plan::{
+    AccessRule, Batch, BatchMode, BatchReason, ConcurrencySafeRule, ConflictRule, OpenBatch, Plan,
+    PlanItem, plan,
+};
 pub use runner::Executor;
 pub use session::Session;

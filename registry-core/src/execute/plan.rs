@@ -1,13 +1,18 @@
-//! The planner: a pure function from classified calls to batches.
+//! The planner: a pure function from classified calls to batches, each
+//! with the reason it starts.
 //!
-//! Which calls may share a batch is a [`ConflictRule`], so a richer rule
-//! (declared resource accesses) replaces the default without touching the
-//! runner, which only ever reads a [`Plan`].
+//! Which calls may share a batch is a [`ConflictRule`]. The default,
+//! [`AccessRule`], compares what calls read and write: a call joins the
+//! open batch when its access conflicts with none already in it. Tools
+//! that declare no access get theirs from `concurrency_safe` (read
+//! everything or write everything), so for them it is exactly the boolean
+//! rule of [`ConcurrencySafeRule`]. The runner only ever reads a [`Plan`].
 
 use std::fmt;
 use std::num::NonZeroUsize;
 
 use super::classify::CallClass;
+use crate::access::{Access, Conflict, Footprint};
 use crate::handle::ToolHandle;
 
 /// One call as the planner sees it.
@@ -19,32 +24,78 @@ pub struct PlanItem {
     pub tool: ToolHandle,
     /// Its class.
     pub class: CallClass,
+    /// What it reads and writes: declared (paths anchored and
+    /// canonicalised) or, undeclared, [`CallClass::undeclared_access`].
+    pub access: Access,
 }
 
 /// Decides which calls may run at the same time.
+///
+/// Planning walks the calls in order. A call the rule makes
+/// [`runs_alone`](Self::runs_alone) is a serial batch of its own;
+/// any other joins the open concurrent batch when that batch's record
+/// [admits](OpenBatch::admit) it, and otherwise opens the next one. So
+/// calls that conflict always keep the model's order.
 pub trait ConflictRule: Send + Sync {
-    /// Whether `call` may run concurrently with anything at all. A call
-    /// that may not forms a serial batch of its own.
-    fn may_share(&self, call: &PlanItem) -> bool;
+    /// Whether `call` may run beside nothing at all.
+    fn runs_alone(&self, call: &PlanItem) -> bool;
 
-    /// Whether `next` may join `batch` (the calls of the open concurrent
-    /// batch, in call order, each of which `may_share`), running at the
-    /// same time as every one of them.
-    fn may_join(&self, batch: &[PlanItem], next: &PlanItem) -> bool;
+    /// An empty concurrent batch, which the planner then offers calls to.
+    fn open_batch(&self) -> Box<dyn OpenBatch + '_>;
 }
 
-/// The default rule: concurrency-safe calls never conflict with one
-/// another; any other call runs alone.
+/// The record a [`ConflictRule`] keeps of one open concurrent batch.
+pub trait OpenBatch {
+    /// Adds `call` to the batch, or says which earlier call of the batch
+    /// it conflicts with (and leaves the batch as it was). The first call
+    /// offered to an empty batch always joins, whatever this answers.
+    fn admit(&mut self, call: &PlanItem) -> Result<(), Conflict>;
+}
+
+/// The boolean rule: concurrency-safe calls never conflict with one
+/// another; any other call runs alone. Declared accesses are ignored.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ConcurrencySafeRule;
 
 impl ConflictRule for ConcurrencySafeRule {
-    fn may_share(&self, call: &PlanItem) -> bool {
-        call.class.concurrency_safe
+    fn runs_alone(&self, call: &PlanItem) -> bool {
+        !call.class.concurrency_safe
     }
 
-    fn may_join(&self, _batch: &[PlanItem], next: &PlanItem) -> bool {
-        next.class.concurrency_safe
+    fn open_batch(&self) -> Box<dyn OpenBatch + '_> {
+        Box::new(AdmitAll)
+    }
+}
+
+/// The open batch of [`ConcurrencySafeRule`]: everything offered is safe.
+struct AdmitAll;
+
+impl OpenBatch for AdmitAll {
+    fn admit(&mut self, _call: &PlanItem) -> Result<(), Conflict> {
+        Ok(())
+    }
+}
+
+/// The default rule: calls share a batch when their accesses do not
+/// conflict (reads share a key; a write excludes every other access to
+/// it, and to every key it covers or is covered by); a call that writes
+/// everything runs alone.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AccessRule;
+
+impl ConflictRule for AccessRule {
+    fn runs_alone(&self, call: &PlanItem) -> bool {
+        call.access.writes_everything()
+    }
+
+    fn open_batch(&self) -> Box<dyn OpenBatch + '_> {
+        Box::new(Footprint::new())
+    }
+}
+
+impl OpenBatch for Footprint {
+    fn admit(&mut self, call: &PlanItem) -> Result<(), Conflict> {
+        Footprint::admit(self, call.index, &call.access)
     }
 }
 
@@ -57,6 +108,34 @@ pub enum BatchMode {
     Serial,
 }
 
+/// Why a batch starts where it does: why its first call could not join
+/// the batch before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchReason {
+    /// The turn's first batch.
+    First,
+    /// Its call runs alone (under [`AccessRule`]: it writes everything).
+    RunsAlone,
+    /// The batch before ran this call alone; nothing may run beside it.
+    AfterAlone {
+        /// The call that ran alone.
+        earlier: usize,
+    },
+    /// The first call conflicts with an earlier call of the batch before.
+    Conflict(Conflict),
+}
+
+impl fmt::Display for BatchReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BatchReason::First => f.write_str("first batch"),
+            BatchReason::RunsAlone => f.write_str("runs alone"),
+            BatchReason::AfterAlone { earlier } => write!(f, "after #{earlier}, which ran alone"),
+            BatchReason::Conflict(conflict) => write!(f, "{conflict}"),
+        }
+    }
+}
+
 /// Calls that run together; batches run one after another.
 #[derive(Debug, Clone)]
 pub struct Batch {
@@ -64,14 +143,19 @@ pub struct Batch {
     pub mode: BatchMode,
     /// The calls, in call order.
     pub calls: Vec<PlanItem>,
+    /// Why the batch starts here.
+    pub reason: BatchReason,
 }
 
 /// A turn's batches, in the order they run.
 ///
 /// ```text
-/// batch 0: concurrent, at most 10 at once: #0 read_file, #1 grep
-/// batch 1: serial: #2 write_file
+/// batch 0: concurrent, at most 10 at once: #0 read_file (read-only), #1 grep (read-only)
+/// batch 1: serial: #2 write_file (writes, destructive)
 /// ```
+///
+/// [`explain`](Self::explain) adds each batch's [`BatchReason`] and each
+/// call's access.
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// The batches.
@@ -90,19 +174,27 @@ impl Plan {
     pub fn is_empty(&self) -> bool {
         self.batches.is_empty()
     }
+
+    /// The plan with why each batch starts and what each call touches,
+    /// one line per batch and per call, for UIs and logs:
+    ///
+    /// ```text
+    /// batch 0: concurrent, at most 10 at once (first batch)
+    ///   #0 edit_file: writes path /w/a.rs
+    ///   #1 edit_file: writes path /w/b.rs
+    /// batch 1: concurrent, at most 10 at once (reads path /w/a.rs, which #0 writes path /w/a.rs)
+    ///   #2 read_file: reads path /w/a.rs
+    /// ```
+    pub fn explain(&self) -> impl fmt::Display + '_ {
+        Explained(self)
+    }
 }
 
 impl fmt::Display for Plan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (n, batch) in self.batches.iter().enumerate() {
-            match batch.mode {
-                BatchMode::Concurrent => write!(
-                    f,
-                    "batch {n}: concurrent, at most {} at once:",
-                    self.max_concurrency
-                )?,
-                BatchMode::Serial => write!(f, "batch {n}: serial:")?,
-            }
+            write_heading(f, self, n, batch)?;
+            f.write_str(":")?;
             for (i, call) in batch.calls.iter().enumerate() {
                 let sep = if i == 0 { " " } else { ", " };
                 write!(
@@ -119,37 +211,92 @@ impl fmt::Display for Plan {
     }
 }
 
+fn write_heading(f: &mut fmt::Formatter<'_>, plan: &Plan, n: usize, batch: &Batch) -> fmt::Result {
+    match batch.mode {
+        BatchMode::Concurrent => write!(
+            f,
+            "batch {n}: concurrent, at most {} at once",
+            plan.max_concurrency
+        ),
+        BatchMode::Serial => write!(f, "batch {n}: serial"),
+    }
+}
+
+struct Explained<'a>(&'a Plan);
+
+impl fmt::Display for Explained<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plan = self.0;
+        for (n, batch) in plan.batches.iter().enumerate() {
+            write_heading(f, plan, n, batch)?;
+            writeln!(f, " ({})", batch.reason)?;
+            for call in &batch.calls {
+                writeln!(f, "  #{} {}: {}", call.index, call.tool.name(), call.access)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Groups classified calls (in call order) into batches: a call the rule
-/// lets share joins the open concurrent batch when the rule allows it, or
-/// opens a new one; any other call is a serial batch of its own.
+/// runs alone is a serial batch of its own; any other joins the open
+/// concurrent batch when the rule admits it, or opens a new one. Each
+/// batch records why it starts.
+///
+/// `max_concurrency` bounds how many calls of a batch run at once, not how
+/// many a batch holds: every call of a batch is free of conflict with
+/// every other, so any of them may run together.
 pub fn plan(
     calls: impl IntoIterator<Item = PlanItem>,
     rule: &dyn ConflictRule,
     max_concurrency: NonZeroUsize,
 ) -> Plan {
     let mut batches: Vec<Batch> = Vec::new();
-    let mut open: Option<Batch> = None;
+    let mut open: Option<(Batch, Box<dyn OpenBatch + '_>)> = None;
     for call in calls {
-        if !rule.may_share(&call) {
-            batches.extend(open.take());
+        if rule.runs_alone(&call) {
+            let reason = if batches.is_empty() && open.is_none() {
+                BatchReason::First
+            } else {
+                BatchReason::RunsAlone
+            };
+            batches.extend(open.take().map(|(batch, _)| batch));
             batches.push(Batch {
                 mode: BatchMode::Serial,
                 calls: vec![call],
+                reason,
             });
             continue;
         }
-        match &mut open {
-            Some(batch) if rule.may_join(&batch.calls, &call) => batch.calls.push(call),
-            _ => {
-                batches.extend(open.take());
-                open = Some(Batch {
-                    mode: BatchMode::Concurrent,
-                    calls: vec![call],
-                });
-            }
-        }
+        let reason = match &mut open {
+            Some((batch, record)) => match record.admit(&call) {
+                Ok(()) => {
+                    batch.calls.push(call);
+                    continue;
+                }
+                Err(conflict) => BatchReason::Conflict(conflict),
+            },
+            None => match batches.last().and_then(|b| b.calls.last()) {
+                Some(alone) => BatchReason::AfterAlone {
+                    earlier: alone.index,
+                },
+                None => BatchReason::First,
+            },
+        };
+        batches.extend(open.take().map(|(batch, _)| batch));
+        let mut record = rule.open_batch();
+        // An empty batch takes any call; what it answers is moot.
+        let _ = record.admit(&call);
+        open = Some((
+            Batch {
+                mode: BatchMode::Concurrent,
+                calls: vec![call],
+                reason,
+            },
+            record,
+        ));
     }
-    batches.extend(open);
+    batches.extend(open.map(|(batch, _)| batch));
     Plan {
         batches,
         max_concurrency,

@@ -7,6 +7,7 @@
 //! each validated, authorized and run with its timeout; results are capped
 //! as they finish and the turn budget is applied at the end.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use futures_util::StreamExt;
@@ -17,15 +18,16 @@ use tracing::Instrument;
 
 use super::call::{ToolCall, ToolCallResult};
 use super::cap::{CapConfig, apply_budget, cap_output};
-use super::classify::{CallClass, classify};
+use super::classify::{CallClass, Classified, classify};
 use super::config::ExecutorConfig;
 use super::error::CallError;
 use super::events::ExecEvent;
 use super::metrics::ToolMetrics;
 use super::modifier::{ContextModifier, SessionState};
-use super::plan::{Batch, BatchMode, ConcurrencySafeRule, ConflictRule, Plan, PlanItem, plan};
+use super::plan::{AccessRule, Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
 use super::resolve::{PoolIndex, resolve};
 use super::session::Session;
+use crate::access::Access;
 use crate::context::{CallScope, ToolContext};
 use crate::error::cap_error_text;
 use crate::handle::{CatchUnwind, PreparedCall, ToolHandle};
@@ -42,7 +44,9 @@ use crate::pool::{ToolPool, ToolRegistry};
 /// 1. every call is resolved (one map lookup), parsed and classified; a
 ///    call refused here gets its error result and never runs;
 /// 2. the runnable calls are planned into batches by the
-///    [`ConflictRule`] (default: [`ConcurrencySafeRule`]);
+///    [`ConflictRule`] (default: [`AccessRule`](super::AccessRule): calls
+///    whose declared accesses do not conflict share a batch, and a tool
+///    that declares none keeps the boolean rule);
 /// 3. batches run one after another; a concurrent batch's calls run at
 ///    most [`ExecutorConfig::max_concurrency`] at once, inside the turn's
 ///    own task, so dropping the turn's future drops every call in flight
@@ -64,6 +68,9 @@ pub struct Executor {
     cap: CapConfig,
     context: ToolContext,
     rule: Arc<dyn ConflictRule>,
+    /// What relative paths in declared accesses are anchored at; the
+    /// process's working directory when unset.
+    access_root: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Executor {
@@ -84,6 +91,8 @@ struct Slot {
     prepared: Option<PreparedCall>,
     /// Its classification, once prepared.
     class: CallClass,
+    /// Its access, once prepared; moved into the plan.
+    access: Access,
     /// Once it finished.
     result: Option<ToolCallResult>,
     /// The result's length in characters.
@@ -129,7 +138,8 @@ impl Executor {
             cap: cap_config(&config),
             config,
             context: ToolContext::new(),
-            rule: Arc::new(ConcurrencySafeRule),
+            rule: Arc::new(AccessRule),
+            access_root: None,
         }
     }
 
@@ -151,6 +161,20 @@ impl Executor {
     pub fn with_conflict_rule(mut self, rule: Arc<dyn ConflictRule>) -> Self {
         self.rule = rule;
         self
+    }
+
+    /// The directory relative paths in declared accesses are anchored at
+    /// before calls are compared: the root your tools resolve their own
+    /// relative paths against (a sandbox or workspace root). Unset, the
+    /// process's working directory. Set it wrong and two names of one file
+    /// can look disjoint; the tools' own root is the one to give.
+    pub fn with_access_root(mut self, root: impl Into<PathBuf>) -> Self {
+        self.access_root = Some(root.into());
+        self
+    }
+
+    fn access_root(&self) -> &Path {
+        self.access_root.as_deref().unwrap_or(Path::new("."))
     }
 
     /// Replaces the permission context: rules changed since the pool was
@@ -184,17 +208,22 @@ impl Executor {
         self.run(calls, Some(events)).await
     }
 
-    /// The plan a turn of `calls` would run, without running anything:
-    /// calls refused before planning (unknown tool, bad input) are left
-    /// out.
+    /// The plan a turn of `calls` would run, without running anything (a
+    /// dry run, for UIs and tests): each batch says why it starts
+    /// ([`Batch::reason`](super::Batch::reason): the conflicting keys and
+    /// the earlier call), each call what it reads and writes; see
+    /// [`Plan::explain`]. Calls refused before planning (unknown tool, bad
+    /// input) are left out; the indices are still those of `calls`.
     pub fn plan_turn(&self, calls: &[ToolCall]) -> Plan {
         let items = calls.iter().enumerate().filter_map(|(index, call)| {
             let tool = self.resolve(&call.name).ok()?;
             let prepared = tool.prepare(call.input.clone()).ok()?;
+            let Classified { class, access, .. } = classify(&prepared, self.access_root());
             Some(PlanItem {
                 index,
                 tool: tool.clone(),
-                class: classify(&prepared).0,
+                class,
+                access,
             })
         });
         plan(items, &*self.rule, self.config.max_concurrency)
@@ -235,12 +264,14 @@ impl Executor {
                 span,
                 prepared: None,
                 class: CallClass::STRICT,
+                access: Access::everything(),
                 result: None,
                 chars: 0,
             };
             match self.prepare(&mut slot, &call.name, call.input) {
-                Ok((call, class)) => {
+                Ok((call, Classified { class, access, .. })) => {
                     slot.class = class;
+                    slot.access = access;
                     slot.prepared = Some(call);
                 }
                 Err(err) => {
@@ -253,11 +284,12 @@ impl Executor {
         }
 
         // Planned straight from the slots: no second per-turn list.
-        let items = slots.iter().enumerate().filter_map(|(index, slot)| {
+        let items = slots.iter_mut().enumerate().filter_map(|(index, slot)| {
             Some(PlanItem {
                 index,
                 tool: slot.prepared.as_ref()?.tool().clone(),
                 class: slot.class,
+                access: std::mem::take(&mut slot.access),
             })
         });
         let plan = plan(items, &*self.rule, self.config.max_concurrency);
@@ -318,7 +350,7 @@ impl Executor {
         slot: &mut Slot,
         name: &str,
         input: serde_json::Value,
-    ) -> Result<(PreparedCall, CallClass), CallError> {
+    ) -> Result<(PreparedCall, Classified), CallError> {
         let tool = {
             let _phase = tracing::info_span!(parent: &slot.span, "resolve").entered();
             self.resolve(name)?
@@ -330,9 +362,9 @@ impl Executor {
             tool.prepare(input)?
         };
         let _phase = tracing::info_span!(parent: &slot.span, "classify").entered();
-        let (class, fallbacks) = classify(&call);
-        slot.metrics.strict_fallbacks = u64::from(fallbacks);
-        Ok((call, class))
+        let classified = classify(&call, self.access_root());
+        slot.metrics.strict_fallbacks = u64::from(classified.fallbacks);
+        Ok((call, classified))
     }
 
     /// Runs one batch, finishing each call as it completes; returns the

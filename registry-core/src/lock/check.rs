@@ -9,7 +9,7 @@ use super::diff::{JsonChange, Line, json_diff, line_diff};
 use super::expr::normalise;
 use super::{CatalogLock, LockEntry, LockError, UPDATE_HINT, read_lock_text};
 use crate::posture::{
-    Loading, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture, Source,
+    AccessKind, Loading, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture, Source,
 };
 
 /// What loosening `field` lets through.
@@ -22,6 +22,9 @@ fn loosening_means(field: PostureField) -> &'static str {
         PostureField::Loading => "the tool is now loaded differently",
         PostureField::ClassifierInput => "the safety classifier is now skipped for its calls",
         PostureField::Internal => "the tool is now exposed in the ordinary pool",
+        PostureField::Access => {
+            "calls may now share a batch with any call whose declared access they do not touch"
+        }
     }
 }
 
@@ -52,6 +55,12 @@ fn permissiveness(field: PostureField, value: &PostureValue) -> Option<u128> {
         (PostureField::ClassifierInput | PostureField::Internal, PostureValue::Flag(strict)) => {
             u128::from(!*strict)
         }
+        // A declared access only ever lets calls run beside more calls
+        // than the boolean rule does.
+        (PostureField::Access, PostureValue::Access(kind)) => match kind {
+            AccessKind::FromConcurrencySafe => 0,
+            AccessKind::PerInput(_) => 1,
+        },
         // A value of the wrong shape never comes out of a posture record;
         // should it, it ranks loosest, so the check fails.
         _ => u128::MAX,
@@ -779,6 +788,10 @@ fn same_value(a: &PostureValue, b: &PostureValue) -> bool {
         (
             PostureValue::Kind(PostureKind::PerInput(x)),
             PostureValue::Kind(PostureKind::PerInput(y)),
+        ) => normalise(x) == normalise(y),
+        (
+            PostureValue::Access(AccessKind::PerInput(x)),
+            PostureValue::Access(AccessKind::PerInput(y)),
         ) => normalise(x) == normalise(y),
         _ => a == b,
     }

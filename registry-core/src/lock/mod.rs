@@ -74,6 +74,7 @@
 //!    | `max_result_chars` | raised, or bounded → `unbounded` | lowered, or `unbounded` → bounded |
 //!    | `classifier_input` | some → none (the safety classifier is skipped) | none → some |
 //!    | `internal` | internal → exposed | exposed → internal |
+//!    | `access` | undeclared → declared (per input): calls may now share batches | declared → undeclared |
 //!    | aliases | an alias no longer resolves (as 1.) | an alias added, or moved to another tool |
 //!
 //!    The value compared is the one in force, declared or not. An undeclared

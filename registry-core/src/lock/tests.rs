@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::check::{Comparison, compare, update, verify};
 use super::*;
+use crate::access::{Access, Resource};
 use crate::builder::ToolBuilder;
 use crate::output::ToolOutput;
 use crate::posture::{Loading, PostureField, PostureKind, PostureValue, ResultCap, Source};
@@ -278,7 +279,7 @@ fn strictest() -> ToolBuilder {
 #[test]
 fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
     type Loosen = fn(ToolBuilder) -> ToolBuilder;
-    let cases: [(PostureField, Loosen); 9] = [
+    let cases: [(PostureField, Loosen); 10] = [
         (PostureField::ConcurrencySafe, |t| t.concurrency_safe(true)),
         (PostureField::ConcurrencySafe, |t| {
             t.concurrency_safe_when(|_| true)
@@ -292,6 +293,9 @@ fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
         }),
         (PostureField::MaxResultChars, |t| {
             t.max_result_chars(ResultCap::Unbounded)
+        }),
+        (PostureField::Access, |t| {
+            t.access(|_| Access::read(Resource::path("a")))
         }),
         (PostureField::ClassifierInput, |_| {
             tool("t")
@@ -665,6 +669,7 @@ fn the_file_is_canonical_sorted_versioned_and_byte_stable() {
             "loading": { "default": "eager" },
             "max_result_chars": { "declared": 1000 },
             "read_only": { "declared": false },
+            "access": { "default": "from_concurrency_safe" },
         })
     );
     assert!(document["tools"]["read"].get("cfg").is_none());
@@ -928,4 +933,68 @@ fn a_locked_tool_cannot_slip_out_of_every_build_behind_a_new_gate() {
             new: Some("feature = \"never\"".into()),
         }]
     );
+}
+
+/// Declaring `access` lets calls share batches they could not share
+/// before: the lock fails until it is updated, and names the field and
+/// what it lets through. Dropping the declaration is a tightening.
+#[test]
+fn a_newly_declared_access_fails_the_check_until_the_lock_is_updated() {
+    let plain = || build(tool("edit_file"));
+    let declared = || {
+        build(
+            tool("edit_file").access(|args| match args["path"].as_str() {
+                Some(path) => Access::write(Resource::path(path)),
+                None => Access::everything(),
+            }),
+        )
+    };
+    let Comparison { problems, .. } = diff(&[plain()], &[declared()]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        matches!(
+            &problems[0],
+            LockProblem::Loosened {
+                field: PostureField::Access,
+                ..
+            }
+        ),
+        "{problems:?}"
+    );
+    let text = problems[0].to_string();
+    assert!(
+        text.contains(
+            "posture of `edit_file` loosened: `access` from concurrency_safe -> per input (`<runtime closure>`); \
+             calls may now share a batch with any call whose declared access they do not touch."
+        ),
+        "{text}"
+    );
+
+    let Comparison { problems, notes } = diff(&[declared()], &[plain()]);
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(
+        notes.iter().any(|n| matches!(
+            n,
+            LockNote::Tightened {
+                field: PostureField::Access,
+                ..
+            }
+        )),
+        "{notes:?}"
+    );
+
+    // In the file, as every other posture value.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tools.lock.json");
+    assert!(verify(&path, &lock_of(&[plain()])).is_err());
+    update(&path, &lock_of(&[plain()])).unwrap();
+    let err = verify(&path, &lock_of(&[declared()])).unwrap_err();
+    assert!(err.to_string().contains("`access`"), "{err}");
+    update(&path, &lock_of(&[declared()])).unwrap();
+    let document: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        document["tools"]["edit_file"]["posture"]["access"],
+        json!({ "declared": { "per_input": "<runtime closure>" } })
+    );
+    verify(&path, &lock_of(&[declared()])).unwrap();
 }
