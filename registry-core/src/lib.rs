@@ -440,6 +440,7 @@ pub use schema::{ObjectSchemaError, require_object_schema};
 ///     concurrency_safe = true,            // true | false | fn(&Input) -> bool: a fn path or closure
 ///     read_only = true,                   // true | false | fn(&Input) -> bool: a fn path or closure
 ///     destructive = false,                // true | false | fn(&Input) -> bool: a fn path or closure
+///     access = |i: &Input| Access::write(Resource::path(&i.path)), // fn(&Input) -> Access: what a call touches
 ///     search_hint = "open view file",     // words for tool search
 ///     max_result_chars = 100_000,         // N >= 1 | unbounded
 ///     defer,                              // or always_load; not both

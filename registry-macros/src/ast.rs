@@ -27,6 +27,7 @@ pub struct ToolModel {
     pub flag: Option<LitStr>,
     pub enabled: Option<Expr>,
     pub classifier_input: Option<Expr>,
+    pub access: Option<Expr>,
     pub user_facing_name: Option<LitStr>,
     pub internal: bool,
     /// `cfg(...)`: the compile-time gate; `None` when ungated.
@@ -175,6 +176,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
         flag: parsed.flag.map(|s| s.0),
         enabled: parsed.enabled.map(|f| f.0),
         classifier_input: parsed.classifier_input.map(|f| f.0),
+        access: parsed.access.map(|f| f.0),
         user_facing_name: parsed.user_facing_name.map(|s| s.0),
         internal: parsed.internal.0.is_some(),
     })

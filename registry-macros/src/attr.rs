@@ -16,6 +16,7 @@ pub const KEYS: &[&str] = &[
     "concurrency_safe",
     "read_only",
     "destructive",
+    "access",
     "search_hint",
     "max_result_chars",
     "defer",
@@ -45,6 +46,9 @@ pub struct ToolArgs {
     pub read_only: Option<PostureArg>,
     /// `destructive = true | false | expr`.
     pub destructive: Option<PostureArg>,
+    /// `access = expr`: `fn(&Input) -> Access`, what a call reads and
+    /// writes; calls whose accesses do not conflict share a batch.
+    pub access: Option<FnExpr>,
     /// `search_hint = "words"`: helps tool search find a deferred tool.
     pub search_hint: Option<Str>,
     /// `max_result_chars = N | unbounded`.
@@ -84,6 +88,7 @@ fn example(key: &str) -> &'static str {
         "concurrency_safe" => "concurrency_safe = true",
         "read_only" => "read_only = true",
         "destructive" => "destructive = false",
+        "access" => "access = |i: &Input| Access::write(Resource::path(&i.path))",
         "search_hint" => "search_hint = \"open view file\"",
         "max_result_chars" => "max_result_chars = 100_000",
         "flag" => "flag = \"web\"",
@@ -101,6 +106,7 @@ fn fn_type(key: &str) -> &'static str {
     match key {
         "enabled" => "fn() -> bool",
         "classifier_input" => "fn(&Input) -> String",
+        "access" => "fn(&Input) -> Access",
         _ => "fn(&Input) -> bool",
     }
 }
@@ -287,7 +293,8 @@ impl FromMeta for Switch {
     }
 }
 
-/// `enabled = path`, `classifier_input = expr`: a function-valued expression.
+/// `enabled = path`, `classifier_input = expr`, `access = expr`: a
+/// function-valued expression.
 #[derive(Debug, Clone)]
 pub struct FnExpr(pub Expr);
 

@@ -223,6 +223,14 @@ pub fn classifier_input_expr(expr: &Expr) -> TokenStream {
     coerced(expr, &ty)
 }
 
+/// `access`: `fn(&Input) -> Access`, what a call reads and writes. The
+/// type names `Access` through the crate path, as the user's own code may
+/// not have imported it.
+pub fn access_expr(expr: &Expr, krate: &syn::Path) -> TokenStream {
+    let ty = quote_spanned!(expr.span()=> fn(&Self::Input) -> #krate::Access);
+    coerced(expr, &ty)
+}
+
 /// `enabled`: `fn() -> bool`, the self-check run when the pool is narrowed.
 pub fn enabled_expr(expr: &Expr) -> TokenStream {
     let ty = quote_spanned!(expr.span()=> fn() -> ::core::primitive::bool);

@@ -183,6 +183,11 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
         let checked = check::classifier_input_expr(expr);
         calls.push(quote!(.classifier_input(#checked)));
     }
+    if let Some(expr) = &model.access {
+        let text = ast::expr_text(expr);
+        let checked = check::access_expr(expr, krate);
+        calls.push(quote!(.access(#krate::__private::access::<Self::Input, _>(#checked, #text))));
+    }
     if let Some(expr) = &model.enabled {
         let checked = check::enabled_expr(expr);
         calls.push(quote!(.enabled(#checked)));

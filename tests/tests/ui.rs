@@ -10,5 +10,6 @@ fn diagnostics() {
     cases.pass("expand/minimal.rs");
     cases.pass("expand/full.rs");
     cases.pass("expand/cfg_gated.rs");
+    cases.pass("expand/access.rs");
     cases.pass("pass/*.rs");
 }
