@@ -85,6 +85,7 @@ async fn main() -> ExitCode {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;
     }
+    registry_examples::demo_plan::print_plan(&tools, &scratch.path);
     if let Err(err) = run_turn(tools, &scratch.path).await {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;
@@ -184,6 +185,7 @@ fn marked(posture: &SafetyPosture, field: PostureField) -> String {
     let (value, source) = posture.get(field);
     let text = match value {
         PostureValue::Kind(kind) => kind.to_string(),
+        PostureValue::Access(kind) => kind.to_string(),
         other => other.to_string(),
     };
     match source {
@@ -572,7 +574,8 @@ async fn run_turn(tools: BaseTools, dir: &Path) -> Result<(), Box<dyn std::error
         PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(DemoApprover)),
         Arc::new(Session::new()),
     )
-    .with_context(ToolContext::new().with(Sandbox::new(dir)?));
+    .with_context(ToolContext::new().with(Sandbox::new(dir)?))
+    .with_access_root(dir);
 
     let calls = vec![
         ToolCall::new(

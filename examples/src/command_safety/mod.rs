@@ -106,17 +106,27 @@
 //! What it cannot see: the contents of scripts and programs (`python
 //! x.py`, `make`, `cargo run`), which is why such commands are never
 //! read-only either.
+//!
+//! # Access: what a read-only command reads
+//!
+//! [`command_access`] turns the same reading into the resource access
+//! `run_command` declares, so a read-only command can share a batch with
+//! edits of files it does not read: the paths its words name, read
+//! everything when they do not say (`git`, symlink-following options),
+//! and everything written for any command that is not read-only.
 
 mod destructive;
 mod lex;
 mod options;
 mod parse;
 mod read_only;
+mod targets;
 
 #[cfg(test)]
 mod tests;
 
 pub use destructive::MAX_NESTING;
+pub use targets::command_access;
 
 use lex::{Op, Redirect, RedirectKind};
 use parse::{Script, parse};

@@ -763,3 +763,78 @@ mod tests {
         }
     }
 }
+
+/// What a read-only `program args...` reads, from its words: the paths it
+/// names (operands, option arguments, find's starting points and primary
+/// arguments, over-approximated: a pattern read as a path only widens the
+/// set), `.` where it walks the working directory without naming it.
+/// `None` when the words do not say: `git` reads a repository found from
+/// the working directory, and an option that follows symlinks reads where
+/// the links lead. Only for invocations [`is_read_only_invocation`]
+/// accepted.
+pub(crate) fn read_targets(program: &str, args: &[Word]) -> Option<Vec<String>> {
+    let table = match program {
+        "echo" | "true" | "false" | "pwd" => return Some(Vec::new()),
+        "find" => return find_targets(args),
+        "ls" => &LS,
+        "cat" => &CAT,
+        "head" => &HEAD,
+        "tail" => &TAIL,
+        "wc" => &WC,
+        "grep" => &GREP,
+        "sort" => &SORT,
+        "stat" => &STAT,
+        "du" => &DU,
+        "uniq" => &UNIQ,
+        _ => return None,
+    };
+    let (items, _) = table.parse(args).ok()?;
+    let mut paths = Vec::new();
+    let mut walks_cwd = matches!(program, "ls" | "du");
+    for item in &items {
+        match item {
+            Item::Operand(word) => paths.push(word.text.clone()),
+            Item::Opt { opt, value } => {
+                let long = table.get(*opt).long.unwrap_or_default();
+                if long.contains("dereference") {
+                    return None;
+                }
+                // `grep -r` (or `-d recurse`) without a file operand
+                // searches the working directory.
+                if program == "grep" && matches!(long, "recursive" | "directories") {
+                    walks_cwd = true;
+                }
+                paths.extend(value.iter().cloned());
+            }
+            Item::Numeric => {}
+        }
+    }
+    // grep's first operand is its pattern, unless `-e` or `-f` gave one:
+    // counting it as a file can only add `.`, never miss it.
+    let files = operands(&items).saturating_sub(usize::from(program == "grep"));
+    if walks_cwd && files == 0 {
+        paths.push(".".to_owned());
+    }
+    Some(paths)
+}
+
+/// `find`: its starting points (`.` when none) and every other word that
+/// is not an operator or a primary; `None` when it follows symlinks.
+fn find_targets(args: &[Word]) -> Option<Vec<String>> {
+    let words: Vec<&str> = args.iter().map(|w| w.text.as_str()).collect();
+    if words.iter().any(|w| matches!(*w, "-L" | "-H" | "-follow")) {
+        return None;
+    }
+    let mut paths: Vec<String> = words
+        .iter()
+        .filter(|w| !(w.starts_with('-') || matches!(**w, "(" | "!" | ")" | ",")))
+        .map(|w| (*w).to_owned())
+        .collect();
+    let named_start = words
+        .first()
+        .is_some_and(|w| !(w.starts_with('-') || matches!(*w, "(" | "!" | ")" | ",")));
+    if !named_start {
+        paths.push(".".to_owned());
+    }
+    Some(paths)
+}

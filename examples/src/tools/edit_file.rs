@@ -6,6 +6,10 @@
 //! - `concurrency_safe = false`: it reads, changes and writes back the
 //!   whole file; two edits of one file in parallel would lose one of them,
 //!   and a read in the same batch could see either version.
+//! - `access`: writes its `path`. Batching follows it rather than
+//!   `concurrency_safe`, so ten edits of ten files run as one batch, while
+//!   two edits of one file (or an edit and a read of it, or a listing of
+//!   its directory) keep the model's order.
 //! - `destructive = false`, declared: the change is exactly what the input
 //!   spells out (`old_string` becomes `new_string`), the call fails rather
 //!   than guess when `old_string` is missing or ambiguous, and nothing else
@@ -28,14 +32,19 @@
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{
+    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, tool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
+    OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
     replace_contents, shown,
 };
+// `Access` here is the resource access a call declares; the sandbox's
+// open mode goes by another name.
+use crate::sandbox::Access as OpenMode;
 
 /// The largest file `edit_file` reads, and the largest it writes: an edit
 /// holds the file and its edited copy in memory, so the limit bounds what
@@ -64,6 +73,7 @@ pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
     concurrency_safe = false,
     read_only = false,
     destructive = false,
+    access = |i: &EditFileInput| Access::write(Resource::path(&i.path)),
     search_hint = "modify change replace text in file"
 )]
 #[derive(Debug, Clone, Copy, Default)]
@@ -264,7 +274,7 @@ fn edit(full: &Path, input: &EditFileInput) -> Result<usize, EditFileError> {
     let path = || shown(&input.path);
     let io_error =
         |source: io::Error| OpenError::from(source).into_tool_error::<EditFileError>(&input.path);
-    let mut file = open_regular(full, Access::ReadWrite)
+    let mut file = open_regular(full, OpenMode::ReadWrite)
         .map_err(|err| err.into_tool_error::<EditFileError>(&input.path))?;
     let too_large = |size: u64| EditFileError::TooLarge {
         path: path(),

@@ -4,8 +4,9 @@
 //!
 //! - `read_only = true`: it walks directories and matches names; it opens
 //!   no file.
-//! - `concurrency_safe = true`: walks cannot interfere with each other, and
-//!   no write runs in a concurrent batch.
+//! - `concurrency_safe = true`: walks cannot interfere with each other.
+//! - `access`: reads its base `path` and so everything under it; the walk
+//!   follows no symlink, so it reads nothing the key does not cover.
 //! - `search_hint`: the words a model uses when it wants this tool ("find
 //!   files", "wildcard") but that its name does not contain, so tool search
 //!   finds it when tools are deferred.
@@ -20,7 +21,8 @@ use std::io;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use registry_core::{
-    PermissionContent, PermissionDecision, Tool, ToolContext, cap_error_text, tool,
+    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, cap_error_text,
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -50,6 +52,7 @@ pub const MAX_RESULTS: usize = 1000;
     name = "glob",
     concurrency_safe = true,
     read_only = true,
+    access = |i: &GlobInput| Access::read(Resource::path(&i.path)),
     search_hint = "find files by name pattern wildcard extension"
 )]
 #[derive(Debug, Clone, Copy, Default)]

@@ -3,8 +3,9 @@
 //! # Posture
 //!
 //! - `read_only = true`: it reads files and writes nothing.
-//! - `concurrency_safe = true`: searches cannot interfere with each other,
-//!   and no write runs in a concurrent batch.
+//! - `concurrency_safe = true`: searches cannot interfere with each other.
+//! - `access`: reads its `path` and so everything under it; the walk
+//!   follows no symlink, so it reads nothing the key does not cover.
 //! - The default result cap (50,000 characters) is kept on purpose: a
 //!   search that matches more than that is too broad to be useful to the
 //!   model, and the truncation notice tells it to narrow the search. The
@@ -29,15 +30,19 @@ use std::path::{Path, PathBuf};
 use globset::GlobSet;
 use regex::{Regex, RegexBuilder};
 use registry_core::{
-    PermissionContent, PermissionDecision, Tool, ToolContext, cap_error_text, tool,
+    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, cap_error_text,
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    self, Access, EntryKind, LineReader, MAX_LINE_BYTES, MAX_PATTERN_CHARS, OpenError, Sandbox,
+    self, EntryKind, LineReader, MAX_LINE_BYTES, MAX_PATTERN_CHARS, OpenError, Sandbox,
     SandboxError, SpecialFile, check_paths, open_regular, shown,
 };
+// `Access` here is the resource access a call declares; the sandbox's
+// open mode goes by another name.
+use crate::sandbox::Access as OpenMode;
 use crate::tools::glob::{GlobFailure, compile_glob};
 
 /// Most matching lines returned; the result says when there were more.
@@ -69,6 +74,7 @@ pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
     name = "grep",
     concurrency_safe = true,
     read_only = true,
+    access = |i: &GrepInput| Access::read(Resource::path(&i.path)),
     search_hint = "search find text regex in files ripgrep"
 )]
 #[derive(Debug, Clone, Copy, Default)]
@@ -277,7 +283,7 @@ impl Tool for Grep {
 
 /// What `path` is, for a message about a file that is not regular.
 fn special_kind(path: &Path) -> SpecialFile {
-    match open_regular(path, Access::Read) {
+    match open_regular(path, OpenMode::Read) {
         Err(OpenError::NotRegular(kind)) => kind,
         _ => SpecialFile::Other,
     }
@@ -380,7 +386,7 @@ fn search(
         }
         let display = sandbox.display_path(&file);
         let opened = if regular {
-            open_regular(&file, Access::Read)
+            open_regular(&file, OpenMode::Read)
         } else {
             Err(OpenError::NotRegular(special_kind(&file)))
         };

@@ -3,8 +3,10 @@
 //! # Posture
 //!
 //! - `read_only = true`: it only reads directory entries.
-//! - `concurrency_safe = true`: listings cannot interfere with each other,
-//!   and no write runs in a concurrent batch.
+//! - `concurrency_safe = true`: listings cannot interfere with each other.
+//! - `access`: reads its `path`, which covers every path under it: a write
+//!   of a file in the listed directory waits for the listing (or the
+//!   listing for it), in the model's order.
 //! - `destructive`, the result cap and loading keep their defaults: nothing
 //!   is destroyed, and a listing of one directory fits the default cap.
 //! - Permission: `Allow` inside the sandbox, `Deny` outside.
@@ -14,7 +16,9 @@
 
 use std::io;
 
-use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{
+    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, tool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -33,6 +37,7 @@ use crate::sandbox::{Sandbox, SandboxError, check_paths, shown};
     name = "list_dir",
     concurrency_safe = true,
     read_only = true,
+    access = |i: &ListDirInput| Access::read(Resource::path(&i.path)),
     search_hint = "ls directory folder entries"
 )]
 #[derive(Debug, Clone, Copy, Default)]

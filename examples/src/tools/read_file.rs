@@ -3,9 +3,11 @@
 //! # Posture
 //!
 //! - `read_only = true`: it opens the file for reading and nothing else.
-//! - `concurrency_safe = true`: two reads cannot interfere, and a
-//!   concurrent batch holds only concurrency-safe calls, so no write of
-//!   this tool set can run in the middle of it.
+//! - `concurrency_safe = true`: two reads cannot interfere.
+//! - `access`: reads its `path`, and nothing else. Batching follows it: a
+//!   read shares a batch with other reads and with writes of other files,
+//!   never with a write of this file or of a directory above it (`a/` as
+//!   a whole covers `a/b.rs`).
 //! - `destructive` is left at its default (`false`): reading destroys
 //!   nothing, and leaving it unsaid shows the default at work in the demo.
 //! - `max_result_chars = 100_000`: source files are long and the model
@@ -30,14 +32,19 @@
 use std::io::{self, BufReader};
 use std::path::Path;
 
-use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{
+    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, tool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, LineReader, MAX_LINE_BYTES, OpenError, OpenFailure, Sandbox, SandboxError, check_paths,
+    LineReader, MAX_LINE_BYTES, OpenError, OpenFailure, Sandbox, SandboxError, check_paths,
     open_regular, shown,
 };
+// `Access` here is the resource access a call declares; the sandbox's
+// open mode goes by another name.
+use crate::sandbox::Access as OpenMode;
 
 /// Lines returned when the call gives no `limit`.
 pub const DEFAULT_LIMIT: usize = 2000;
@@ -67,6 +74,7 @@ pub const MAX_OUTPUT_BYTES: usize = 90_000;
     concurrency_safe = true,
     read_only = true,
     max_result_chars = 100_000,
+    access = |i: &ReadFileInput| Access::read(Resource::path(&i.path)),
     search_hint = "open view show file contents lines",
 )]
 #[derive(Debug, Clone, Copy, Default)]
@@ -199,7 +207,7 @@ struct Request {
 /// requested lines (or [`MAX_OUTPUT_BYTES`] of them) are in.
 fn read(full: &Path, request: &Request) -> Result<String, ReadFileError> {
     let (path, offset, limit) = (request.path.as_str(), request.offset, request.limit);
-    let file = open_regular(full, Access::Read)
+    let file = open_regular(full, OpenMode::Read)
         .map_err(|err| err.into_tool_error::<ReadFileError>(path))?;
     let mut lines = LineReader::new(BufReader::new(file), MAX_LINE_BYTES);
     let mut out = String::new();

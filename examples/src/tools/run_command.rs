@@ -16,6 +16,12 @@
 //!   `/dev/null` and descriptor duplication.
 //! - `concurrency_safe = is_read_only_command`: only commands known to
 //!   only read may run alongside other calls; anything else runs alone.
+//! - `access = command_access`: what decides batching. A read-only command
+//!   whose words name what it reads (`cat a.rs`, `grep -rn x src`, `ls`)
+//!   reads those paths, relative to the workspace root it runs in, so it
+//!   shares a batch with edits of other files; a read-only command whose
+//!   words do not say (`git log`) reads everything; any other command
+//!   writes everything and runs alone.
 //! - `destructive = is_destructive_command`: a deny-list (`rm`, `mv`, `dd`,
 //!   truncating `>`, `git reset --hard`, `sort -o`, ...) that sees through
 //!   wrappers, nested `sh -c`, global options and abbreviations, plus
@@ -59,7 +65,9 @@ mod process;
 use std::io;
 use std::time::Duration;
 
-use crate::command_safety::{classify, is_destructive_command, is_read_only_command};
+use crate::command_safety::{
+    classify, command_access, is_destructive_command, is_read_only_command,
+};
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -108,6 +116,7 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
     concurrency_safe = |i: &RunCommandInput| is_read_only_command(&i.command),
     read_only = |i: &RunCommandInput| is_read_only_command(&i.command),
     destructive = |i: &RunCommandInput| is_destructive_command(&i.command),
+    access = |i: &RunCommandInput| command_access(&i.command),
     classifier_input = |i: &RunCommandInput| i.command.clone(),
     search_hint = "shell bash terminal execute exec program",
 )]

@@ -6,6 +6,10 @@
 //!   is the point of the tool, and the table should show someone decided.
 //! - `concurrency_safe = false`: two writes to one file race, and a read in
 //!   the same batch could see either version.
+//! - `access`: writes its `path`. That, not `concurrency_safe`, decides
+//!   batching: writes of different files share a batch, while a write and
+//!   any other access to the same file (or to a directory above it) keep
+//!   the model's order.
 //! - `destructive = true`, for every call. It would be more precise to call
 //!   only overwrites destructive, but a posture is decided on the parsed
 //!   input alone: the evaluator has no sandbox to look in, and even with one
@@ -31,14 +35,19 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use registry_core::{PermissionContent, PermissionDecision, Tool, ToolContext, tool};
+use registry_core::{
+    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, tool,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    Access, OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
+    OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
     replace_contents, shown,
 };
+// `Access` here is the resource access a call declares; the sandbox's
+// open mode goes by another name.
+use crate::sandbox::Access as OpenMode;
 
 /// The largest `content` `write_file` writes, in bytes: the same limit as
 /// [`MAX_EDIT_BYTES`](crate::tools::edit_file::MAX_EDIT_BYTES), so a file
@@ -63,6 +72,7 @@ pub const MAX_WRITE_BYTES: u64 = crate::tools::edit_file::MAX_EDIT_BYTES;
     concurrency_safe = false,
     read_only = false,
     destructive = true,
+    access = |i: &WriteFileInput| Access::write(Resource::path(&i.path)),
     search_hint = "create save overwrite file"
 )]
 #[derive(Debug, Clone, Copy, Default)]
@@ -195,7 +205,7 @@ fn write(full: &Path, path: &str, content: &str) -> Result<Option<u64>, WriteFil
         source,
     };
     let refused = |err: OpenError| err.into_tool_error::<WriteFileError>(path);
-    match open_regular(full, Access::ReadWrite) {
+    match open_regular(full, OpenMode::ReadWrite) {
         Ok(original) => {
             let old = original.metadata().map_err(io_error)?.len();
             replace_contents(full, &original, |out| out.write_all(content.as_bytes()))
@@ -206,7 +216,7 @@ fn write(full: &Path, path: &str, content: &str) -> Result<Option<u64>, WriteFil
             if let Some(parent) = full.parent() {
                 std::fs::create_dir_all(parent).map_err(io_error)?;
             }
-            let mut file = open_regular(full, Access::CreateNew).map_err(refused)?;
+            let mut file = open_regular(full, OpenMode::CreateNew).map_err(refused)?;
             let written = file
                 .write_all(content.as_bytes())
                 .and_then(|()| file.sync_all());
