@@ -1,11 +1,17 @@
 //! The accesses of one open batch, indexed so the planner asks "does this
-//! call conflict with anything already in the batch?" in a few map
-//! lookups per key instead of a scan of every earlier call.
+//! call conflict with anything already in the batch?" in a few integer
+//! map lookups per key instead of a scan of every earlier call.
+//!
+//! Keys are indexed by the hashes of their prefixes (see
+//! [`Resource`]): a key meets a stored key when one of its prefixes is a
+//! stored key (an ancestor, or itself) or when it is a prefix of a stored
+//! key (a descendant). Two different keys with the same 64-bit hash would
+//! count as meeting: the error can only serialise two calls, never let
+//! conflicting calls share a batch.
 
-use std::collections::BTreeMap;
-use std::ffi::OsString;
+use std::collections::HashMap;
 use std::fmt;
-use std::ops::Bound;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use super::resource::{Namespace, Resource};
 use super::set::{Access, AccessMode, Scope, Touch};
@@ -32,34 +38,91 @@ impl fmt::Display for Conflict {
     }
 }
 
-/// Key parts to the first call of the batch that touched exactly that key.
-type ByKey = BTreeMap<Vec<OsString>, usize>;
+/// The keys are hashes already: hashing them again buys nothing.
+#[derive(Default)]
+struct PassThrough(u64);
 
-/// One namespace's keys, by mode.
-#[derive(Debug, Default)]
-struct Keys {
-    reads: ByKey,
-    writes: ByKey,
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used; fold anything else in deterministically.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
-/// The first call of the batch to touch something in a way, and how.
-type First = Option<(usize, Touch)>;
+/// A touch of the batch: which member, which of its touches. Looked up,
+/// never iterated, so the map's order cannot leak into a plan.
+type ByHash = HashMap<u64, (u32, u32), BuildHasherDefault<PassThrough>>;
+
+/// One mode's keys.
+#[derive(Default)]
+struct Keys {
+    /// Whole keys.
+    exact: ByHash,
+    /// Every prefix of every key.
+    prefixes: ByHash,
+}
+
+impl Keys {
+    /// A stored key that `resource` covers or is covered by.
+    fn meeting(&self, resource: &Resource) -> Option<(u32, u32)> {
+        if self.exact.is_empty() {
+            return None;
+        }
+        resource
+            .prefix_hashes()
+            .iter()
+            .find_map(|h| self.exact.get(h))
+            .or_else(|| self.prefixes.get(&resource.key_hash()))
+            .copied()
+    }
+
+    fn insert(&mut self, resource: &Resource, at: (u32, u32)) {
+        self.exact.entry(resource.key_hash()).or_insert(at);
+        for &h in resource.prefix_hashes() {
+            self.prefixes.entry(h).or_insert(at);
+        }
+    }
+}
+
+/// The first touch of the batch of some kind: which member, which touch.
+type First = Option<(u32, u32)>;
 
 /// Everything the calls of one open batch touch.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Footprint {
-    /// The first call that touched anything / wrote anything.
+    /// The batch's calls: their index in the turn and their access.
+    members: Vec<(usize, Access)>,
+    /// The first touch of anything, and the first write.
     any: First,
     any_write: First,
-    /// The first that read / wrote everything.
+    /// The first read and the first write of everything.
     read_everything: First,
     write_everything: First,
-    /// For paths not yet anchored to a root and paths that are: the first
-    /// reader and writer of each kind, since a relative and an absolute
-    /// path cannot be told apart and count as overlapping.
+    /// For paths not yet anchored to a root, and paths that are: the first
+    /// read and write of each, since a relative and an absolute path
+    /// cannot be told apart and count as overlapping.
     relative_paths: [First; 2],
     absolute_paths: [First; 2],
-    keys: BTreeMap<Namespace, Keys>,
+    reads: Keys,
+    writes: Keys,
+}
+
+impl fmt::Debug for Footprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Footprint")
+            .field("members", &self.members)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Footprint {
@@ -77,32 +140,35 @@ impl Footprint {
     /// call that writes everything runs alone.
     pub fn admit(&mut self, index: usize, access: &Access) -> Result<(), Conflict> {
         for touch in access.touches() {
-            if let Some((earlier, earlier_touch)) = self.first_conflict(touch) {
+            if let Some((member, at)) = self.first_conflict(touch) {
+                let (earlier, earlier_access) = &self.members[member as usize];
                 return Err(Conflict {
-                    earlier,
-                    earlier_touch,
+                    earlier: *earlier,
+                    earlier_touch: earlier_access.touches()[at as usize].clone(),
                     touch: touch.clone(),
                 });
             }
         }
-        for touch in access.touches() {
-            self.insert(index, touch);
+        let member = u32::try_from(self.members.len()).unwrap_or(u32::MAX);
+        for (at, touch) in access.touches().iter().enumerate() {
+            self.insert((member, u32::try_from(at).unwrap_or(u32::MAX)), touch);
         }
+        self.members.push((index, access.clone()));
         Ok(())
     }
 
-    fn first_conflict(&self, touch: &Touch) -> Option<(usize, Touch)> {
+    fn first_conflict(&self, touch: &Touch) -> First {
         let write = touch.mode == AccessMode::Write;
         let resource = match &touch.scope {
-            Scope::Everything if write => return self.any.clone(),
-            Scope::Everything => return self.any_write.clone(),
+            Scope::Everything if write => return self.any,
+            Scope::Everything => return self.any_write,
             Scope::Resource(resource) => resource,
         };
-        if let Some(hit) = &self.write_everything {
-            return Some(hit.clone());
+        if self.write_everything.is_some() {
+            return self.write_everything;
         }
-        if write && let Some(hit) = &self.read_everything {
-            return Some(hit.clone());
+        if write && self.read_everything.is_some() {
+            return self.read_everything;
         }
         if *resource.namespace() == Namespace::Path {
             let other = if resource.is_relative_path() {
@@ -111,37 +177,22 @@ impl Footprint {
                 &self.relative_paths
             };
             let hit = if write {
-                other[0].as_ref().or(other[1].as_ref())
+                other[0].or(other[1])
             } else {
-                other[1].as_ref()
+                other[1]
             };
-            if let Some(hit) = hit {
-                return Some(hit.clone());
+            if hit.is_some() {
+                return hit;
             }
         }
-        let keys = self.keys.get(resource.namespace())?;
-        let hit = overlapping(&keys.writes, resource.parts())
-            .map(|(parts, index)| (AccessMode::Write, parts, index))
-            .or_else(|| {
-                write
-                    .then(|| overlapping(&keys.reads, resource.parts()))
-                    .flatten()
-                    .map(|(parts, index)| (AccessMode::Read, parts, index))
-            })?;
-        let (mode, parts, index) = hit;
-        let earlier = Resource::from_parts(resource.namespace().clone(), parts.to_vec());
-        Some((
-            index,
-            Touch {
-                mode,
-                scope: Scope::Resource(earlier),
-            },
-        ))
+        self.writes
+            .meeting(resource)
+            .or_else(|| write.then(|| self.reads.meeting(resource)).flatten())
     }
 
-    fn insert(&mut self, index: usize, touch: &Touch) {
+    fn insert(&mut self, at: (u32, u32), touch: &Touch) {
         let first = |slot: &mut First| {
-            slot.get_or_insert_with(|| (index, touch.clone()));
+            slot.get_or_insert(at);
         };
         first(&mut self.any);
         let write = touch.mode == AccessMode::Write;
@@ -161,30 +212,11 @@ impl Footprint {
             };
             first(&mut anchoring[usize::from(write)]);
         }
-        let keys = self.keys.entry(resource.namespace().clone()).or_default();
-        let map = if write {
-            &mut keys.writes
+        let keys = if write {
+            &mut self.writes
         } else {
-            &mut keys.reads
+            &mut self.reads
         };
-        map.entry(resource.parts().to_vec()).or_insert(index);
+        keys.insert(resource, at);
     }
-}
-
-/// A key in `map` that `parts` covers or is covered by, with its call.
-fn overlapping<'m>(map: &'m ByKey, parts: &[OsString]) -> Option<(&'m [OsString], usize)> {
-    if map.is_empty() {
-        return None;
-    }
-    // Ancestors and the key itself: one lookup per prefix.
-    for len in 0..=parts.len() {
-        if let Some((key, &index)) = map.get_key_value(&parts[..len]) {
-            return Some((key, index));
-        }
-    }
-    // Descendants sort right after the key, before anything else.
-    map.range::<[OsString], _>((Bound::Excluded(parts), Bound::Unbounded))
-        .next()
-        .filter(|(key, _)| key.starts_with(parts))
-        .map(|(key, &index)| (key.as_slice(), index))
 }

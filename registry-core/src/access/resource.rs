@@ -4,6 +4,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
@@ -50,12 +51,26 @@ impl fmt::Display for Namespace {
 /// // A path and a table never meet.
 /// assert!(!Resource::path("users").overlaps(&Resource::table("users", "users")));
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Resource {
     namespace: Namespace,
     /// For a path: `/` first when it is absolute, then its normal
     /// components (a relative path may start with `..`).
     parts: Vec<OsString>,
+    /// A hash of every prefix of the key, the namespace alone first and
+    /// the whole key last: the planner's index compares these instead of
+    /// the parts. Derived from the fields above, so it never changes what
+    /// equality or order say.
+    prefix_hashes: Box<[u64]>,
+}
+
+impl fmt::Debug for Resource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resource")
+            .field("namespace", &self.namespace)
+            .field("parts", &self.parts)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The first part of an absolute path key.
@@ -67,46 +82,37 @@ impl Resource {
     /// A filesystem path, normalised lexically. Relative paths are
     /// anchored later, by [`resolve`](Self::resolve).
     pub fn path(path: impl AsRef<Path>) -> Resource {
-        Resource {
-            namespace: Namespace::Path,
-            parts: lexical_parts(path.as_ref()),
-        }
+        Resource::from_parts(Namespace::Path, lexical_parts(path.as_ref()))
     }
 
     /// Every path: conflicts with any path key at all.
     pub fn all_paths() -> Resource {
-        Resource {
-            namespace: Namespace::Path,
-            parts: vec![OsString::from(ROOT)],
-        }
+        Resource::from_parts(Namespace::Path, vec![OsString::from(ROOT)])
     }
 
     /// A table of a database.
     pub fn table(database: impl Into<String>, table: impl Into<String>) -> Resource {
-        Resource {
-            namespace: Namespace::Table,
-            parts: vec![
+        Resource::from_parts(
+            Namespace::Table,
+            vec![
                 OsString::from(database.into()),
                 OsString::from(table.into()),
             ],
-        }
+        )
     }
 
     /// A whole database: conflicts with each of its tables.
     pub fn database(database: impl Into<String>) -> Resource {
-        Resource {
-            namespace: Namespace::Table,
-            parts: vec![OsString::from(database.into())],
-        }
+        Resource::from_parts(Namespace::Table, vec![OsString::from(database.into())])
     }
 
     /// A key in a namespace of the author's choosing. The key is one part:
     /// named keys conflict only when equal.
     pub fn named(namespace: impl Into<String>, key: impl Into<String>) -> Resource {
-        Resource {
-            namespace: Namespace::Named(namespace.into().into_boxed_str()),
-            parts: vec![OsString::from(key.into())],
-        }
+        Resource::from_parts(
+            Namespace::Named(namespace.into().into_boxed_str()),
+            vec![OsString::from(key.into())],
+        )
     }
 
     /// The key's namespace.
@@ -114,12 +120,32 @@ impl Resource {
         &self.namespace
     }
 
-    pub(crate) fn from_parts(namespace: Namespace, parts: Vec<OsString>) -> Resource {
-        Resource { namespace, parts }
+    fn from_parts(namespace: Namespace, parts: Vec<OsString>) -> Resource {
+        // SipHash with fixed keys: the same hashes in every run.
+        let mut hasher = DefaultHasher::new();
+        namespace.hash(&mut hasher);
+        let mut prefix_hashes = Vec::with_capacity(parts.len() + 1);
+        prefix_hashes.push(hasher.finish());
+        for part in &parts {
+            part.hash(&mut hasher);
+            prefix_hashes.push(hasher.finish());
+        }
+        Resource {
+            namespace,
+            parts,
+            prefix_hashes: prefix_hashes.into_boxed_slice(),
+        }
     }
 
-    pub(crate) fn parts(&self) -> &[OsString] {
-        &self.parts
+    /// The hash of each prefix of the key, shortest (the namespace alone)
+    /// first, the whole key last.
+    pub(crate) fn prefix_hashes(&self) -> &[u64] {
+        &self.prefix_hashes
+    }
+
+    /// The hash of the whole key.
+    pub(crate) fn key_hash(&self) -> u64 {
+        self.prefix_hashes[self.prefix_hashes.len() - 1]
     }
 
     /// Whether this is a path that is not yet anchored to a root.

@@ -4,6 +4,7 @@
 use std::fmt;
 use std::ops::BitOr;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::resource::Resource;
 
@@ -103,12 +104,23 @@ impl fmt::Display for Touch {
 /// let both = edit_a | Access::read(Resource::table("main", "users"));
 /// assert_eq!(both.to_string(), "writes path /w/a.rs, reads table main.users");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Access {
     /// Normalised: sorted by scope, one touch per scope (a write absorbs a
     /// read of the same scope), nothing else beside a write of
-    /// everything, and no other read beside a read of everything.
-    touches: Vec<Touch>,
+    /// everything, and no other read beside a read of everything. Shared,
+    /// so the planner keeps a batch's accesses for its explanations at the
+    /// cost of a reference count each.
+    touches: Arc<[Touch]>,
+}
+
+impl Default for Access {
+    /// [`Access::none`].
+    fn default() -> Self {
+        Access {
+            touches: Arc::from([]),
+        }
+    }
 }
 
 impl Access {
@@ -153,7 +165,7 @@ impl Access {
 
     fn one(mode: AccessMode, scope: Scope) -> Access {
         Access {
-            touches: vec![Touch { mode, scope }],
+            touches: Arc::from([Touch { mode, scope }]),
         }
     }
 
@@ -180,12 +192,14 @@ impl Access {
             }
             None => {}
         }
-        Access { touches }
+        Access {
+            touches: touches.into(),
+        }
     }
 
     /// Everything either access touches.
     pub fn union(self, other: Access) -> Access {
-        Access::from_touches(self.touches.into_iter().chain(other.touches))
+        Access::from_touches(self.touches.iter().chain(other.touches.iter()).cloned())
     }
 
     /// The reads and writes, ordered by scope.
@@ -201,7 +215,7 @@ impl Access {
     /// Whether this writes everything (and so runs alone).
     pub fn writes_everything(&self) -> bool {
         matches!(
-            self.touches.as_slice(),
+            &*self.touches,
             [Touch {
                 mode: AccessMode::Write,
                 scope: Scope::Everything
