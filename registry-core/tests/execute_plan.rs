@@ -153,18 +153,18 @@ impl ConflictRule for DistinctTools {
 }
 
 impl OpenBatch for SeenTools {
-    fn admit(&mut self, call: &PlanItem) -> Result<(), Conflict> {
+    fn admit(&mut self, call: &PlanItem) -> Result<(), Box<Conflict>> {
         let name = call.tool.name();
         if let Some((_, earlier)) = self.0.iter().find(|(seen, _)| seen == name) {
             let touch = registry_core::Touch {
                 mode: registry_core::AccessMode::Write,
                 scope: registry_core::Scope::Resource(Resource::named("tool", name)),
             };
-            return Err(Conflict {
+            return Err(Box::new(Conflict {
                 earlier: *earlier,
                 earlier_touch: touch.clone(),
                 touch,
-            });
+            }));
         }
         self.0.push((name.to_owned(), call.index));
         Ok(())

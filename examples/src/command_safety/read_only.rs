@@ -692,78 +692,6 @@ fn git_reads_only(args: &[Word]) -> bool {
     true
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn check(command: &str) -> bool {
-        let words: Vec<Word> = command.split(' ').map(Word::literal).collect();
-        is_read_only_invocation(&words[0].text, &words[1..])
-    }
-
-    #[test]
-    fn options_are_allow_listed_per_program() {
-        for yes in [
-            "ls -la --color=auto",
-            "ls --alm",
-            "head -5 f",
-            "head -n5 f",
-            "tail -n 3 f",
-            "grep -rn --include=*.rs x .",
-            "grep -e -o f",
-            "sort -k2 -t, f",
-            "sort --rev f",
-            "uniq -c f",
-            "wc -l f",
-            "du -sh .",
-            "stat -c %s f",
-            "find . -name x -print",
-            "find -L . ( -name a -o -name b ) -type f",
-            "git status -s",
-            "git log --oneline -5",
-            "git --no-pager diff --cached -- f",
-            "git show HEAD --stat",
-            "git log -n 3",
-            "git log --format=%h",
-        ] {
-            assert!(check(yes), "{yes}");
-        }
-        for no in [
-            "ls --nope",
-            "ls --al",
-            "sort -o out in",
-            "sort -uo out in",
-            "sort --out=x in",
-            "sort --o x",
-            "sort --compress-program=sh in",
-            "sort -T . in",
-            "uniq in out",
-            "uniq -c in out",
-            "find . -delete",
-            "find . -fprint x",
-            "find . -exec rm {} ;",
-            "find . -execdir ls ;",
-            "find . -newerXY x",
-            "find . -name",
-            "git diff --output=x",
-            "git diff --out=x",
-            "git diff --ext-diff",
-            "git log --show-signature",
-            "git -c k=v log",
-            "git --exec-path=. status",
-            "git -C sub status",
-            "git commit",
-            "git status --porc",
-            "git",
-            "cat -z f",
-            "head -5q f",
-            "file x",
-        ] {
-            assert!(!check(no), "{no}");
-        }
-    }
-}
-
 /// What a read-only `program args...` reads, from its words: the paths it
 /// names (operands, option arguments, find's starting points and primary
 /// arguments, over-approximated: a pattern read as a path only widens the
@@ -837,4 +765,76 @@ fn find_targets(args: &[Word]) -> Option<Vec<String>> {
         paths.push(".".to_owned());
     }
     Some(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(command: &str) -> bool {
+        let words: Vec<Word> = command.split(' ').map(Word::literal).collect();
+        is_read_only_invocation(&words[0].text, &words[1..])
+    }
+
+    #[test]
+    fn options_are_allow_listed_per_program() {
+        for yes in [
+            "ls -la --color=auto",
+            "ls --alm",
+            "head -5 f",
+            "head -n5 f",
+            "tail -n 3 f",
+            "grep -rn --include=*.rs x .",
+            "grep -e -o f",
+            "sort -k2 -t, f",
+            "sort --rev f",
+            "uniq -c f",
+            "wc -l f",
+            "du -sh .",
+            "stat -c %s f",
+            "find . -name x -print",
+            "find -L . ( -name a -o -name b ) -type f",
+            "git status -s",
+            "git log --oneline -5",
+            "git --no-pager diff --cached -- f",
+            "git show HEAD --stat",
+            "git log -n 3",
+            "git log --format=%h",
+        ] {
+            assert!(check(yes), "{yes}");
+        }
+        for no in [
+            "ls --nope",
+            "ls --al",
+            "sort -o out in",
+            "sort -uo out in",
+            "sort --out=x in",
+            "sort --o x",
+            "sort --compress-program=sh in",
+            "sort -T . in",
+            "uniq in out",
+            "uniq -c in out",
+            "find . -delete",
+            "find . -fprint x",
+            "find . -exec rm {} ;",
+            "find . -execdir ls ;",
+            "find . -newerXY x",
+            "find . -name",
+            "git diff --output=x",
+            "git diff --out=x",
+            "git diff --ext-diff",
+            "git log --show-signature",
+            "git -c k=v log",
+            "git --exec-path=. status",
+            "git -C sub status",
+            "git commit",
+            "git status --porc",
+            "git",
+            "cat -z f",
+            "head -5q f",
+            "file x",
+        ] {
+            assert!(!check(no), "{no}");
+        }
+    }
 }

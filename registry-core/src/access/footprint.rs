@@ -138,15 +138,15 @@ impl Footprint {
     /// Touches only are compared: a call that touches nothing admits a
     /// later write of everything. The planner never asks that, since a
     /// call that writes everything runs alone.
-    pub fn admit(&mut self, index: usize, access: &Access) -> Result<(), Conflict> {
+    pub fn admit(&mut self, index: usize, access: &Access) -> Result<(), Box<Conflict>> {
         for touch in access.touches() {
             if let Some((member, at)) = self.first_conflict(touch) {
                 let (earlier, earlier_access) = &self.members[member as usize];
-                return Err(Conflict {
+                return Err(Box::new(Conflict {
                     earlier: *earlier,
                     earlier_touch: earlier_access.touches()[at as usize].clone(),
                     touch: touch.clone(),
-                });
+                }));
             }
         }
         let member = u32::try_from(self.members.len()).unwrap_or(u32::MAX);

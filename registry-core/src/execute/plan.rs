@@ -49,7 +49,7 @@ pub trait OpenBatch {
     /// Adds `call` to the batch, or says which earlier call of the batch
     /// it conflicts with (and leaves the batch as it was). The first call
     /// offered to an empty batch always joins, whatever this answers.
-    fn admit(&mut self, call: &PlanItem) -> Result<(), Conflict>;
+    fn admit(&mut self, call: &PlanItem) -> Result<(), Box<Conflict>>;
 }
 
 /// The boolean rule: concurrency-safe calls never conflict with one
@@ -71,7 +71,7 @@ impl ConflictRule for ConcurrencySafeRule {
 struct AdmitAll;
 
 impl OpenBatch for AdmitAll {
-    fn admit(&mut self, _call: &PlanItem) -> Result<(), Conflict> {
+    fn admit(&mut self, _call: &PlanItem) -> Result<(), Box<Conflict>> {
         Ok(())
     }
 }
@@ -94,7 +94,7 @@ impl ConflictRule for AccessRule {
 }
 
 impl OpenBatch for Footprint {
-    fn admit(&mut self, call: &PlanItem) -> Result<(), Conflict> {
+    fn admit(&mut self, call: &PlanItem) -> Result<(), Box<Conflict>> {
         Footprint::admit(self, call.index, &call.access)
     }
 }
@@ -274,7 +274,7 @@ pub fn plan(
                     batch.calls.push(call);
                     continue;
                 }
-                Err(conflict) => BatchReason::Conflict(conflict),
+                Err(conflict) => BatchReason::Conflict(*conflict),
             },
             None => match batches.last().and_then(|b| b.calls.last()) {
                 Some(alone) => BatchReason::AfterAlone {
