@@ -194,5 +194,5 @@ mod planner {
 fn resolve(bencher: Bencher) {
     let dir = std::env::temp_dir();
     let access = Access::read_all((0..10).map(|n| Resource::path(format!("./src/f{n}.rs"))));
-    bencher.bench_local(|| access.resolve(Path::new(&dir)));
+    bencher.bench_local(|| access.resolve(Some(Path::new(&dir))));
 }

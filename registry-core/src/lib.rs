@@ -269,7 +269,9 @@
 //! deferred tool must first be discovered in the [`Session`]), the input is
 //! parsed and classified on its value; the turn is planned into batches
 //! ([`Plan`]: consecutive concurrency-safe calls run together, at most 10
-//! at once by default, every other call alone); then each call is
+//! at once by default, every other call alone; a tool that declares what
+//! each call reads and writes, `access`, shares a batch with every call it
+//! does not conflict with, see [`Access`] and [`AccessRule`]); then each call is
 //! validated, authorized by the [`PermissionPipeline`] against the
 //! *current* [`PermissionContext`], run (with its timeout, if any) and
 //! capped. A panic, a timeout or a denial is that call's error result; the

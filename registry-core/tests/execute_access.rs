@@ -294,3 +294,23 @@ fn relative_paths_are_anchored_at_the_access_root_and_symlinks_followed() {
         );
     }
 }
+
+#[test]
+fn without_an_access_root_a_relative_path_conflicts_with_every_path() {
+    let tool = ToolBuilder::new("touch", "Write `path`.")
+        .access(|args| Access::write(Resource::path(args["path"].as_str().unwrap_or("/"))))
+        .build(|_, _| async { Ok(ToolOutput::text("ok")) })
+        .unwrap();
+    // `executor` sets no access root: what `a.txt` names is unknown.
+    let exec = executor(vec![tool]);
+    let calls = [
+        ToolCall::new("0", "touch", json!({ "path": "a.txt" })),
+        ToolCall::new("1", "touch", json!({ "path": "b.txt" })),
+        ToolCall::new("2", "touch", json!({ "path": format!("{ROOT}/c.txt") })),
+        ToolCall::new("3", "touch", json!({ "path": format!("{ROOT}/d.txt") })),
+    ];
+    let plan = exec.plan_turn(&calls);
+    let shape: Vec<usize> = plan.batches.iter().map(|b| b.calls.len()).collect();
+    assert_eq!(shape, [1, 1, 2], "{}", plan.explain());
+    assert_eq!(plan.batches[0].calls[0].access.to_string(), "writes path /");
+}

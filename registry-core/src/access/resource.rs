@@ -180,14 +180,19 @@ impl Resource {
     ///
     /// `root` should be the directory the tool itself resolves relative
     /// paths against (its sandbox or workspace root). A relative `root` is
-    /// anchored at the process's working directory; when that is unknown
-    /// the key becomes [`all_paths`](Self::all_paths), which conflicts with
-    /// every path: a key that cannot be anchored must not pass as disjoint.
-    pub fn resolve(&self, root: &Path) -> Resource {
+    /// anchored at the process's working directory. With no root, or one
+    /// that cannot be anchored, a relative key becomes
+    /// [`all_paths`](Self::all_paths), which conflicts with every path: a
+    /// key anchored at a guess could pass as disjoint from another name of
+    /// the same file.
+    pub fn resolve(&self, root: Option<&Path>) -> Resource {
         if self.namespace != Namespace::Path {
             return self.clone();
         }
         let joined = if self.is_relative_path() {
+            let Some(root) = root else {
+                return Resource::all_paths();
+            };
             let root = match absolute(root) {
                 Ok(root) => root,
                 Err(err) => {

@@ -241,8 +241,9 @@ impl Access {
     }
 
     /// Every path key anchored at `root` and canonicalised where it exists
-    /// (see [`Resource::resolve`]).
-    pub fn resolve(&self, root: &Path) -> Access {
+    /// (see [`Resource::resolve`]; with no root, a relative path covers
+    /// every path).
+    pub fn resolve(&self, root: Option<&Path>) -> Access {
         if !self.touches.iter().any(
             |t| matches!(&t.scope, Scope::Resource(r) if r.namespace() == &super::Namespace::Path),
         ) {

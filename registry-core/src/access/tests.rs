@@ -112,36 +112,43 @@ fn resolving_anchors_relative_paths_and_follows_symlinks() {
     let root = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::create_dir(root.join("real")).unwrap();
     std::fs::write(root.join("real/file.txt"), "x").unwrap();
-    let anchored = p("./real/../real/file.txt").resolve(&root);
+    let anchored = p("./real/../real/file.txt").resolve(Some(&root));
     assert_eq!(anchored, Resource::path(root.join("real/file.txt")));
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
         std::os::unix::fs::symlink(root.join("real/file.txt"), root.join("alias.txt")).unwrap();
         // A symlink to the same file is the same key.
-        assert_eq!(p("alias.txt").resolve(&root), anchored);
-        assert_eq!(p("link/file.txt").resolve(&root), anchored);
+        assert_eq!(p("alias.txt").resolve(Some(&root)), anchored);
+        assert_eq!(p("link/file.txt").resolve(Some(&root)), anchored);
         // A file about to be created under a symlinked directory is keyed
         // under the directory's target.
         assert_eq!(
-            p("link/new.txt").resolve(&root),
+            p("link/new.txt").resolve(Some(&root)),
             Resource::path(root.join("real/new.txt"))
         );
         // A dangling symlink leads nobody knows where: every path.
         std::os::unix::fs::symlink(root.join("missing"), root.join("dangling")).unwrap();
-        assert_eq!(p("dangling/x").resolve(&root), Resource::all_paths());
+        assert_eq!(p("dangling/x").resolve(Some(&root)), Resource::all_paths());
     }
     // Paths that do not exist stay lexical under the canonical root.
     assert_eq!(
-        p("no/such/file").resolve(&root),
+        p("no/such/file").resolve(Some(&root)),
         Resource::path(root.join("no/such/file"))
     );
     // Other namespaces are left alone.
     let table = Resource::table("main", "users");
-    assert_eq!(table.resolve(&root), table);
+    assert_eq!(table.resolve(Some(&root)), table);
+    // Without a root a relative key covers every path; an absolute one
+    // is still canonicalised.
+    assert_eq!(p("real/file.txt").resolve(None), Resource::all_paths());
+    assert_eq!(
+        p(&root.join("real/../real/file.txt").display().to_string()).resolve(None),
+        anchored
+    );
     // An absolute key is canonicalised too.
     assert_eq!(
-        Resource::path(root.join("real/file.txt")).resolve(Path::new("/elsewhere")),
+        Resource::path(root.join("real/file.txt")).resolve(Some(Path::new("/elsewhere"))),
         anchored
     );
 }

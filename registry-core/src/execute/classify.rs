@@ -67,14 +67,14 @@ pub(crate) struct Classified {
 }
 
 /// Classifies `call`: its postures, and its access with relative paths
-/// anchored at `root`.
+/// anchored at `root` (with none, a relative path covers every path).
 ///
 /// A declared access governs batching whatever `concurrency_safe` says:
 /// declaring it is the author's statement of everything the call touches,
 /// and is what lets two edits of two files run together. What stays
 /// strict: a tool without a declaration keeps the boolean rule, and an
 /// access expression that panics writes everything.
-pub(crate) fn classify(call: &PreparedCall, root: &Path) -> Classified {
+pub(crate) fn classify(call: &PreparedCall, root: Option<&Path>) -> Classified {
     let postures = call.postures();
     let class = CallClass {
         concurrency_safe: postures.concurrency_safe,

@@ -68,8 +68,8 @@ pub struct Executor {
     cap: CapConfig,
     context: ToolContext,
     rule: Arc<dyn ConflictRule>,
-    /// What relative paths in declared accesses are anchored at; the
-    /// process's working directory when unset.
+    /// What relative paths in declared accesses are anchored at; unset,
+    /// a relative path covers every path.
     access_root: Option<PathBuf>,
 }
 
@@ -165,16 +165,20 @@ impl Executor {
 
     /// The directory relative paths in declared accesses are anchored at
     /// before calls are compared: the root your tools resolve their own
-    /// relative paths against (a sandbox or workspace root). Unset, the
-    /// process's working directory. Set it wrong and two names of one file
-    /// can look disjoint; the tools' own root is the one to give.
+    /// relative paths against (a sandbox or workspace root); a relative
+    /// root is taken from the process's working directory.
+    ///
+    /// Unset, the executor cannot know what a relative path names, so a
+    /// call that declares one conflicts with every call touching any path
+    /// (absolute paths still compare). Set it wrong and two names of one
+    /// file can look disjoint: give the root the tools themselves use.
     pub fn with_access_root(mut self, root: impl Into<PathBuf>) -> Self {
         self.access_root = Some(root.into());
         self
     }
 
-    fn access_root(&self) -> &Path {
-        self.access_root.as_deref().unwrap_or(Path::new("."))
+    fn access_root(&self) -> Option<&Path> {
+        self.access_root.as_deref()
     }
 
     /// Replaces the permission context: rules changed since the pool was
