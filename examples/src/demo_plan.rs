@@ -50,10 +50,18 @@ pub fn sample_turn() -> Vec<ToolCall> {
     ]
 }
 
-/// Prints the plan of [`sample_turn`] over `tools`, with relative paths
-/// anchored at `workspace` (shown as `<workspace>`, so the output is the
-/// same on every run).
+/// Prints the plan of [`sample_turn`] over `tools` (see [`plan_text`]).
 pub fn print_plan(tools: &BaseTools, workspace: &Path) {
+    println!();
+    println!("== Batch plan of a turn: declared accesses ==");
+    println!();
+    print!("{}", plan_text(tools, workspace));
+}
+
+/// The calls of [`sample_turn`] and their plan, explained, with relative
+/// paths anchored at `workspace` (shown as `<workspace>`, so the text is
+/// the same on every run).
+pub fn plan_text(tools: &BaseTools, workspace: &Path) -> String {
     let registry = Arc::new(ToolRegistry::new(tools.clone()));
     let rules = PermissionContext::new();
     let pool = registry.assemble_tool_pool(&rules);
@@ -66,18 +74,50 @@ pub fn print_plan(tools: &BaseTools, workspace: &Path) {
     )
     .with_access_root(workspace);
     let calls = sample_turn();
-    println!();
-    println!("== Batch plan of a turn: declared accesses ==");
-    println!();
+    let mut text = String::new();
     for (index, call) in calls.iter().enumerate() {
-        println!("#{index} {} {}", call.name, call.input);
+        text.push_str(&format!("#{index} {} {}\n", call.name, call.input));
     }
-    println!();
+    text.push('\n');
     let plan = executor.plan_turn(&calls).explain().to_string();
     // The workspace as the keys show it: anchored and canonicalised.
     let shown = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_owned());
     let plan = plan.replace(&shown.display().to_string(), "<workspace>");
     for line in plan.lines() {
-        println!("  {line}");
+        text.push_str("  ");
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use registry_core::{Flags, try_all_base_tools};
+
+    use super::plan_text;
+
+    #[test]
+    fn the_sample_turn_batches_by_what_each_call_touches() {
+        let tools = try_all_base_tools(&Flags::new()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let text = plan_text(&tools, dir.path());
+        let batches: Vec<&str> = text.lines().filter(|l| l.starts_with("  batch")).collect();
+        assert_eq!(
+            batches,
+            [
+                "  batch 0: concurrent, at most 10 at once (first batch)",
+                "  batch 1: concurrent, at most 10 at once (reads path <workspace>/src/a.rs, which #0 writes path <workspace>/src/a.rs)",
+                "  batch 2: concurrent, at most 10 at once (writes path <workspace>/src/c.rs, which #4 reads path <workspace>/src)",
+                "  batch 3: serial (runs alone)",
+                "  batch 4: concurrent, at most 10 at once (after #8, which ran alone)",
+            ],
+            "{text}"
+        );
+        assert!(
+            text.contains("    #5 run_command: reads path <workspace>/notes.txt\n"),
+            "{text}"
+        );
+        assert!(!text.contains(&dir.path().display().to_string()), "{text}");
     }
 }
