@@ -672,6 +672,7 @@ mod tests {
         posture.declare_read_only(PostureKind::PerInput("is_short".into()));
         posture.declare_max_result_chars(ResultCap::Unbounded);
         posture.declare_loading(Loading::AlwaysLoad);
+        posture.declare_access(AccessKind::PerInput("writes_path".into()));
         let value = serde_json::to_value(&posture).unwrap();
         assert_eq!(
             value,
@@ -683,7 +684,7 @@ mod tests {
                 "loading": {"declared": "always"},
                 "classifier_input": {"default": false},
                 "internal": {"default": false},
-                "access": {"default": "from_concurrency_safe"},
+                "access": {"declared": {"per_input": "writes_path"}},
             })
         );
         let back: SafetyPosture = serde_json::from_value(value).unwrap();
@@ -691,6 +692,10 @@ mod tests {
         let default = serde_json::to_value(SafetyPosture::DEFAULT).unwrap();
         assert_eq!(default["destructive"], json!({"default": true}));
         assert_eq!(default["max_result_chars"], json!({"default": 50_000}));
+        assert_eq!(
+            default["access"],
+            json!({"default": "from_concurrency_safe"})
+        );
         assert_eq!(
             serde_json::from_value::<SafetyPosture>(default).unwrap(),
             SafetyPosture::DEFAULT

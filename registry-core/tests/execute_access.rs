@@ -221,6 +221,9 @@ fn ten_edits_of_ten_files_run_together_and_a_panicking_access_runs_alone() {
     let exec2 = executor(vec![access_probe(&recorder2)]);
     let results = paused_runtime().block_on(exec2.run_turn(calls));
     assert!(results.iter().all(|r| !r.is_error()));
+    // The panic is counted as a strict fallback of the tool.
+    let metrics = exec2.session().metrics();
+    assert_eq!(metrics["access_probe"].strict_fallbacks, 1, "{metrics:?}");
     let spans = recorder2.intervals();
     for other in spans.iter().filter(|s| s.key != 5) {
         assert!(!overlaps(&spans[5], other), "{:?} {:?}", spans[5], other);
