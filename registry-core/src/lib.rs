@@ -366,6 +366,8 @@ mod handle;
 mod link;
 #[cfg(feature = "lock")]
 pub mod lock;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod naming;
 mod nulls;
 mod output;
@@ -392,7 +394,7 @@ pub use base_list::{
 pub use builder::{BoxError, RuntimeToolError, ToolBuilder};
 pub use canonical::{to_canonical_pretty, to_canonical_string};
 pub use context::ToolContext;
-pub use definition::{Declaration, Origin, ToolSpec};
+pub use definition::{Declaration, Origin, RemoteOrigin, ToolSpec};
 pub use error::{
     CatalogError, Claim, Collision, ContextError, DefinitionError, MAX_ERROR_MESSAGE_CHARS,
     MAX_ERROR_TEXT_CHARS, NameError, NameRole, ToolError, cap_error_text,
@@ -423,7 +425,7 @@ pub use posture::{
     Source,
 };
 pub use render::{
-    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
+    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_output_schema, mcp_tool, openai_chat_tool,
     openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
 };
 pub use schema::{ObjectSchemaError, require_object_schema};
