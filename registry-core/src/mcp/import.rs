@@ -257,6 +257,13 @@ struct Client {
 }
 
 impl ClientHandler for Client {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::default(),
+            rmcp::model::Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
+        )
+    }
+
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let Some(shared) = self.shared.upgrade() else {
             return;
@@ -681,7 +688,12 @@ impl Shared {
                     self.server, self.call_timeout
                 )
             })?
-            .map_err(|err| format!("MCP server `{}`: {err}", self.server))?;
+            .map_err(|err| match err {
+                rmcp::ServiceError::TransportClosed => {
+                    format!("MCP server `{}` disconnected during the call", self.server)
+                }
+                err => format!("MCP server `{}`: {err}", self.server),
+            })?;
         let text = result_text(&result);
         if result.is_error == Some(true) {
             return Err(text.into());
