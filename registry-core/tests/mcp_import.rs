@@ -270,3 +270,54 @@ async fn one_registry_cannot_import_two_servers_under_one_owner() {
     import.shutdown().await;
     assert!(names(&registry).is_empty());
 }
+
+/// A server written by hand on the wire: a correct handshake and listing,
+/// then `tools/call` answers that are not valid results.
+async fn raw_server(stream: tokio::io::DuplexStream) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (read, mut write) = tokio::io::split(stream);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let Some(id) = request.get("id").cloned() else { continue };
+        let result = match request["method"].as_str() {
+            Some("initialize") => json!({
+                "protocolVersion": request["params"]["protocolVersion"],
+                "capabilities": { "tools": {} },
+                "serverInfo": { "name": "raw", "version": "0" }
+            }),
+            Some("tools/list") => json!({ "tools": [
+                { "name": "garbled", "inputSchema": { "type": "object" } },
+                { "name": "empty", "inputSchema": { "type": "object" } }
+            ] }),
+            Some("tools/call") if request["params"]["name"] == "garbled" => {
+                json!({ "content": "not a list of blocks", "isError": "maybe" })
+            }
+            Some("tools/call") => json!({ "content": [] }),
+            _ => json!({}),
+        };
+        let reply = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+        write.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn malformed_content_is_an_error_result_and_empty_content_is_empty_text() {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(raw_server(ours));
+    let registry = PluginRegistry::new();
+    let _import = McpImport::connect(
+        &registry,
+        McpServerConfig::io("raw", theirs).call_timeout(Duration::from_secs(20)),
+    )
+    .await
+    .unwrap();
+    let cx = ToolContext::new();
+    let err = handle(&registry, "mcp__raw__garbled")
+        .call_json(json!({}), &cx)
+        .await
+        .expect_err("a result that does not parse is an error");
+    assert!(err.to_string().contains("MCP server `raw`"), "{err}");
+    let out = handle(&registry, "mcp__raw__empty").call_json(json!({}), &cx).await.unwrap();
+    assert_eq!(out.as_str(), "");
+}

@@ -328,3 +328,48 @@ async fn raw_post(addr: std::net::SocketAddr, auth: &str) -> String {
     let n = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut head)).await.unwrap().unwrap();
     String::from_utf8_lossy(&head[..n]).into_owned()
 }
+
+#[tokio::test]
+async fn an_http_import_reconnects_with_backoff_after_the_server_restarts() {
+    use registry_core::mcp::Backoff;
+    let registry = registry();
+    let server = server(&registry);
+    let http = server
+        .serve_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+        .await
+        .unwrap();
+    let addr = http.local_addr();
+    let plugins = PluginRegistry::new();
+    let import = McpImport::connect(
+        &plugins,
+        McpServerConfig::http("remote", http.url())
+            .heartbeat(Some(Duration::from_millis(100)))
+            .reconnect(Backoff {
+                initial: Duration::from_millis(20),
+                max: Duration::from_millis(200),
+                attempts: 200,
+            }),
+    )
+    .await
+    .unwrap();
+    let count = plugins.snapshot().tools().len();
+    assert!(count > 0);
+
+    http.shutdown().await;
+    tokio::time::timeout(Duration::from_secs(30), import.disconnected())
+        .await
+        .expect("the import noticed the server went away");
+    assert!(plugins.snapshot().tools().is_empty());
+
+    let again = server.serve_http(HttpOptions::new(addr)).await.unwrap();
+    let mut changes = plugins.subscribe();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while plugins.snapshot().tools().len() != count {
+            changes.changed().await.unwrap();
+        }
+    })
+    .await
+    .expect("reconnected and re-imported");
+    assert!(import.is_connected());
+    again.shutdown().await;
+}

@@ -81,7 +81,11 @@ pub struct McpServerConfig {
     trusted: bool,
     call_timeout: Duration,
     reconnect: Option<Backoff>,
+    heartbeat: Option<Duration>,
 }
+
+/// How often an HTTP import pings its server unless configured otherwise.
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(10);
 
 impl std::fmt::Debug for McpServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -101,12 +105,17 @@ impl std::fmt::Debug for McpServerConfig {
 
 impl McpServerConfig {
     fn new(name: impl Into<String>, transport: Transport) -> Self {
+        // Over HTTP nothing tells the client a server went away until a
+        // request fails (each request is its own exchange), so HTTP
+        // imports ping; a pipe's end is seen at once.
+        let heartbeat = matches!(transport, Transport::Http { .. }).then_some(DEFAULT_HEARTBEAT);
         McpServerConfig {
             name: name.into(),
             transport,
             trusted: false,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             reconnect: None,
+            heartbeat,
         }
     }
 
@@ -182,6 +191,16 @@ impl McpServerConfig {
     /// ignored for child processes and streams, which cannot come back).
     pub fn reconnect(mut self, backoff: Backoff) -> Self {
         self.reconnect = Some(backoff);
+        self
+    }
+
+    /// Pings the server every `interval` and treats a ping that fails or
+    /// gets no answer within `interval` as a broken connection (its tools
+    /// are unregistered; with [`reconnect`](Self::reconnect), it is
+    /// retried). On by default for HTTP ([`DEFAULT_HEARTBEAT`]); `None`
+    /// turns it off.
+    pub fn heartbeat(mut self, interval: Option<Duration>) -> Self {
+        self.heartbeat = interval;
         self
     }
 
@@ -439,11 +458,16 @@ async fn supervise(
 ) {
     loop {
         let cancel = running.cancellation_token();
+        let peer = running.peer().clone();
         let reason = tokio::select! {
             reason = running.waiting() => format!("{reason:?}"),
             () = stop.cancelled() => {
                 cancel.cancel();
                 "shut down".to_owned()
+            }
+            failure = heartbeat(&peer, config.heartbeat) => {
+                cancel.cancel();
+                failure
             }
         };
         shared.detach();
@@ -458,6 +482,26 @@ async fn supervise(
         match reconnect(&shared, &config, backoff, &stop).await {
             Some(next) => running = next,
             None => return,
+        }
+    }
+}
+
+/// Returns (with why) when a ping fails or goes unanswered; never, with
+/// no interval.
+async fn heartbeat(peer: &Peer<RoleClient>, interval: Option<Duration>) -> String {
+    let Some(interval) = interval else {
+        return std::future::pending().await;
+    };
+    loop {
+        tokio::time::sleep(interval).await;
+        let ping = rmcp::model::ClientRequest::PingRequest(rmcp::model::PingRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        match tokio::time::timeout(interval, peer.send_request(ping)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(err)) => return format!("heartbeat failed: {err}"),
+            Err(_) => return format!("heartbeat unanswered within {interval:?}"),
         }
     }
 }

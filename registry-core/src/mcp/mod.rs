@@ -38,8 +38,9 @@
 //! tells its own clients). When the server exits or the connection
 //! breaks, its tools are unregistered by owner and calls in flight fail at
 //! once with an error result; every call also has a timeout
-//! ([`McpServerConfig::call_timeout`]). HTTP imports can reconnect with a
-//! [`Backoff`].
+//! ([`McpServerConfig::call_timeout`]). Over HTTP, where nothing signals a
+//! vanished server, imports ping it ([`McpServerConfig::heartbeat`]) and
+//! can reconnect with a [`Backoff`].
 //!
 //! # What this module never does
 //!
@@ -55,7 +56,7 @@ mod server;
 mod trust;
 
 pub use http::{HttpOptions, HttpServerHandle};
-pub use import::{Backoff, DEFAULT_CALL_TIMEOUT, McpImport, McpServerConfig, RefusedTool};
+pub use import::{Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_HEARTBEAT, McpImport, McpServerConfig, RefusedTool};
 pub use naming::{MAX_DESCRIPTION_CHARS, imported_description, imported_tool_name, server_segment};
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};
 pub use trust::{ALWAYS_LOAD_META_KEY, ImportedPosture};
