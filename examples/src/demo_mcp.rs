@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use registry_core::mcp::{McpImport, McpServerConfig};
 use registry_core::{
-    BaseTools, Executor, Flags, Loading, PermissionContext, PermissionMode, PermissionPipeline, Session,
-    ToolCall, ToolRegistry, try_all_base_tools,
+    BaseTools, Executor, Flags, Loading, PermissionContext, PermissionMode, PermissionPipeline,
+    Session, ToolCall, ToolRegistry, try_all_base_tools,
 };
 use serde_json::json;
 
@@ -79,7 +79,11 @@ pub async fn print_mcp_import(tools: BaseTools) -> Result<(), Box<dyn std::error
     for entry in pool.builtins() {
         println!("  {}", entry.tool().name());
     }
-    println!("imported from `{}` ({}):", import.owner(), pool.plugins().len());
+    println!(
+        "imported from `{}` ({}):",
+        import.owner(),
+        pool.plugins().len()
+    );
     for entry in pool.plugins() {
         let spec = entry.tool().spec();
         let remote = spec.remote_origin().map_or("?", |o| o.tool());
@@ -102,7 +106,11 @@ pub async fn print_mcp_import(tools: BaseTools) -> Result<(), Box<dyn std::error
         PermissionPipeline::new(PermissionMode::Default),
         session,
     );
-    let call = ToolCall::new("mcp_1", "mcp__examples__read_file", json!({"path": "hello.txt"}));
+    let call = ToolCall::new(
+        "mcp_1",
+        "mcp__examples__read_file",
+        json!({"path": "hello.txt"}),
+    );
     println!();
     println!("call {} {}:", call.name, call.input);
     for result in executor.run_turn(vec![call]).await {

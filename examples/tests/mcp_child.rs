@@ -40,7 +40,9 @@ async fn run(registry: &Arc<ToolRegistry>, name: &str, input: Value) -> ToolCall
 }
 
 fn empty_registry() -> Arc<ToolRegistry> {
-    Arc::new(ToolRegistry::new(BaseTools::__from_handles(Vec::new()).unwrap()))
+    Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -52,20 +54,45 @@ async fn a_child_process_round_trip() {
         .await
         .unwrap();
     let names: Vec<_> = import.tools().into_keys().collect();
-    assert!(names.contains(&"mcp__ex__read_file".to_owned()), "{names:?}");
-    assert!(names.contains(&"mcp__ex__write_file".to_owned()), "{names:?}");
+    assert!(
+        names.contains(&"mcp__ex__read_file".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"mcp__ex__write_file".to_owned()),
+        "{names:?}"
+    );
 
-    let ok = run(&registry, "mcp__ex__read_file", json!({ "path": "hello.txt" })).await;
+    let ok = run(
+        &registry,
+        "mcp__ex__read_file",
+        json!({ "path": "hello.txt" }),
+    )
+    .await;
     assert!(!ok.is_error(), "{}", ok.content());
     assert_eq!(ok.content(), "     1\thi\n");
 
-    let missing = run(&registry, "mcp__ex__read_file", json!({ "path": "nope.txt" })).await;
+    let missing = run(
+        &registry,
+        "mcp__ex__read_file",
+        json!({ "path": "nope.txt" }),
+    )
+    .await;
     assert!(missing.is_error());
-    assert!(missing.content().contains("nope.txt"), "{}", missing.content());
+    assert!(
+        missing.content().contains("nope.txt"),
+        "{}",
+        missing.content()
+    );
 
     // The server itself refuses: nobody can approve a write over MCP.
     // (Our side would ask too: write_file's hints say it destroys.)
-    let write = run(&registry, "mcp__ex__write_file", json!({ "path": "x", "content": "" })).await;
+    let write = run(
+        &registry,
+        "mcp__ex__write_file",
+        json!({ "path": "x", "content": "" }),
+    )
+    .await;
     assert!(write.is_error());
     assert!(!dir.path().join("x").exists());
 
@@ -121,7 +148,10 @@ async fn a_child_that_crashes_mid_call_fails_the_call_and_leaves_no_tools() {
     })
     .await
     .expect("the command started");
-    let status = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status().unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-9", &pid.to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
 
     let result = tokio::time::timeout(Duration::from_secs(30), call)
@@ -129,7 +159,11 @@ async fn a_child_that_crashes_mid_call_fails_the_call_and_leaves_no_tools() {
         .expect("the in-flight call finished")
         .unwrap();
     assert!(result.is_error());
-    assert!(result.content().contains("disconnected during the call"), "{}", result.content());
+    assert!(
+        result.content().contains("disconnected during the call"),
+        "{}",
+        result.content()
+    );
     tokio::time::timeout(Duration::from_secs(30), import.disconnected())
         .await
         .expect("the import noticed the exit");

@@ -55,8 +55,9 @@ fn the_official_python_sdk_lists_and_calls_our_server() {
         "the Python client failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
         output.status
     );
-    let summary: serde_json::Value = serde_json::from_str(stdout.trim().lines().last().unwrap_or(""))
-        .unwrap_or_else(|err| panic!("no summary line ({err}):\n{stdout}"));
+    let summary: serde_json::Value =
+        serde_json::from_str(stdout.trim().lines().last().unwrap_or(""))
+            .unwrap_or_else(|err| panic!("no summary line ({err}):\n{stdout}"));
     assert_eq!(summary["ok"], true, "{summary}");
     assert!(summary["pages"].as_u64() >= Some(2), "{summary}");
 }

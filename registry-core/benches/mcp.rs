@@ -146,7 +146,9 @@ fn http_client(url: String) -> Client {
 /// rmcp's HTTP service behind a plain hyper accept loop.
 fn rmcp_http<S: ServerHandler + Clone + Send + Sync + 'static>(server: S) -> String {
     RT.block_on(async {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
         let addr = listener.local_addr().expect("addr");
         let service = StreamableHttpService::new(
             move || Ok(server.clone()),
@@ -155,7 +157,9 @@ fn rmcp_http<S: ServerHandler + Clone + Send + Sync + 'static>(server: S) -> Str
         );
         tokio::spawn(async move {
             loop {
-                let Ok((stream, _)) = listener.accept().await else { continue };
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
                 let service = service.clone();
                 tokio::spawn(async move {
                     let handler = hyper::service::service_fn(move |request| {
@@ -178,7 +182,8 @@ fn add_call() -> CallToolRequestParams {
 }
 
 fn call_once(client: &Client) -> CallToolResult {
-    RT.block_on(client.peer().call_tool(add_call())).expect("a result")
+    RT.block_on(client.peer().call_tool(add_call()))
+        .expect("a result")
 }
 
 fn bench_calls(bencher: Bencher, client: Client) {
@@ -192,7 +197,10 @@ mod call_stdio {
 
     #[divan::bench]
     fn ours(bencher: Bencher) {
-        bench_calls(bencher, duplex_client_of_ours(our_server(vec![ToolHandle::new(Add)], 100)));
+        bench_calls(
+            bencher,
+            duplex_client_of_ours(our_server(vec![ToolHandle::new(Add)], 100)),
+        );
     }
 
     #[divan::bench]
@@ -245,7 +253,11 @@ fn rmcp_many() -> RmcpMany {
     let mut tool_router = ToolRouter::new();
     for i in 0..TOOLS {
         tool_router.add_route(ToolRoute::new_dyn(
-            McpTool::new(format!("tool_{i:04}"), format!("Tool number {i}."), schema()),
+            McpTool::new(
+                format!("tool_{i:04}"),
+                format!("Tool number {i}."),
+                schema(),
+            ),
             |_ctx| Box::pin(async { Ok(CallToolResult::default().into()) }),
         ));
     }
@@ -256,7 +268,9 @@ fn our_many() -> Vec<ToolHandle> {
     (0..TOOLS)
         .map(|i| {
             ToolBuilder::new(format!("tool_{i:04}"), format!("Tool number {i}."))
-                .input_schema(json!({ "type": "object", "properties": { "a": { "type": "integer" } } }))
+                .input_schema(
+                    json!({ "type": "object", "properties": { "a": { "type": "integer" } } }),
+                )
                 .build(|_, _| async { Ok(ToolOutput::text("")) })
                 .expect("valid tool")
         })
@@ -275,7 +289,10 @@ mod list_1000 {
 
     #[divan::bench]
     fn ours(bencher: Bencher) {
-        bench_list(bencher, duplex_client_of_ours(our_server(our_many(), TOOLS)));
+        bench_list(
+            bencher,
+            duplex_client_of_ours(our_server(our_many(), TOOLS)),
+        );
     }
 
     #[divan::bench]

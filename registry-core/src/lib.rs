@@ -351,6 +351,14 @@
 //! feature), `registry_core::lock::check` compares the catalog with a
 //! committed `tools.lock.json` and fails when a tool vanished, a definition
 //! changed (the prompt cache would miss) or a posture was loosened.
+//!
+//! # Across processes: MCP
+//!
+//! With the crate feature `mcp`, `mcp::McpServer` serves a pool over MCP
+//! (stdio or streamable HTTP; every call through the executor) and
+//! `mcp::McpImport` registers an MCP server's tools as plugins named
+//! `mcp__<server>__<tool>`, with the strict posture unless the server is
+//! trusted. See the `registry_core::mcp` module.
 
 #![warn(missing_docs)]
 
@@ -424,8 +432,9 @@ pub use posture::{
     Loading, Posture, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture, Setting,
     Source,
 };
+pub use render::mcp_output_schema;
 pub use render::{
-    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_output_schema, mcp_tool, openai_chat_tool,
+    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
     openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
 };
 pub use schema::{ObjectSchemaError, require_object_schema};

@@ -190,7 +190,10 @@ impl PluginRegistry {
 
     /// Whether any tool `owner` contributed is registered now.
     pub fn has_owner(&self, owner: &str) -> bool {
-        self.inner.read().values().any(|entry| entry.owner() == owner)
+        self.inner
+            .read()
+            .values()
+            .any(|entry| entry.owner() == owner)
     }
 
     /// A receiver that wakes whenever the generation moves (its value is

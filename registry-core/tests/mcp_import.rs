@@ -12,9 +12,7 @@ use mcp_support::{FakeServer, names, plain, tool, until};
 use registry_core::mcp::{
     ALWAYS_LOAD_META_KEY, MAX_DESCRIPTION_CHARS, McpImport, McpServerConfig, imported_tool_name,
 };
-use registry_core::{
-    Loading, PluginRegistry, PostureKind, ToolContext, ToolHandle, validate_name,
-};
+use registry_core::{Loading, PluginRegistry, PostureKind, ToolContext, ToolHandle, validate_name};
 use serde_json::json;
 
 fn handle(registry: &PluginRegistry, name: &str) -> ToolHandle {
@@ -49,18 +47,30 @@ async fn hostile_names_and_descriptions_are_made_safe_and_keep_their_origin() {
         "description": "é".repeat(10_000),
         "inputSchema": { "type": "object" }
     })));
-    tools.push(tool(json!({ "name": "mute", "inputSchema": { "type": "object" } })));
+    tools.push(tool(
+        json!({ "name": "mute", "inputSchema": { "type": "object" } }),
+    ));
     let registry = PluginRegistry::new();
     let fake = FakeServer::new(tools, 0);
     let (import, _server) = fake.import(&registry, "my.server", |c| c).await;
 
     let imported = import.tools();
-    assert_eq!(imported.len(), hostile.len() + 2, "{imported:?} refused {:?}", import.refused());
+    assert_eq!(
+        imported.len(),
+        hostile.len() + 2,
+        "{imported:?} refused {:?}",
+        import.refused()
+    );
     for (name, remote) in &imported {
         validate_name(name).unwrap_or_else(|err| panic!("{name}: {err}"));
-        assert!(name.starts_with(&format!("mcp__{}__", import.owner())), "{name}");
+        assert!(
+            name.starts_with(&format!("mcp__{}__", import.owner())),
+            "{name}"
+        );
         let spec = handle(&registry, name).spec().clone();
-        let origin = spec.remote_origin().expect("imported tools record their server");
+        let origin = spec
+            .remote_origin()
+            .expect("imported tools record their server");
         assert_eq!(origin.server(), "my.server");
         assert_eq!(origin.tool(), remote);
         assert!(spec.description().chars().count() <= MAX_DESCRIPTION_CHARS);
@@ -91,8 +101,17 @@ async fn a_name_colliding_after_normalisation_refuses_only_that_tool() {
     let (import, _server) = fake.import(&registry, "srv", |c| c).await;
     let refused = import.refused();
     assert_eq!(refused.len(), 1, "{refused:?}");
-    assert_eq!(refused[0].tool, crafted, "sorted by the server's name, `a b` came first");
-    assert!(refused[0].reason.contains("already taken by the server's tool `a b`"), "{}", refused[0].reason);
+    assert_eq!(
+        refused[0].tool, crafted,
+        "sorted by the server's name, `a b` came first"
+    );
+    assert!(
+        refused[0]
+            .reason
+            .contains("already taken by the server's tool `a b`"),
+        "{}",
+        refused[0].reason
+    );
     assert_eq!(names(&registry).len(), 2);
 }
 
@@ -111,7 +130,11 @@ async fn bad_input_schemas_refuse_that_tool_alone() {
     );
     let (import, _server) = fake.import(&registry, "srv", |c| c).await;
     assert_eq!(names(&registry), ["mcp__srv__good"]);
-    let refused: Vec<_> = import.refused().into_iter().map(|r| (r.tool, r.reason)).collect();
+    let refused: Vec<_> = import
+        .refused()
+        .into_iter()
+        .map(|r| (r.tool, r.reason))
+        .collect();
     assert_eq!(refused.len(), 4, "{refused:?}");
     for (tool, reason) in &refused {
         assert!(reason.starts_with("bad input schema: "), "{tool}: {reason}");
@@ -120,10 +143,14 @@ async fn bad_input_schemas_refuse_that_tool_alone() {
 
 fn annotated() -> Vec<rmcp::model::Tool> {
     vec![
-        tool(json!({ "name": "reader", "inputSchema": { "type": "object" },
-            "annotations": { "readOnlyHint": true } })),
-        tool(json!({ "name": "appender", "inputSchema": { "type": "object" },
-            "annotations": { "readOnlyHint": false, "destructiveHint": false } })),
+        tool(
+            json!({ "name": "reader", "inputSchema": { "type": "object" },
+            "annotations": { "readOnlyHint": true } }),
+        ),
+        tool(
+            json!({ "name": "appender", "inputSchema": { "type": "object" },
+            "annotations": { "readOnlyHint": false, "destructiveHint": false } }),
+        ),
         tool(json!({ "name": "liar", "inputSchema": { "type": "object" },
             "annotations": { "readOnlyHint": true, "destructiveHint": true } })),
         plain("silent"),
@@ -132,13 +159,19 @@ fn annotated() -> Vec<rmcp::model::Tool> {
 
 fn posture(tool: &ToolHandle) -> (bool, bool, bool) {
     let call = tool.prepare(json!({})).unwrap();
-    (call.is_read_only(), call.is_concurrency_safe(), call.is_destructive())
+    (
+        call.is_read_only(),
+        call.is_concurrency_safe(),
+        call.is_destructive(),
+    )
 }
 
 #[tokio::test]
 async fn annotations_from_an_untrusted_server_change_nothing() {
     let registry = PluginRegistry::new();
-    let (_import, _server) = FakeServer::new(annotated(), 0).import(&registry, "u", |c| c).await;
+    let (_import, _server) = FakeServer::new(annotated(), 0)
+        .import(&registry, "u", |c| c)
+        .await;
     for name in ["reader", "appender", "liar", "silent"] {
         let tool = handle(&registry, &format!("mcp__u__{name}"));
         assert_eq!(posture(&tool), (false, false, true), "{name}");
@@ -151,15 +184,20 @@ async fn annotations_from_an_untrusted_server_change_nothing() {
 #[tokio::test]
 async fn a_trusted_server_s_read_only_hint_makes_calls_read_only_and_concurrent() {
     let registry = PluginRegistry::new();
-    let (_import, _server) =
-        FakeServer::new(annotated(), 0).import(&registry, "t", |c| c.trusted(true)).await;
+    let (_import, _server) = FakeServer::new(annotated(), 0)
+        .import(&registry, "t", |c| c.trusted(true))
+        .await;
     let of = |name: &str| posture(&handle(&registry, &format!("mcp__t__{name}")));
     assert_eq!(of("reader"), (true, true, false));
     // readOnlyHint wins over a contradictory destructiveHint: read-only
     // tools destroy nothing, by the spec's own reading.
     assert_eq!(of("liar"), (true, true, false));
     assert_eq!(of("appender"), (false, false, false));
-    assert_eq!(of("silent"), (false, false, true), "missing = strictest, trusted or not");
+    assert_eq!(
+        of("silent"),
+        (false, false, true),
+        "missing = strictest, trusted or not"
+    );
 }
 
 #[tokio::test]
@@ -168,15 +206,24 @@ async fn imported_tools_are_deferred_unless_meta_says_always_load() {
     let fake = FakeServer::new(
         vec![
             plain("lazy"),
-            tool(json!({ "name": "eager", "inputSchema": { "type": "object" },
-                "_meta": { ALWAYS_LOAD_META_KEY: true } })),
-            tool(json!({ "name": "stringy", "inputSchema": { "type": "object" },
-                "_meta": { ALWAYS_LOAD_META_KEY: "true" } })),
+            tool(
+                json!({ "name": "eager", "inputSchema": { "type": "object" },
+                "_meta": { ALWAYS_LOAD_META_KEY: true } }),
+            ),
+            tool(
+                json!({ "name": "stringy", "inputSchema": { "type": "object" },
+                "_meta": { ALWAYS_LOAD_META_KEY: "true" } }),
+            ),
         ],
         0,
     );
     let (_import, _server) = fake.import(&registry, "s", |c| c).await;
-    let loading = |name: &str| *handle(&registry, &format!("mcp__s__{name}")).spec().loading().value();
+    let loading = |name: &str| {
+        *handle(&registry, &format!("mcp__s__{name}"))
+            .spec()
+            .loading()
+            .value()
+    };
     assert_eq!(loading("lazy"), Loading::Deferred);
     assert_eq!(loading("eager"), Loading::AlwaysLoad);
     assert_eq!(loading("stringy"), Loading::Deferred);
@@ -186,10 +233,18 @@ async fn imported_tools_are_deferred_unless_meta_says_always_load() {
 async fn every_page_is_imported() {
     let tools: Vec<_> = (0..23).map(|i| plain(&format!("t{i:02}"))).collect();
     let registry = PluginRegistry::new();
-    let (import, _server) = FakeServer::new(tools, 5).import(&registry, "paged", |c| c).await;
+    let (import, _server) = FakeServer::new(tools, 5)
+        .import(&registry, "paged", |c| c)
+        .await;
     assert_eq!(import.tools().len(), 23);
-    assert_eq!(names(&registry).first().map(String::as_str), Some("mcp__paged__t00"));
-    assert_eq!(names(&registry).last().map(String::as_str), Some("mcp__paged__t22"));
+    assert_eq!(
+        names(&registry).first().map(String::as_str),
+        Some("mcp__paged__t00")
+    );
+    assert_eq!(
+        names(&registry).last().map(String::as_str),
+        Some("mcp__paged__t22")
+    );
 }
 
 #[tokio::test]
@@ -200,10 +255,17 @@ async fn a_renamed_tool_list_is_refreshed_on_list_changed() {
     assert_eq!(names(&registry), ["mcp__srv__kept", "mcp__srv__old_name"]);
     let generation = registry.generation();
 
-    fake.replace_tools(vec![plain("new_name"), plain("kept")]).await;
-    until(&registry, || names(&registry) == ["mcp__srv__kept", "mcp__srv__new_name"]).await;
+    fake.replace_tools(vec![plain("new_name"), plain("kept")])
+        .await;
+    until(&registry, || {
+        names(&registry) == ["mcp__srv__kept", "mcp__srv__new_name"]
+    })
+    .await;
     assert!(registry.generation() > generation);
-    assert_eq!(import.tools().get("mcp__srv__new_name").map(String::as_str), Some("new_name"));
+    assert_eq!(
+        import.tools().get("mcp__srv__new_name").map(String::as_str),
+        Some("new_name")
+    );
     // The new tool runs, under its new name.
     let out = handle(&registry, "mcp__srv__new_name")
         .call_json(json!({}), &ToolContext::new())
@@ -229,7 +291,10 @@ async fn a_crash_mid_call_fails_the_call_and_unregisters_the_tools() {
         .expect("the in-flight call finished")
         .unwrap()
         .expect_err("a crash is an error");
-    assert!(err.to_string().contains("disconnected during the call"), "{err}");
+    assert!(
+        err.to_string().contains("disconnected during the call"),
+        "{err}"
+    );
     tokio::time::timeout(Duration::from_secs(20), import.disconnected())
         .await
         .expect("the import noticed");
@@ -241,27 +306,48 @@ async fn a_crash_mid_call_fails_the_call_and_unregisters_the_tools() {
 async fn a_silent_server_times_out_and_errors_become_error_results() {
     let registry = PluginRegistry::new();
     let fake = FakeServer::new(
-        vec![plain("hang"), plain("fail"), plain("broken"), plain("blocks")],
+        vec![
+            plain("hang"),
+            plain("fail"),
+            plain("broken"),
+            plain("blocks"),
+        ],
         0,
     );
     let (_import, _server) = fake
-        .import(&registry, "s", |c| c.call_timeout(Duration::from_millis(200)))
+        .import(&registry, "s", |c| {
+            c.call_timeout(Duration::from_millis(200))
+        })
         .await;
     let cx = ToolContext::new();
-    let err = handle(&registry, "mcp__s__hang").call_json(json!({}), &cx).await.unwrap_err();
+    let err = handle(&registry, "mcp__s__hang")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("did not answer within"), "{err}");
-    let err = handle(&registry, "mcp__s__fail").call_json(json!({}), &cx).await.unwrap_err();
+    let err = handle(&registry, "mcp__s__fail")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("the fake server says no"), "{err}");
-    let err = handle(&registry, "mcp__s__broken").call_json(json!({}), &cx).await.unwrap_err();
+    let err = handle(&registry, "mcp__s__broken")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("the fake server broke"), "{err}");
-    let out = handle(&registry, "mcp__s__blocks").call_json(json!({}), &cx).await.unwrap();
+    let out = handle(&registry, "mcp__s__blocks")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap();
     assert_eq!(out.as_str(), "caption\n[image content omitted]");
 }
 
 #[tokio::test]
 async fn one_registry_cannot_import_two_servers_under_one_owner() {
     let registry = PluginRegistry::new();
-    let (import, _server) = FakeServer::new(vec![plain("a")], 0).import(&registry, "dup", |c| c).await;
+    let (import, _server) = FakeServer::new(vec![plain("a")], 0)
+        .import(&registry, "dup", |c| c)
+        .await;
     let (stream, _other) = FakeServer::new(vec![plain("b")], 0).spawn();
     let err = McpImport::connect(&registry, McpServerConfig::io("dup", stream))
         .await
@@ -279,7 +365,9 @@ async fn raw_server(stream: tokio::io::DuplexStream) {
     let mut lines = BufReader::new(read).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let request: serde_json::Value = serde_json::from_str(&line).unwrap();
-        let Some(id) = request.get("id").cloned() else { continue };
+        let Some(id) = request.get("id").cloned() else {
+            continue;
+        };
         let result = match request["method"].as_str() {
             Some("initialize") => json!({
                 "protocolVersion": request["params"]["protocolVersion"],
@@ -297,7 +385,10 @@ async fn raw_server(stream: tokio::io::DuplexStream) {
             _ => json!({}),
         };
         let reply = json!({ "jsonrpc": "2.0", "id": id, "result": result });
-        write.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+        write
+            .write_all(format!("{reply}\n").as_bytes())
+            .await
+            .unwrap();
     }
 }
 
@@ -318,6 +409,9 @@ async fn malformed_content_is_an_error_result_and_empty_content_is_empty_text() 
         .await
         .expect_err("a result that does not parse is an error");
     assert!(err.to_string().contains("MCP server `raw`"), "{err}");
-    let out = handle(&registry, "mcp__raw__empty").call_json(json!({}), &cx).await.unwrap();
+    let out = handle(&registry, "mcp__raw__empty")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap();
     assert_eq!(out.as_str(), "");
 }

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use registry_core::mcp::{HttpOptions, McpImport, McpServer, McpServerConfig};
 use registry_core::{
-    Flags, Json, PermissionContext, PermissionMode, PermissionPipeline, RuleSource,
-    Tool, ToolBuilder, ToolContext, ToolOutput, ToolRegistry, tool, try_all_base_tools,
+    Flags, Json, PermissionContext, PermissionMode, PermissionPipeline, RuleSource, Tool,
+    ToolBuilder, ToolContext, ToolOutput, ToolRegistry, tool, try_all_base_tools,
 };
 use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use rmcp::service::{NotificationContext, RunningService};
@@ -35,7 +35,12 @@ struct Found {
 }
 
 /// Look a key up; answers with a typed record.
-#[tool(name = "lookup", read_only = true, concurrency_safe = true, user_facing_name = "Look up")]
+#[tool(
+    name = "lookup",
+    read_only = true,
+    concurrency_safe = true,
+    user_facing_name = "Look up"
+)]
 struct Lookup;
 
 impl Tool for Lookup {
@@ -44,7 +49,10 @@ impl Tool for Lookup {
     type Error = std::convert::Infallible;
 
     async fn call(&self, input: Query, _cx: &ToolContext) -> Result<Json<Found>, Self::Error> {
-        Ok(Json(Found { key: input.key, hits: 3 }))
+        Ok(Json(Found {
+            key: input.key,
+            hits: 3,
+        }))
     }
 }
 
@@ -77,7 +85,9 @@ impl Tool for Forget {
 }
 
 fn registry() -> Arc<ToolRegistry> {
-    Arc::new(ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap()))
+    Arc::new(ToolRegistry::new(
+        try_all_base_tools(&Flags::new()).unwrap(),
+    ))
 }
 
 fn server(registry: &Arc<ToolRegistry>) -> McpServer {
@@ -111,7 +121,11 @@ async fn connect(server: &McpServer) -> (RunningService<RoleClient, Counting>, C
     (client, handler)
 }
 
-async fn call(client: &RunningService<RoleClient, Counting>, name: &str, args: Value) -> rmcp::model::CallToolResult {
+async fn call(
+    client: &RunningService<RoleClient, Counting>,
+    name: &str,
+    args: Value,
+) -> rmcp::model::CallToolResult {
     let Value::Object(args) = args else { panic!() };
     client
         .peer()
@@ -121,7 +135,12 @@ async fn call(client: &RunningService<RoleClient, Counting>, name: &str, args: V
 }
 
 fn text(result: &rmcp::model::CallToolResult) -> String {
-    result.content.iter().filter_map(|c| c.as_text()).map(|t| t.text.clone()).collect()
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect()
 }
 
 #[tokio::test]
@@ -130,13 +149,20 @@ async fn tools_list_is_the_mcp_render_in_pool_order() {
     let server = server(&registry);
     let (client, _) = connect(&server).await;
     let listed = client.peer().list_all_tools().await.unwrap();
-    let rendered: Value =
-        serde_json::from_str(&registry.assemble_tool_pool(&PermissionContext::new()).render_mcp_tools_list()).unwrap();
+    let rendered: Value = serde_json::from_str(
+        &registry
+            .assemble_tool_pool(&PermissionContext::new())
+            .render_mcp_tools_list(),
+    )
+    .unwrap();
     assert_eq!(serde_json::to_value(&listed).unwrap(), rendered["tools"]);
     let lookup = listed.iter().find(|t| t.name == "lookup").unwrap();
     assert_eq!(lookup.title.as_deref(), Some("Look up"));
     assert_eq!(
-        lookup.output_schema.as_deref().map(|s| Value::Object(s.clone())),
+        lookup
+            .output_schema
+            .as_deref()
+            .map(|s| Value::Object(s.clone())),
         Some(json!({
             "type": "object",
             "properties": { "key": { "type": "string" }, "hits": { "type": "integer", "format": "uint32", "minimum": 0 } },
@@ -166,28 +192,49 @@ async fn pages_follow_a_stable_cursor_and_forged_cursors_are_refused() {
     loop {
         let page = client
             .peer()
-            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor.clone())))
+            .list_tools(Some(
+                PaginatedRequestParams::default().with_cursor(cursor.clone()),
+            ))
             .await
             .unwrap();
         assert!(page.tools.len() <= 2);
-        pages.push(page.tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>());
+        pages.push(
+            page.tools
+                .iter()
+                .map(|t| t.name.to_string())
+                .collect::<Vec<_>>(),
+        );
         match page.next_cursor {
             Some(next) => cursor = Some(next),
             None => break,
         }
     }
-    assert_eq!(pages.concat(), all.iter().map(|t| t.name.to_string()).collect::<Vec<_>>());
+    assert_eq!(
+        pages.concat(),
+        all.iter().map(|t| t.name.to_string()).collect::<Vec<_>>()
+    );
     // The same cursor gives the same page.
     let again = client
         .peer()
-        .list_tools(Some(PaginatedRequestParams::default().with_cursor(Some("offset:2".into()))))
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some("offset:2".into())),
+        ))
         .await
         .unwrap();
-    assert_eq!(again.tools.iter().map(|t| t.name.to_string()).collect::<Vec<_>>(), pages[1]);
+    assert_eq!(
+        again
+            .tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect::<Vec<_>>(),
+        pages[1]
+    );
     for forged in ["offset:999", "2", "offset:-1", ""] {
         let err = client
             .peer()
-            .list_tools(Some(PaginatedRequestParams::default().with_cursor(Some(forged.into()))))
+            .list_tools(Some(
+                PaginatedRequestParams::default().with_cursor(Some(forged.into())),
+            ))
             .await
             .expect_err(forged);
         assert!(err.to_string().contains("cursor"), "{forged}: {err}");
@@ -198,7 +245,9 @@ async fn pages_follow_a_stable_cursor_and_forged_cursors_are_refused() {
     let (a, b) = tokio::io::duplex(1 << 16);
     let served = server.clone();
     tokio::spawn(async move { served.serve_io(a).await });
-    let import = McpImport::connect(&importer, McpServerConfig::io("paged", b)).await.unwrap();
+    let import = McpImport::connect(&importer, McpServerConfig::io("paged", b))
+        .await
+        .unwrap();
     assert_eq!(import.tools().len(), total);
 }
 
@@ -208,15 +257,27 @@ use registry_core::PluginRegistry;
 async fn calls_go_through_the_executor() {
     let registry = registry();
     let mut rules = PermissionContext::new();
-    rules.add_rule(RuleSource::Session, registry_core::RuleBehavior::Deny, "forget").unwrap();
+    rules
+        .add_rule(
+            RuleSource::Session,
+            registry_core::RuleBehavior::Deny,
+            "forget",
+        )
+        .unwrap();
     let server = server(&registry);
     let (client, _) = connect(&server).await;
 
     // A typed result: text and structuredContent.
     let found = call(&client, "lookup", json!({ "key": "k" })).await;
     assert_eq!(found.is_error, Some(false));
-    assert_eq!(found.structured_content, Some(json!({ "key": "k", "hits": 3 })));
-    assert_eq!(serde_json::from_str::<Value>(&text(&found)).unwrap(), json!({ "key": "k", "hits": 3 }));
+    assert_eq!(
+        found.structured_content,
+        Some(json!({ "key": "k", "hits": 3 }))
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&text(&found)).unwrap(),
+        json!({ "key": "k", "hits": 3 })
+    );
 
     // Ask with no approver: an error result that says so.
     let asked = call(&client, "write_note", json!({ "key": "k" })).await;
@@ -233,7 +294,12 @@ async fn calls_go_through_the_executor() {
     assert_eq!(unknown.is_error, Some(true));
 
     // A deny rule set after the client connected still refuses.
-    assert_eq!(call(&client, "forget", json!({ "key": "k" })).await.is_error, Some(false));
+    assert_eq!(
+        call(&client, "forget", json!({ "key": "k" }))
+            .await
+            .is_error,
+        Some(false)
+    );
     server.set_permissions(rules);
     let denied = call(&client, "forget", json!({ "key": "k" })).await;
     assert_eq!(denied.is_error, Some(true));
@@ -251,13 +317,26 @@ async fn clients_hear_when_plugins_or_permissions_change() {
         .build(|_, _| async { Ok(ToolOutput::text("")) })
         .unwrap();
     let guard = registry.plugins().register("p", tool).unwrap();
-    tokio::time::timeout(Duration::from_secs(20), counting.notify.notified()).await.unwrap();
-    assert_eq!(client.peer().list_all_tools().await.unwrap().len(), before + 1);
+    tokio::time::timeout(Duration::from_secs(20), counting.notify.notified())
+        .await
+        .unwrap();
+    assert_eq!(
+        client.peer().list_all_tools().await.unwrap().len(),
+        before + 1
+    );
 
     let mut rules = PermissionContext::new();
-    rules.add_rule(RuleSource::Session, registry_core::RuleBehavior::Deny, "late").unwrap();
+    rules
+        .add_rule(
+            RuleSource::Session,
+            registry_core::RuleBehavior::Deny,
+            "late",
+        )
+        .unwrap();
     server.set_permissions(rules);
-    tokio::time::timeout(Duration::from_secs(20), counting.notify.notified()).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(20), counting.notify.notified())
+        .await
+        .unwrap();
     assert_eq!(client.peer().list_all_tools().await.unwrap().len(), before);
     assert!(counting.changes.load(Ordering::SeqCst) >= 2);
     drop(guard);
@@ -283,10 +362,17 @@ async fn http_round_trip_with_a_bearer_token() {
         assert!(err.to_string().contains("Auth required"), "{why}: {err}");
     }
     // On the wire: 401 with a Bearer challenge, before MCP sees anything.
-    for auth in ["", "Authorization: Bearer wrong\r\n", "Authorization: s3cret\r\n"] {
+    for auth in [
+        "",
+        "Authorization: Bearer wrong\r\n",
+        "Authorization: s3cret\r\n",
+    ] {
         let status = raw_post(http.local_addr(), auth).await;
         assert!(status.starts_with("HTTP/1.1 401"), "{auth:?}: {status}");
-        assert!(status.to_lowercase().contains("www-authenticate: bearer"), "{status}");
+        assert!(
+            status.to_lowercase().contains("www-authenticate: bearer"),
+            "{status}"
+        );
     }
     let status = raw_post(http.local_addr(), "Authorization: Bearer s3cret\r\n").await;
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
@@ -294,7 +380,9 @@ async fn http_round_trip_with_a_bearer_token() {
     let plugins = PluginRegistry::new();
     let import = McpImport::connect(
         &plugins,
-        McpServerConfig::http("remote", http.url()).bearer_token("s3cret").trusted(true),
+        McpServerConfig::http("remote", http.url())
+            .bearer_token("s3cret")
+            .trusted(true),
     )
     .await
     .unwrap();
@@ -307,8 +395,14 @@ async fn http_round_trip_with_a_bearer_token() {
         .unwrap()
         .tool()
         .clone();
-    let out = lookup.call_json(json!({ "key": "over-http" }), &ToolContext::new()).await.unwrap();
-    assert_eq!(serde_json::from_str::<Value>(out.as_str()).unwrap(), json!({ "key": "over-http", "hits": 3 }));
+    let out = lookup
+        .call_json(json!({ "key": "over-http" }), &ToolContext::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(out.as_str()).unwrap(),
+        json!({ "key": "over-http", "hits": 3 })
+    );
     import.shutdown().await;
     assert!(plugins.snapshot().tools().is_empty());
     http.shutdown().await;
@@ -325,7 +419,10 @@ async fn raw_post(addr: std::net::SocketAddr, auth: &str) -> String {
     let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut head = vec![0; 1024];
-    let n = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut head)).await.unwrap().unwrap();
+    let n = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut head))
+        .await
+        .unwrap()
+        .unwrap();
     String::from_utf8_lossy(&head[..n]).into_owned()
 }
 

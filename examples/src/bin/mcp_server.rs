@@ -95,7 +95,9 @@ async fn main() -> ExitCode {
         Ok(args) => args,
         Err(err) => {
             eprintln!("error: {err}");
-            eprintln!("usage: mcp_server [--http ADDR] [--workspace DIR] [--mode MODE] [--page-size N]");
+            eprintln!(
+                "usage: mcp_server [--http ADDR] [--workspace DIR] [--mode MODE] [--page-size N]"
+            );
             return ExitCode::FAILURE;
         }
     };

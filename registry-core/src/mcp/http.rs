@@ -182,10 +182,15 @@ fn authorized(request: &hyper::Request<Incoming>, token: Option<&impl AsRef<[u8]
         .is_some_and(|given| Sha256::digest(given.as_bytes()).as_slice() == expected.as_ref())
 }
 
-fn unauthorized(peer: SocketAddr) -> http::Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+fn unauthorized(
+    peer: SocketAddr,
+) -> http::Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
     tracing::info!(%peer, "MCP HTTP request refused: missing or wrong bearer token");
     let mut response = http::Response::new(
-        Full::new(Bytes::from_static(b"Unauthorized: a valid bearer token is required\n")).boxed(),
+        Full::new(Bytes::from_static(
+            b"Unauthorized: a valid bearer token is required\n",
+        ))
+        .boxed(),
     );
     *response.status_mut() = http::StatusCode::UNAUTHORIZED;
     response.headers_mut().insert(

@@ -683,10 +683,16 @@ impl Shared {
             // Content rules (`mcp__srv__tool(...)`) see the arguments as
             // canonical JSON: the same text for the same arguments.
             .permission_content(|args| {
-                Some(PermissionContent::text(crate::canonical::to_canonical_string(args)))
+                Some(PermissionContent::text(
+                    crate::canonical::to_canonical_string(args),
+                ))
             });
         builder = posture.apply(builder);
-        if let Some(title) = tool.title.as_ref().or(annotations.and_then(|a| a.title.as_ref())) {
+        if let Some(title) = tool
+            .title
+            .as_ref()
+            .or(annotations.and_then(|a| a.title.as_ref()))
+        {
             builder = builder.user_facing_name(title.clone());
         }
         let shared = Arc::downgrade(self);
@@ -695,9 +701,9 @@ impl Shared {
                 let shared = shared.clone();
                 let remote = remote.clone();
                 async move {
-                    let shared = shared.upgrade().ok_or_else(|| -> BoxError {
-                        "the MCP import was shut down".into()
-                    })?;
+                    let shared = shared
+                        .upgrade()
+                        .ok_or_else(|| -> BoxError { "the MCP import was shut down".into() })?;
                     shared.call(&remote, args).await
                 }
             })
@@ -715,8 +721,7 @@ impl Shared {
             Value::Object(map) => map,
             other => return Err(format!("arguments must be an object, got {other}").into()),
         };
-        let request =
-            CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
+        let request = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
         let result = tokio::select! {
             result = tokio::time::timeout(self.call_timeout, link.peer.call_tool(request)) => result,
             () = link.closed.cancelled() => {

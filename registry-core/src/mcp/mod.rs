@@ -56,7 +56,9 @@ mod server;
 mod trust;
 
 pub use http::{HttpOptions, HttpServerHandle};
-pub use import::{Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_HEARTBEAT, McpImport, McpServerConfig, RefusedTool};
+pub use import::{
+    Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_HEARTBEAT, McpImport, McpServerConfig, RefusedTool,
+};
 pub use naming::{MAX_DESCRIPTION_CHARS, imported_description, imported_tool_name, server_segment};
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};
 pub use trust::{ALWAYS_LOAD_META_KEY, ImportedPosture};

@@ -195,7 +195,16 @@ mod tests {
             &format!("{}y", "x".repeat(200)),
             &format!("{}z", "x".repeat(200)),
         ];
-        let servers = ["srv", "my.server", "über", "", "__", "a__b", "a", &"s".repeat(100)];
+        let servers = [
+            "srv",
+            "my.server",
+            "über",
+            "",
+            "__",
+            "a__b",
+            "a",
+            &"s".repeat(100),
+        ];
         let mut seen = std::collections::BTreeMap::new();
         for server in servers {
             for tool in tools {
@@ -203,7 +212,9 @@ mod tests {
                 validate_name(&name).unwrap_or_else(|err| panic!("{server:?}/{tool:?}: {err}"));
                 let segment = server_segment(server);
                 assert!(name.starts_with(&format!("mcp__{segment}__")), "{name}");
-                assert!(!segment.contains("__") && !segment.starts_with('_') && !segment.ends_with('_'));
+                assert!(
+                    !segment.contains("__") && !segment.starts_with('_') && !segment.ends_with('_')
+                );
                 if let Some(prev) = seen.insert(name.clone(), (server, tool)) {
                     panic!("{name} for both {prev:?} and {:?}", (server, tool));
                 }

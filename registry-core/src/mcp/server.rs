@@ -291,13 +291,15 @@ pub(crate) struct Connection {
 }
 
 impl Connection {
-    fn executor(&self) -> Arc<Executor> {
+    /// The executor for the current view (built once per view and
+    /// connection), with that view.
+    fn executor(&self) -> (Arc<View>, Arc<Executor>) {
         let view = self.server.view();
         let mut slot = self.executor.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((built_for, executor)) = slot.as_ref()
             && Arc::ptr_eq(built_for, &view)
         {
-            return Arc::clone(executor);
+            return (view, Arc::clone(executor));
         }
         let shared = &self.server.shared;
         for tool in view.pool.iter() {
@@ -314,12 +316,12 @@ impl Connection {
             .with_config(shared.config.clone())
             .with_context(shared.context.clone()),
         );
-        *slot = Some((view, Arc::clone(&executor)));
-        executor
+        *slot = Some((Arc::clone(&view), Arc::clone(&executor)));
+        (view, executor)
     }
 
     async fn call(&self, request: CallToolRequestParams, id: String) -> CallToolResult {
-        let executor = self.executor();
+        let (view, executor) = self.executor();
         let args = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(id, request.name.clone(), args);
         let Some(result) = executor.run_turn(vec![call]).await.pop() else {
@@ -330,28 +332,10 @@ impl Connection {
         if result.is_error() {
             return CallToolResult::error(vec![ContentBlock::text(result.into_content())]);
         }
-        let structured = self.structured(&request.name, &result);
+        let structured = structured(&view, &request.name, &result);
         let mut out = CallToolResult::success(vec![ContentBlock::text(result.into_content())]);
         out.structured_content = structured;
         out
-    }
-
-    /// The structured value of a typed result: its text is that value's
-    /// JSON (see `Json<T>`), unless it was cut or spilled.
-    fn structured(&self, name: &str, result: &crate::ToolCallResult) -> Option<Value> {
-        let view = self.server.view();
-        let tool = view.pool.get(name)?;
-        crate::mcp_output_schema(tool)?;
-        if result.spilled_to().is_some() {
-            return None;
-        }
-        match serde_json::from_str::<Value>(result.content()) {
-            Ok(value @ Value::Object(_)) => Some(value),
-            _ => {
-                tracing::debug!(tool = name, "typed result was cut; no structuredContent");
-                None
-            }
-        }
     }
 
     /// Sends `list_changed` whenever the plugin generation or the
@@ -376,6 +360,24 @@ impl Connection {
                 }
             }
         });
+    }
+}
+
+/// The structured value of a typed result: its text is that value's JSON
+/// (see `Json<T>`), unless it was cut or spilled. Looked up by the name
+/// the client sent: an alias gets no structured value, only the text.
+fn structured(view: &View, name: &str, result: &crate::ToolCallResult) -> Option<Value> {
+    let tool = view.pool.get(name)?;
+    crate::mcp_output_schema(tool)?;
+    if result.spilled_to().is_some() {
+        return None;
+    }
+    match serde_json::from_str::<Value>(result.content()) {
+        Ok(value @ Value::Object(_)) => Some(value),
+        _ => {
+            tracing::debug!(tool = name, "typed result was cut; no structuredContent");
+            None
+        }
     }
 }
 
@@ -410,7 +412,10 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let id = format!("mcp-{}", serde_json::to_string(&context.id).unwrap_or_default());
+        let id = format!(
+            "mcp-{}",
+            serde_json::to_string(&context.id).unwrap_or_default()
+        );
         // A client's `notifications/cancelled` cancels `context.ct`:
         // dropping the turn then cancels the tool.
         tokio::select! {

@@ -108,11 +108,15 @@ pub(crate) fn check_schema_shape(schema: &Value) -> Result<(), String> {
             .iter()
             .find(|(_, v)| !matches!(v, Value::Object(_) | Value::Bool(_)))
         {
-            return Err(format!("property `{key}` has the schema {bad}, not a schema object"));
+            return Err(format!(
+                "property `{key}` has the schema {bad}, not a schema object"
+            ));
         }
     }
     if let Some(required) = schema.get("required") {
-        let names = required.as_array().filter(|r| r.iter().all(Value::is_string));
+        let names = required
+            .as_array()
+            .filter(|r| r.iter().all(Value::is_string));
         if names.is_none() {
             return Err(format!("`required` is {required}, not a list of names"));
         }
@@ -150,7 +154,10 @@ mod tests {
     fn only_a_true_always_load_keeps_a_tool_eager() {
         let meta = |v: Value| json!({ ALWAYS_LOAD_META_KEY: v }).as_object().cloned();
         assert_eq!(loading_from_meta(None), Loading::Deferred);
-        assert_eq!(loading_from_meta(meta(json!(true)).as_ref()), Loading::AlwaysLoad);
+        assert_eq!(
+            loading_from_meta(meta(json!(true)).as_ref()),
+            Loading::AlwaysLoad
+        );
         for v in [json!(false), json!("true"), json!(1), json!(null)] {
             assert_eq!(loading_from_meta(meta(v).as_ref()), Loading::Deferred);
         }
@@ -159,7 +166,12 @@ mod tests {
     #[test]
     fn malformed_object_schemas_are_refused_with_a_reason() {
         assert!(check_schema_shape(&json!({ "type": "object" })).is_ok());
-        assert!(check_schema_shape(&json!({ "type": "object", "properties": { "a": true }, "required": ["a"] })).is_ok());
+        assert!(
+            check_schema_shape(
+                &json!({ "type": "object", "properties": { "a": true }, "required": ["a"] })
+            )
+            .is_ok()
+        );
         for bad in [
             json!({ "type": "string" }),
             json!({ "properties": {} }),

@@ -39,7 +39,9 @@ pub fn tool(value: Value) -> Tool {
 
 /// A plain tool named `name`.
 pub fn plain(name: &str) -> Tool {
-    tool(json!({ "name": name, "description": format!("The `{name}` tool."), "inputSchema": { "type": "object" } }))
+    tool(
+        json!({ "name": name, "description": format!("The `{name}` tool."), "inputSchema": { "type": "object" } }),
+    )
 }
 
 impl FakeServer {
@@ -54,7 +56,13 @@ impl FakeServer {
     /// Replaces the tool list and sends `notifications/tools/list_changed`.
     pub async fn replace_tools(&self, tools: Vec<Tool>) {
         *self.0.tools.lock().unwrap() = tools;
-        let peer = self.0.peer.lock().unwrap().clone().expect("client initialized");
+        let peer = self
+            .0
+            .peer
+            .lock()
+            .unwrap()
+            .clone()
+            .expect("client initialized");
         peer.notify_tool_list_changed().await.expect("notify");
     }
 
@@ -106,10 +114,17 @@ impl ServerHandler for FakeServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let tools = self.0.tools.lock().unwrap().clone();
-        let size = if self.0.page_size == 0 { tools.len().max(1) } else { self.0.page_size };
+        let size = if self.0.page_size == 0 {
+            tools.len().max(1)
+        } else {
+            self.0.page_size
+        };
         let start: usize = request
             .and_then(|r| r.cursor)
-            .map(|c| c.parse().map_err(|_| ErrorData::invalid_params("bad cursor", None)))
+            .map(|c| {
+                c.parse()
+                    .map_err(|_| ErrorData::invalid_params("bad cursor", None))
+            })
             .transpose()?
             .unwrap_or(0);
         let end = (start + size).min(tools.len());
