@@ -226,8 +226,9 @@ mod tests {
 
     #[test]
     fn the_hash_is_pinned_across_processes() {
-        // Pinned: a change here renames every imported tool everywhere.
-        assert_eq!(imported_tool_name("srv", "a b"), "mcp__srv__a_b-0c2c3ee8");
+        // Pinned (= `printf 'srv\0a b\0' | sha256sum`): a change here
+        // renames every imported tool everywhere.
+        assert_eq!(imported_tool_name("srv", "a b"), "mcp__srv__a_b-bbd654ac");
     }
 
     #[test]
