@@ -49,7 +49,7 @@ async fn main() -> ExitCode {
         [] => None,
         [flag, file] if flag == "--trace" => Some(PathBuf::from(file)),
         _ => {
-            eprintln!("usage: demo [--trace FILE | --mcp]");
+            eprintln!("usage: demo [--trace FILE]");
             return ExitCode::FAILURE;
         }
     };

@@ -470,8 +470,7 @@ async fn supervise(
                 failure
             }
         };
-        shared.detach();
-        let removed = shared.registry.unregister_owner(&shared.owner);
+        let removed = shared.detach();
         tracing::info!(server = %shared.server, removed, %reason, "MCP server disconnected; its tools are unregistered");
         let (Some(backoff), Transport::Http { .. }) = (config.reconnect, &config.transport) else {
             return;
@@ -558,8 +557,11 @@ impl Shared {
         self.connected.send_replace(true);
     }
 
-    /// The connection is gone: fail calls in flight, refuse new ones.
-    fn detach(&self) {
+    /// The connection is gone: fail calls in flight, refuse new ones,
+    /// unregister the server's tools, and only then say so (whoever waits
+    /// on [`McpImport::disconnected`] sees no tool left). Returns how many
+    /// tools were removed.
+    fn detach(&self) -> usize {
         if let Some(link) = self
             .link
             .write()
@@ -568,8 +570,10 @@ impl Shared {
         {
             link.closed.cancel();
         }
+        let removed = self.registry.unregister_owner(&self.owner);
         self.state().tools.clear();
         self.connected.send_replace(false);
+        removed
     }
 
     /// Every page of `tools/list`.
