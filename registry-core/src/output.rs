@@ -117,12 +117,12 @@ fn short_notice(total: usize) -> String {
 /// Turns a tool's typed result into text for the model.
 ///
 /// Implemented for text (`String`, `&'static str`), [`ToolOutput`],
-/// `serde_json::Value` and [`Json`] (any `Serialize` type, rendered as
+/// `serde_json::Value` and [`Json`] (any `Serialize + JsonSchema` type, rendered as
 /// pretty JSON with keys in a stable order).
 #[diagnostic::on_unimplemented(
     message = "tool output `{Self}` cannot be rendered as text for the model",
     label = "used as a tool's `type Output` here",
-    note = "use `String`, `&'static str`, `registry_core::ToolOutput` or `serde_json::Value`, or wrap any `Serialize` type as `registry_core::Json<{Self}>`"
+    note = "use `String`, `&'static str`, `registry_core::ToolOutput` or `serde_json::Value`, or wrap any `Serialize + JsonSchema` type as `registry_core::Json<{Self}>`"
 )]
 pub trait IntoToolOutput {
     /// Renders the result; an error becomes the call's error result.
