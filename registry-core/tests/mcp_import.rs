@@ -415,3 +415,51 @@ async fn malformed_content_is_an_error_result_and_empty_content_is_empty_text() 
         .unwrap();
     assert_eq!(out.as_str(), "");
 }
+
+#[tokio::test]
+async fn server_wide_deny_rules_remove_an_import_from_the_pool_and_refuse_its_calls() {
+    use registry_core::{
+        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, RuleBehavior,
+        RuleSource, Session, ToolCall, ToolRegistry,
+    };
+    use std::sync::Arc;
+
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let fake = FakeServer::new(vec![plain("a"), plain("b")], 0);
+    let (_import, _server) = fake
+        .import(registry.plugins(), "srv", |c| c.trusted(true))
+        .await;
+    let open = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&open);
+    assert_eq!(pool.len(), 2);
+
+    for rule in ["mcp__srv", "mcp__srv__*"] {
+        let mut denied = PermissionContext::new();
+        denied
+            .add_rule(RuleSource::Session, RuleBehavior::Deny, rule)
+            .unwrap();
+        assert!(registry.assemble_tool_pool(&denied).is_empty(), "{rule}");
+        // A pool assembled before the rule still refuses at call time.
+        let session = Arc::new(Session::new());
+        session.discover("mcp__srv__a");
+        let executor = Executor::new(
+            Arc::clone(&registry),
+            &pool,
+            denied,
+            PermissionPipeline::new(PermissionMode::Bypass),
+            session,
+        );
+        let result = executor
+            .run_turn(vec![ToolCall::new("c", "mcp__srv__a", json!({}))])
+            .await
+            .pop()
+            .unwrap();
+        assert!(result.is_error(), "{rule}: {}", result.content());
+    }
+    assert!(
+        fake.0.called.lock().unwrap().is_empty(),
+        "no denied call reached the server"
+    );
+}

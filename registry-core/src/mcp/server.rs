@@ -30,7 +30,8 @@ const CURSOR_PREFIX: &str = "offset:";
 /// A tool registry served over MCP.
 ///
 /// Cheap to clone: clones share the registry, the permission context and
-/// the cached listing. Every connection (a stdio peer, an HTTP session)
+/// the cached listing; configuring a clone (`with_*`) changes only that
+/// clone. Every connection (a stdio peer, an HTTP session)
 /// gets its own [`Session`], so deferred-tool discovery and session state
 /// never leak between clients; a session's calls run one turn at a time,
 /// as the executor runs a conversation's turns.
@@ -53,15 +54,24 @@ const CURSOR_PREFIX: &str = "offset:";
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
+    settings: Arc<Settings>,
 }
 
-struct Shared {
-    registry: Arc<ToolRegistry>,
+/// How calls run and pages are cut: copied on write, so configuring a
+/// clone never changes the server it was cloned from.
+#[derive(Clone)]
+struct Settings {
     pipeline: PermissionPipeline,
     config: ExecutorConfig,
     context: ToolContext,
     page_size: NonZeroUsize,
     info: Implementation,
+}
+
+/// What every clone shares: the registry, the permission context and the
+/// listing cached for it.
+struct Shared {
+    registry: Arc<ToolRegistry>,
     permissions: RwLock<Arc<PermissionContext>>,
     /// Moves with every permission change; a view built under an older
     /// value is stale.
@@ -81,8 +91,8 @@ struct View {
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
-            .field("server", &self.shared.info.name)
-            .field("page_size", &self.shared.page_size)
+            .field("server", &self.settings.info.name)
+            .field("page_size", &self.settings.page_size)
             .finish_non_exhaustive()
     }
 }
@@ -100,51 +110,51 @@ impl McpServer {
         McpServer {
             shared: Arc::new(Shared {
                 registry,
+                permissions: RwLock::new(Arc::new(permissions)),
+                permissions_version: tokio::sync::watch::Sender::new(0),
+                view: Mutex::new(None),
+            }),
+            settings: Arc::new(Settings {
                 pipeline,
                 config: ExecutorConfig::default(),
                 context: ToolContext::new(),
                 page_size: NonZeroUsize::new(DEFAULT_PAGE_SIZE).unwrap_or(NonZeroUsize::MIN),
                 info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
-                permissions: RwLock::new(Arc::new(permissions)),
-                permissions_version: tokio::sync::watch::Sender::new(0),
-                view: Mutex::new(None),
             }),
         }
     }
 
-    fn configure(mut self, f: impl FnOnce(&mut Shared)) -> Self {
-        match Arc::get_mut(&mut self.shared) {
-            Some(shared) => f(shared),
-            None => tracing::warn!("McpServer configured after it was cloned; ignored"),
-        }
+    /// Changes this server's settings (a copy, if a clone shares them);
+    /// connections opened from now on use them.
+    fn configure(mut self, f: impl FnOnce(&mut Settings)) -> Self {
+        f(Arc::make_mut(&mut self.settings));
         self
     }
 
     /// Replaces the executor configuration (timeouts, caps, concurrency).
-    /// Configure before cloning or serving.
     pub fn with_executor_config(self, config: ExecutorConfig) -> Self {
-        self.configure(|shared| shared.config = config)
+        self.configure(|settings| settings.config = config)
     }
 
     /// The context every call's `ToolContext` starts from.
     pub fn with_context(self, context: ToolContext) -> Self {
-        self.configure(|shared| shared.context = context)
+        self.configure(|settings| settings.context = context)
     }
 
     /// Tools per `tools/list` page.
     pub fn with_page_size(self, page_size: NonZeroUsize) -> Self {
-        self.configure(|shared| shared.page_size = page_size)
+        self.configure(|settings| settings.page_size = page_size)
     }
 
     /// The `serverInfo` name and version clients see.
     pub fn with_server_info(self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let info = Implementation::new(name, version);
-        self.configure(|shared| shared.info = info)
+        self.configure(|settings| settings.info = info)
     }
 
     /// Tools per `tools/list` page.
     pub fn page_size(&self) -> usize {
-        self.shared.page_size.get()
+        self.settings.page_size.get()
     }
 
     /// Replaces the permission context (rules, mode): the pool is
@@ -222,11 +232,11 @@ impl McpServer {
             .serve(io)
             .await
             .map_err(|err| McpError::Handshake {
-                server: self.shared.info.name.clone(),
+                server: self.settings.info.name.clone(),
                 message: err.to_string(),
             })?;
         running.waiting().await.map_err(|err| McpError::Handshake {
-            server: self.shared.info.name.clone(),
+            server: self.settings.info.name.clone(),
             message: err.to_string(),
         })?;
         Ok(())
@@ -302,6 +312,7 @@ impl Connection {
             return (view, Arc::clone(executor));
         }
         let shared = &self.server.shared;
+        let settings = &self.server.settings;
         for tool in view.pool.iter() {
             self.session.discover(tool.name());
         }
@@ -310,11 +321,11 @@ impl Connection {
                 Arc::clone(&shared.registry),
                 &view.pool,
                 (*view.permissions).clone(),
-                shared.pipeline.clone(),
+                settings.pipeline.clone(),
                 Arc::clone(&self.session),
             )
-            .with_config(shared.config.clone())
-            .with_context(shared.context.clone()),
+            .with_config(settings.config.clone())
+            .with_context(settings.context.clone()),
         );
         *slot = Some((Arc::clone(&view), Arc::clone(&executor)));
         (view, executor)
@@ -389,7 +400,7 @@ impl ServerHandler for Connection {
                 .enable_tool_list_changed()
                 .build(),
         )
-        .with_server_info(self.server.shared.info.clone())
+        .with_server_info(self.server.settings.info.clone())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
