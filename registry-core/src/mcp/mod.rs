@@ -25,6 +25,9 @@
 //!   [`MAX_DESCRIPTION_CHARS`] with a marker;
 //! - with the strictest posture unless the server is configured as
 //!   trusted ([`ImportedPosture`]);
+//! - matched by content rules (`mcp__srv__tool(...)`) against its
+//!   arguments as canonical JSON (keys sorted, no spaces), so the same
+//!   arguments always give the same text;
 //! - deferred unless its `_meta` sets [`ALWAYS_LOAD_META_KEY`]
 //!   (`"anthropic/alwaysLoad": true`);
 //! - refused, alone and with a logged reason ([`McpImport::refused`]),
