@@ -11,10 +11,11 @@ use serde_json::Value;
 
 use crate::access::Access;
 use crate::context::ToolContext;
-use crate::definition::{Declaration, Origin};
+use crate::definition::{Declaration, Origin, RemoteOrigin};
 use crate::error::DefinitionError;
 use crate::handle::ToolHandle;
 use crate::output::ToolOutput;
+use crate::permission::PermissionContent;
 use crate::posture::{DeclaredAccess, Loading, Posture, ResultCap};
 use crate::tool::Tool;
 
@@ -55,7 +56,11 @@ type Handler = Arc<
 pub struct ToolBuilder {
     declaration: Declaration<Value>,
     schema: Value,
+    content: Option<ContentHook>,
 }
+
+/// Names what a call's content rules (`Tool(content)`) are matched against.
+type ContentHook = Arc<dyn Fn(&Value) -> Option<PermissionContent> + Send + Sync>;
 
 impl fmt::Debug for ToolBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -72,6 +77,7 @@ impl ToolBuilder {
         ToolBuilder {
             declaration: Declaration::new(name, description),
             schema: serde_json::json!({ "type": "object" }),
+            content: None,
         }
     }
 
@@ -205,6 +211,37 @@ impl ToolBuilder {
         self
     }
 
+    /// Records the MCP server (and its own tool name) a tool was imported
+    /// from; see [`ToolSpec::remote_origin`](crate::ToolSpec::remote_origin).
+    pub fn remote_origin(mut self, origin: RemoteOrigin) -> Self {
+        self.declaration = self.declaration.remote_origin(origin);
+        self
+    }
+
+    /// What content rules (`Tool(content)`) are matched against for a
+    /// call, from its raw arguments: the runtime counterpart of
+    /// [`Tool::permission_content`]. Unset, content rules match nothing
+    /// and only whole-tool rules apply (the fail-closed default); a hook
+    /// that panics counts as `None`.
+    ///
+    /// ```
+    /// use registry_core::{PermissionContent, ToolBuilder, ToolOutput};
+    ///
+    /// let fetch = ToolBuilder::new("fetch", "Fetch a URL.")
+    ///     .permission_content(|args| args["url"].as_str().map(PermissionContent::text))
+    ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+    ///     .unwrap();
+    /// let call = fetch.prepare(serde_json::json!({ "url": "https://example.com" })).unwrap();
+    /// assert_eq!(call.permission_content().as_deref(), Some("https://example.com"));
+    /// ```
+    pub fn permission_content(
+        mut self,
+        f: impl Fn(&Value) -> Option<PermissionContent> + Send + Sync + 'static,
+    ) -> Self {
+        self.content = Some(Arc::new(f));
+        self
+    }
+
     /// Checks the naming rules and finishes the tool with its handler.
     pub fn build<F, Fut>(self, handler: F) -> Result<ToolHandle, DefinitionError>
     where
@@ -220,7 +257,10 @@ impl ToolBuilder {
         })?;
         let handler: Handler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
         Ok(ToolHandle::from_parts(
-            RuntimeTool { handler },
+            RuntimeTool {
+                handler,
+                content: self.content,
+            },
             self.declaration,
             Some(self.schema),
         ))
@@ -239,6 +279,7 @@ fn per_input(f: impl Fn(&Value) -> bool + Send + Sync + 'static) -> Posture<Valu
 
 struct RuntimeTool {
     handler: Handler,
+    content: Option<ContentHook>,
 }
 
 /// The failure of a runtime tool's handler.
@@ -255,5 +296,10 @@ impl Tool for RuntimeTool {
         (self.handler)(input, cx.clone())
             .await
             .map_err(RuntimeToolError)
+    }
+
+    fn permission_content(&self, input: &Value) -> Option<PermissionContent> {
+        // A panic here is caught by the handle, which answers `None`.
+        self.content.as_ref().and_then(|f| f(input))
     }
 }

@@ -39,6 +39,45 @@ impl Origin {
     };
 }
 
+/// Where a tool made at run time came from when that is another process:
+/// the MCP server that serves it, and the tool's name there.
+///
+/// [`Origin`] holds `&'static str`s so `#[tool]` can write it as a
+/// constant; a server's name is known only at run time, so it lives here,
+/// owned, beside it ([`ToolSpec::remote_origin`]). The spec's
+/// [`Origin`] of such a tool is [`Origin::RUNTIME`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RemoteOrigin {
+    server: Arc<str>,
+    tool: Arc<str>,
+}
+
+impl RemoteOrigin {
+    /// The tool `tool` as server `server` names it.
+    pub fn new(server: impl Into<Arc<str>>, tool: impl Into<Arc<str>>) -> Self {
+        RemoteOrigin {
+            server: server.into(),
+            tool: tool.into(),
+        }
+    }
+
+    /// The server's name, as configured by the importer.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The tool's own name on that server (what a call sends).
+    pub fn tool(&self) -> &str {
+        &self.tool
+    }
+}
+
+impl fmt::Display for RemoteOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "MCP server `{}`, tool `{}`", self.server, self.tool)
+    }
+}
+
 impl fmt::Display for Origin {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
@@ -62,6 +101,8 @@ pub struct ToolSpec {
     flag: Option<String>,
     has_enabled_check: bool,
     origin: Origin,
+    remote_origin: Option<RemoteOrigin>,
+    output_schema: Option<Arc<serde_json::Value>>,
 }
 
 impl ToolSpec {
@@ -137,6 +178,17 @@ impl ToolSpec {
     pub fn origin(&self) -> &Origin {
         &self.origin
     }
+    /// The server a tool imported over MCP came from (`None` for tools
+    /// declared in this program).
+    pub fn remote_origin(&self) -> Option<&RemoteOrigin> {
+        self.remote_origin.as_ref()
+    }
+    /// The JSON Schema of the tool's structured result, when its output is
+    /// typed (`Json<T>` with `T: JsonSchema`); MCP publishes it as
+    /// `outputSchema`.
+    pub fn output_schema(&self) -> Option<&serde_json::Value> {
+        self.output_schema.as_deref()
+    }
 }
 
 /// Produces the text a safety classifier sees for one input.
@@ -188,6 +240,8 @@ impl<I> Declaration<I> {
                 flag: None,
                 has_enabled_check: false,
                 origin: Origin::RUNTIME,
+                remote_origin: None,
+                output_schema: None,
             },
             concurrency_safe: Posture::Fixed(false),
             read_only: Posture::Fixed(false),
@@ -300,6 +354,18 @@ impl<I> Declaration<I> {
     /// Records where the tool was declared.
     pub fn origin(mut self, origin: Origin) -> Self {
         self.spec.origin = origin;
+        self
+    }
+
+    /// Records the MCP server a runtime tool was imported from.
+    pub fn remote_origin(mut self, origin: RemoteOrigin) -> Self {
+        self.spec.remote_origin = Some(origin);
+        self
+    }
+
+    /// Records the schema of the tool's structured result.
+    pub(crate) fn output_schema(mut self, schema: Option<serde_json::Value>) -> Self {
+        self.spec.output_schema = schema.map(Arc::new);
         self
     }
 

@@ -228,6 +228,12 @@ impl ToolHandle {
         declaration: Declaration<T::Input>,
         schema_override: Option<Value>,
     ) -> Self {
+        let output_schema = <T::Output as IntoToolOutput>::output_schema();
+        let declaration = if output_schema.is_some() {
+            declaration.output_schema(output_schema)
+        } else {
+            declaration
+        };
         ToolHandle {
             inner: Arc::new(Inner {
                 tool: Box::new(Typed {

@@ -353,6 +353,14 @@
 //! feature), `registry_core::lock::check` compares the catalog with a
 //! committed `tools.lock.json` and fails when a tool vanished, a definition
 //! changed (the prompt cache would miss) or a posture was loosened.
+//!
+//! # Across processes: MCP
+//!
+//! With the crate feature `mcp`, `mcp::McpServer` serves a pool over MCP
+//! (stdio or streamable HTTP; every call through the executor) and
+//! `mcp::McpImport` registers an MCP server's tools as plugins named
+//! `mcp__<server>__<tool>`, with the strict posture unless the server is
+//! trusted. See the `registry_core::mcp` module.
 
 #![warn(missing_docs)]
 
@@ -369,6 +377,8 @@ mod handle;
 mod link;
 #[cfg(feature = "lock")]
 pub mod lock;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 mod naming;
 mod nulls;
 mod output;
@@ -396,7 +406,7 @@ pub use base_list::{
 pub use builder::{BoxError, RuntimeToolError, ToolBuilder};
 pub use canonical::{to_canonical_pretty, to_canonical_string};
 pub use context::ToolContext;
-pub use definition::{Declaration, Origin, ToolSpec};
+pub use definition::{Declaration, Origin, RemoteOrigin, ToolSpec};
 pub use error::{
     CatalogError, Claim, Collision, ContextError, DefinitionError, MAX_ERROR_MESSAGE_CHARS,
     MAX_ERROR_TEXT_CHARS, NameError, NameRole, ToolError, cap_error_text,
@@ -426,6 +436,7 @@ pub use posture::{
     AccessKind, DeclaredAccess, Loading, Posture, PostureField, PostureKind, PostureValue,
     ResultCap, SafetyPosture, Setting, Source,
 };
+pub use render::mcp_output_schema;
 pub use render::{
     AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
     openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,

@@ -117,16 +117,26 @@ fn short_notice(total: usize) -> String {
 /// Turns a tool's typed result into text for the model.
 ///
 /// Implemented for text (`String`, `&'static str`), [`ToolOutput`],
-/// `serde_json::Value` and [`Json`] (any `Serialize` type, rendered as
+/// `serde_json::Value` and [`Json`] (any `Serialize + JsonSchema` type, rendered as
 /// pretty JSON with keys in a stable order).
 #[diagnostic::on_unimplemented(
     message = "tool output `{Self}` cannot be rendered as text for the model",
     label = "used as a tool's `type Output` here",
-    note = "use `String`, `&'static str`, `registry_core::ToolOutput` or `serde_json::Value`, or wrap any `Serialize` type as `registry_core::Json<{Self}>`"
+    note = "use `String`, `&'static str`, `registry_core::ToolOutput` or `serde_json::Value`, or wrap any `Serialize + JsonSchema` type as `registry_core::Json<{Self}>`"
 )]
 pub trait IntoToolOutput {
     /// Renders the result; an error becomes the call's error result.
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error>;
+
+    /// The JSON Schema of the structured value the rendered text holds,
+    /// for outputs that are typed JSON ([`Json<T>`]); `None` for text.
+    /// MCP publishes it as a tool's `outputSchema`.
+    fn output_schema() -> Option<serde_json::Value>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 impl IntoToolOutput for ToolOutput {
@@ -157,10 +167,26 @@ impl IntoToolOutput for serde_json::Value {
 }
 
 /// A structured result, rendered as pretty JSON.
+///
+/// `T` needs `JsonSchema` as well as `Serialize`: its schema is the tool's
+/// output schema (MCP's `outputSchema`, with the value as
+/// `structuredContent`). A result type without a schema can be returned as
+/// a `serde_json::Value` instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Json<T>(pub T);
 
-impl<T: serde::Serialize> IntoToolOutput for Json<T> {
+impl<T: serde::Serialize + schemars::JsonSchema> IntoToolOutput for Json<T> {
+    fn output_schema() -> Option<serde_json::Value> {
+        let mut schema = schemars::schema_for!(T).to_value();
+        // Same clean-up as input schemas: the dialect and the Rust type's
+        // name say nothing to a client and would churn the rendered bytes.
+        if let serde_json::Value::Object(map) = &mut schema {
+            map.remove("$schema");
+            map.remove("title");
+        }
+        Some(schema)
+    }
+
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
         // Through Value and the canonical writer, so keys come out sorted
         // whatever T's map type or serde_json's features are.

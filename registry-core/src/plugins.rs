@@ -63,11 +63,23 @@ pub struct PluginRegistry {
     inner: Arc<Inner>,
 }
 
-#[derive(Default)]
 struct Inner {
     entries: RwLock<BTreeMap<u64, PluginTool>>,
     next_id: AtomicU64,
     generation: AtomicU64,
+    /// Tells [`PluginRegistry::subscribe`]rs that the generation moved.
+    changed: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Inner {
+            entries: RwLock::default(),
+            next_id: AtomicU64::new(0),
+            generation: AtomicU64::new(0),
+            changed: tokio::sync::watch::Sender::new(0),
+        }
+    }
 }
 
 impl fmt::Debug for PluginRegistry {
@@ -96,9 +108,15 @@ impl Inner {
         let mut entries = self.write();
         let removed = entries.remove(&id).is_some();
         if removed {
-            self.generation.fetch_add(1, Ordering::AcqRel);
+            self.bump();
         }
         removed
+    }
+
+    /// Moves the generation (write lock held) and wakes subscribers.
+    fn bump(&self) {
+        let generation = self.generation.fetch_add(1, Ordering::AcqRel) + 1;
+        self.changed.send_replace(generation);
     }
 }
 
@@ -148,7 +166,7 @@ impl PluginRegistry {
         let id = self.inner.next_id.fetch_add(1, Ordering::AcqRel);
         let mut entries = self.inner.write();
         entries.insert(id, PluginTool::new(owner, tool));
-        self.inner.generation.fetch_add(1, Ordering::AcqRel);
+        self.inner.bump();
         drop(entries);
         Ok(PluginGuard {
             registry: Arc::downgrade(&self.inner),
@@ -165,9 +183,25 @@ impl PluginRegistry {
         entries.retain(|_, entry| entry.owner() != owner);
         let removed = before - entries.len();
         if removed > 0 {
-            self.inner.generation.fetch_add(1, Ordering::AcqRel);
+            self.inner.bump();
         }
         removed
+    }
+
+    /// Whether any tool `owner` contributed is registered now.
+    pub fn has_owner(&self, owner: &str) -> bool {
+        self.inner
+            .read()
+            .values()
+            .any(|entry| entry.owner() == owner)
+    }
+
+    /// A receiver that wakes whenever the generation moves (its value is
+    /// the newest generation), so a server can tell its clients the list
+    /// changed without polling. Wakes coalesce: a slow reader sees the
+    /// latest generation once, not every step.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.changed.subscribe()
     }
 
     /// Changes every time a tool is added or removed.
@@ -309,6 +343,25 @@ mod tests {
         assert_eq!(registry.snapshot().tools().len(), 200);
         assert_eq!(registry.unregister_owner("owner2"), 50);
         assert_eq!(registry.snapshot().tools().len(), 150);
+    }
+
+    #[test]
+    fn subscribers_see_every_change_as_the_latest_generation() {
+        let registry = PluginRegistry::new();
+        let mut rx = registry.subscribe();
+        assert!(!rx.has_changed().unwrap());
+        let guard = registry.register("srv", tool("a")).unwrap();
+        assert!(rx.has_changed().unwrap());
+        assert_eq!(*rx.borrow_and_update(), registry.generation());
+        drop(guard);
+        registry.register("srv", tool("b")).unwrap().detach();
+        assert!(registry.has_owner("srv"));
+        assert_eq!(registry.unregister_owner("srv"), 1);
+        assert!(!registry.has_owner("srv"));
+        // Three moves, one wake-up, carrying the newest generation.
+        assert!(rx.has_changed().unwrap());
+        assert_eq!(*rx.borrow_and_update(), registry.generation());
+        assert!(!rx.has_changed().unwrap());
     }
 
     #[test]

@@ -42,6 +42,9 @@ use serde_json::{Value, json};
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(code) = registry_examples::demo_mcp::run_if_requested(&args).await {
+        return code;
+    }
     let trace_file = match args.as_slice() {
         [] => None,
         [flag, file] if flag == "--trace" => Some(PathBuf::from(file)),

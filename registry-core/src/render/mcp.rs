@@ -48,7 +48,14 @@ fn hints(posture: &SafetyPosture) -> Option<(&'static str, bool)> {
 
 /// One tool as an MCP `Tool` object: `name`, `title` (the
 /// `user_facing_name`, when one was declared), `description`,
-/// `inputSchema`, and `annotations`.
+/// `inputSchema`, `outputSchema` (for a typed JSON output, see below) and
+/// `annotations`.
+///
+/// `outputSchema` is published when the tool's output is
+/// [`Json<T>`](crate::Json) and `T`'s schema is an object schema (MCP
+/// requires `"type": "object"` there, and a `structuredContent` that is an
+/// object); a call's result then carries the value as `structuredContent`
+/// beside its text. Text outputs and non-object `T`s publish none.
 ///
 /// The annotations fail closed: `readOnlyHint: true` for a tool that only
 /// reads, `destructiveHint: false` for one that writes but never destroys,
@@ -111,10 +118,21 @@ pub fn mcp_tool(tool: &ToolHandle) -> Value {
         Value::String(spec.description().to_owned()),
     );
     out.insert("inputSchema".into(), provider_input_schema(tool));
+    if let Some(schema) = mcp_output_schema(tool) {
+        out.insert("outputSchema".into(), schema.clone());
+    }
     if !annotations.is_empty() {
         out.insert("annotations".into(), Value::Object(annotations));
     }
     Value::Object(out)
+}
+
+/// The `outputSchema` MCP may publish for `tool`: its typed output's
+/// schema, when that is an object schema (MCP accepts no other).
+pub fn mcp_output_schema(tool: &ToolHandle) -> Option<&Value> {
+    let schema = tool.spec().output_schema()?;
+    crate::schema::require_object_schema(schema).ok()?;
+    Some(schema)
 }
 
 impl ToolPool {
@@ -144,6 +162,65 @@ mod tests {
             .build(|_, _| async { Ok(ToolOutput::text("")) })
             .unwrap_or_else(|err| panic!("{err}"));
         hints(tool.spec().posture())
+    }
+
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Count {
+        /// How many.
+        n: u32,
+    }
+
+    struct Counter;
+    impl crate::Tool for Counter {
+        type Input = serde_json::Map<String, Value>;
+        type Output = crate::Json<Count>;
+        type Error = std::convert::Infallible;
+        async fn call(
+            &self,
+            _: Self::Input,
+            _: &crate::ToolContext,
+        ) -> Result<Self::Output, Self::Error> {
+            Ok(crate::Json(Count { n: 1 }))
+        }
+    }
+
+    struct Listing;
+    impl crate::Tool for Listing {
+        type Input = serde_json::Map<String, Value>;
+        type Output = crate::Json<Vec<u32>>;
+        type Error = std::convert::Infallible;
+        async fn call(
+            &self,
+            _: Self::Input,
+            _: &crate::ToolContext,
+        ) -> Result<Self::Output, Self::Error> {
+            Ok(crate::Json(vec![1]))
+        }
+    }
+
+    fn typed<T: crate::Tool>(tool: T) -> ToolHandle {
+        let declaration = crate::definition::Declaration::new("typed", "A typed tool.");
+        ToolHandle::from_parts(tool, declaration, None)
+    }
+
+    #[test]
+    fn typed_object_output_publishes_an_output_schema_and_text_does_not() {
+        let rendered = mcp_tool(&typed(Counter));
+        assert_eq!(
+            rendered["outputSchema"],
+            serde_json::json!({
+                "type": "object",
+                "properties": { "n": { "type": "integer", "format": "uint32", "minimum": 0, "description": "How many." } },
+                "required": ["n"]
+            })
+        );
+        // MCP only takes object output schemas: a list publishes none.
+        assert!(typed(Listing).spec().output_schema().is_some());
+        assert!(mcp_tool(&typed(Listing)).get("outputSchema").is_none());
+        let text = ToolBuilder::new("t", "A tool.")
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert!(mcp_tool(&text).get("outputSchema").is_none());
     }
 
     #[test]

@@ -151,7 +151,7 @@ mod prompt;
 mod strict;
 
 pub use anthropic::{AnthropicOptions, anthropic_tool};
-pub use mcp::mcp_tool;
+pub use mcp::{mcp_output_schema, mcp_tool};
 pub use openai::{openai_chat_tool, openai_responses_tool};
 pub use prompt::prompt_catalog_entry;
 pub use strict::{StrictSchemaError, openai_strict_schema};

@@ -1,0 +1,138 @@
+//! Serves the example tool set over MCP.
+//!
+//! ```text
+//! mcp_server [--http ADDR] [--workspace DIR] [--mode MODE] [--page-size N]
+//! ```
+//!
+//! Stdio by default (what an MCP client that launches servers expects);
+//! `--http 127.0.0.1:8080` serves streamable HTTP instead, printing the
+//! endpoint URL on stderr. With `MCP_SERVER_TOKEN` set in the environment,
+//! HTTP requests without `Authorization: Bearer <token>` are refused (the
+//! token is read from the environment, not the command line, so it does
+//! not show in process listings).
+//!
+//! Calls run through the executor in permission mode `MODE` (default
+//! `default`: read-only tools run, anything that writes needs an approval
+//! that nobody can give over MCP, so it is refused saying so). File tools
+//! work inside `DIR` (default: the current directory). Logs go to stderr;
+//! stdout belongs to the protocol.
+
+registry_core::link!(registry_examples);
+
+use std::net::SocketAddr;
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use registry_core::mcp::{HttpOptions, McpServer};
+use registry_core::{
+    Flags, PermissionContext, PermissionMode, PermissionPipeline, ToolContext, ToolRegistry,
+    try_all_base_tools,
+};
+use registry_examples::Sandbox;
+
+/// The environment variable holding the HTTP bearer token.
+const TOKEN_VAR: &str = "MCP_SERVER_TOKEN";
+
+struct Args {
+    http: Option<SocketAddr>,
+    workspace: PathBuf,
+    mode: PermissionMode,
+    page_size: Option<NonZeroUsize>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        http: None,
+        workspace: std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
+        mode: PermissionMode::Default,
+        page_size: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("`{flag}` needs a value"));
+        match flag.as_str() {
+            "--http" => {
+                let addr = value()?;
+                args.http = Some(
+                    addr.parse()
+                        .map_err(|e| format!("`--http {addr}`: not an address: {e}"))?,
+                );
+            }
+            "--workspace" => args.workspace = PathBuf::from(value()?),
+            "--mode" => {
+                let mode = value()?;
+                args.mode = mode.parse().map_err(|e| format!("`--mode {mode}`: {e}"))?;
+            }
+            "--page-size" => {
+                let n = value()?;
+                args.page_size = Some(
+                    n.parse()
+                        .map_err(|e| format!("`--page-size {n}`: not a positive number: {e}"))?,
+                );
+            }
+            other => {
+                return Err(format!(
+                    "unknown argument `{other}`; expected one of: --http ADDR, --workspace DIR, --mode MODE, --page-size N"
+                ));
+            }
+        }
+    }
+    Ok(args)
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    // Warnings and errors only: a client shows a server's stderr to its
+    // user, and connection chatter is not worth their attention.
+    tracing_subscriber::fmt()
+        .with_max_level(tracing_subscriber::filter::LevelFilter::WARN)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .init();
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(err) => {
+            eprintln!("error: {err}");
+            eprintln!(
+                "usage: mcp_server [--http ADDR] [--workspace DIR] [--mode MODE] [--page-size N]"
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let tools = try_all_base_tools(&Flags::new())?;
+    tools.require_crates(&["registry_examples"])?;
+    let registry = Arc::new(ToolRegistry::new(tools));
+    let sandbox = Sandbox::new(&args.workspace)?;
+    let pipeline = PermissionPipeline::new(args.mode).with_workspace(&args.workspace);
+    let mut server = McpServer::new(registry, PermissionContext::new(), pipeline)
+        .with_context(ToolContext::new().with(sandbox))
+        .with_server_info("registry-examples", env!("CARGO_PKG_VERSION"));
+    if let Some(page_size) = args.page_size {
+        server = server.with_page_size(page_size);
+    }
+    match args.http {
+        None => server.serve_stdio().await?,
+        Some(addr) => {
+            let mut options = HttpOptions::new(addr);
+            if let Ok(token) = std::env::var(TOKEN_VAR) {
+                options = options.bearer_token(token);
+            }
+            let handle = server.serve_http(options).await?;
+            eprintln!("serving MCP at {}", handle.url());
+            handle.wait().await;
+        }
+    }
+    Ok(())
+}

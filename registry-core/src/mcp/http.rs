@@ -1,0 +1,201 @@
+//! Serving over streamable HTTP: rmcp's HTTP service behind an accept
+//! loop and an optional bearer-token gate.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use sha2::{Digest, Sha256};
+use tokio::net::TcpListener;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::McpError;
+use super::server::McpServer;
+
+/// How an HTTP server is reached and who may call it.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    addr: SocketAddr,
+    bearer_token: Option<Arc<str>>,
+}
+
+impl HttpOptions {
+    /// Listen on `addr` (port 0 picks a free port; see
+    /// [`HttpServerHandle::local_addr`]), with no token.
+    pub fn new(addr: SocketAddr) -> Self {
+        HttpOptions {
+            addr,
+            bearer_token: None,
+        }
+    }
+
+    /// Refuse every request without `Authorization: Bearer <token>` with
+    /// `401 Unauthorized` (before it reaches MCP).
+    pub fn bearer_token(mut self, token: impl Into<Arc<str>>) -> Self {
+        self.bearer_token = Some(token.into());
+        self
+    }
+}
+
+/// A running HTTP server: its address, and the way to stop it. Dropping
+/// the handle stops it too.
+#[derive(Debug)]
+pub struct HttpServerHandle {
+    local_addr: SocketAddr,
+    stop: CancellationToken,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl HttpServerHandle {
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The MCP endpoint's URL (`http://<addr>/mcp`).
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.local_addr)
+    }
+
+    /// Stops accepting, closes every connection and waits for the loop to
+    /// end.
+    pub async fn shutdown(mut self) {
+        self.stop.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+
+    /// Waits until the server stops (it runs until shut down).
+    pub async fn wait(mut self) {
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for HttpServerHandle {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl McpServer {
+    /// Serves over streamable HTTP at `options`' address until the handle
+    /// is shut down or dropped. Every path answers; clients conventionally
+    /// use `/mcp` ([`HttpServerHandle::url`]).
+    ///
+    /// rmcp's DNS-rebinding protection (a `Host` allow-list) stays on for
+    /// loopback addresses; for any other address the allow-list would
+    /// refuse every real client, so it is off there and a bearer token is
+    /// the guard (binding a public address without one logs a warning).
+    pub async fn serve_http(&self, options: HttpOptions) -> Result<HttpServerHandle, McpError> {
+        let io = |err: std::io::Error| McpError::Bind {
+            addr: options.addr,
+            source: err,
+        };
+        let listener = TcpListener::bind(options.addr).await.map_err(io)?;
+        let local_addr = listener.local_addr().map_err(io)?;
+        let stop = CancellationToken::new();
+        let mut config =
+            StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
+        if !local_addr.ip().is_loopback() {
+            config = config.disable_allowed_hosts();
+            if options.bearer_token.is_none() {
+                tracing::warn!(%local_addr, "MCP over HTTP on a non-loopback address without a bearer token");
+            }
+        }
+        let server = self.clone();
+        let service = StreamableHttpService::new(
+            move || Ok(server.connection()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        let token = options.bearer_token.map(|t| Sha256::digest(t.as_bytes()));
+        let loop_stop = stop.clone();
+        let task = tokio::spawn(async move {
+            let mut connections = JoinSet::new();
+            loop {
+                let (stream, peer) = tokio::select! {
+                    () = loop_stop.cancelled() => break,
+                    accepted = listener.accept() => match accepted {
+                        Ok(accepted) => accepted,
+                        Err(err) => {
+                            tracing::warn!(%err, "accepting an MCP HTTP connection failed");
+                            continue;
+                        }
+                    },
+                };
+                let service = service.clone();
+                let handler = hyper::service::service_fn(move |request| {
+                    let service = service.clone();
+                    async move {
+                        Ok::<_, Infallible>(match authorized(&request, token.as_ref()) {
+                            true => service.handle(request).await,
+                            false => unauthorized(peer),
+                        })
+                    }
+                });
+                let conn_stop = loop_stop.clone();
+                connections.spawn(async move {
+                    let conn = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(TokioIo::new(stream), handler);
+                    tokio::select! {
+                        result = conn => if let Err(err) = result {
+                            tracing::debug!(%err, "MCP HTTP connection ended with an error");
+                        },
+                        () = conn_stop.cancelled() => {}
+                    }
+                });
+                // Reap finished connections so the set stays small.
+                while connections.try_join_next().is_some() {}
+            }
+            connections.shutdown().await;
+        });
+        Ok(HttpServerHandle {
+            local_addr,
+            stop,
+            task: Some(task),
+        })
+    }
+}
+
+/// Whether the request carries the token. Compared as SHA-256 digests,
+/// so the comparison's time does not depend on how much of a guess was
+/// right.
+fn authorized(request: &hyper::Request<Incoming>, token: Option<&impl AsRef<[u8]>>) -> bool {
+    let Some(expected) = token else {
+        return true;
+    };
+    request
+        .headers()
+        .get(http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .is_some_and(|given| Sha256::digest(given.as_bytes()).as_slice() == expected.as_ref())
+}
+
+fn unauthorized(
+    peer: SocketAddr,
+) -> http::Response<http_body_util::combinators::BoxBody<Bytes, Infallible>> {
+    tracing::info!(%peer, "MCP HTTP request refused: missing or wrong bearer token");
+    let mut response = http::Response::new(
+        Full::new(Bytes::from_static(
+            b"Unauthorized: a valid bearer token is required\n",
+        ))
+        .boxed(),
+    );
+    *response.status_mut() = http::StatusCode::UNAUTHORIZED;
+    response.headers_mut().insert(
+        http::header::WWW_AUTHENTICATE,
+        http::HeaderValue::from_static("Bearer"),
+    );
+    response
+}

@@ -1,0 +1,782 @@
+//! Importing an MCP server's tools as plugins: connect, list every page,
+//! register each tool under its owner, and keep the registration in step
+//! with the server (refresh on `list_changed`, unregister on exit,
+//! reconnect with backoff over HTTP).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams, Tool};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::sync::CancellationToken;
+
+use super::McpError;
+use super::naming::{imported_description, imported_tool_name, server_segment};
+use super::trust::{ImportedPosture, check_schema_shape, loading_from_meta};
+use crate::builder::{BoxError, ToolBuilder};
+use crate::definition::RemoteOrigin;
+use crate::output::ToolOutput;
+use crate::permission::PermissionContent;
+use crate::plugins::PluginRegistry;
+
+/// A call to an imported tool that has not answered after this long
+/// fails (unless configured otherwise).
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Listing stops after this many pages: a server whose cursors never end
+/// would otherwise keep the import busy forever.
+const MAX_PAGES: usize = 1_000;
+
+/// A byte stream an in-process server is reached through.
+trait Duplex: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Duplex for T {}
+
+enum Transport {
+    Command {
+        program: PathBuf,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    },
+    Http {
+        url: String,
+        bearer_token: Option<String>,
+    },
+    /// One-shot: taken by the first connection.
+    Io(Mutex<Option<Box<dyn Duplex>>>),
+}
+
+/// How often and how patiently a broken HTTP connection is retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    /// The wait before the first retry; each retry doubles it.
+    pub initial: Duration,
+    /// The longest wait between retries.
+    pub max: Duration,
+    /// Retries before giving up (the tools stay unregistered).
+    pub attempts: u32,
+}
+
+impl Default for Backoff {
+    /// 250 ms doubling to 30 s, 10 attempts.
+    fn default() -> Self {
+        Backoff {
+            initial: Duration::from_millis(250),
+            max: Duration::from_secs(30),
+            attempts: 10,
+        }
+    }
+}
+
+/// One MCP server to import: how to reach it and how far to trust it.
+pub struct McpServerConfig {
+    name: String,
+    transport: Transport,
+    trusted: bool,
+    call_timeout: Duration,
+    reconnect: Option<Backoff>,
+    heartbeat: Option<Duration>,
+}
+
+/// How often an HTTP import pings its server unless configured otherwise.
+pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(10);
+
+impl std::fmt::Debug for McpServerConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let transport = match &self.transport {
+            Transport::Command { program, .. } => format!("command {}", program.display()),
+            Transport::Http { url, .. } => format!("http {url}"),
+            Transport::Io(_) => "in-process stream".to_owned(),
+        };
+        f.debug_struct("McpServerConfig")
+            .field("name", &self.name)
+            .field("transport", &transport)
+            .field("trusted", &self.trusted)
+            .field("call_timeout", &self.call_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServerConfig {
+    fn new(name: impl Into<String>, transport: Transport) -> Self {
+        // Over HTTP nothing tells the client a server went away until a
+        // request fails (each request is its own exchange), so HTTP
+        // imports ping; a pipe's end is seen at once.
+        let heartbeat = matches!(transport, Transport::Http { .. }).then_some(DEFAULT_HEARTBEAT);
+        McpServerConfig {
+            name: name.into(),
+            transport,
+            trusted: false,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+            reconnect: None,
+            heartbeat,
+        }
+    }
+
+    /// A server run as a child process speaking MCP on its stdin and
+    /// stdout. Its tools go away when it exits.
+    pub fn command<S: Into<String>>(
+        name: impl Into<String>,
+        program: impl Into<PathBuf>,
+        args: impl IntoIterator<Item = S>,
+    ) -> Self {
+        Self::new(
+            name,
+            Transport::Command {
+                program: program.into(),
+                args: args.into_iter().map(Into::into).collect(),
+                env: Vec::new(),
+            },
+        )
+    }
+
+    /// A remote server at a streamable-HTTP `url`.
+    pub fn http(name: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::new(
+            name,
+            Transport::Http {
+                url: url.into(),
+                bearer_token: None,
+            },
+        )
+    }
+
+    /// A server reached through an in-process byte stream (one end of a
+    /// `tokio::io::duplex`, a socket you connected): one connection, no
+    /// reconnect.
+    pub fn io<T>(name: impl Into<String>, stream: T) -> Self
+    where
+        T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
+        Self::new(name, Transport::Io(Mutex::new(Some(Box::new(stream)))))
+    }
+
+    /// Sets an environment variable for a child-process server.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        if let Transport::Command { env, .. } = &mut self.transport {
+            env.push((key.into(), value.into()));
+        }
+        self
+    }
+
+    /// Sends `Authorization: Bearer <token>` to an HTTP server.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        if let Transport::Http { bearer_token, .. } = &mut self.transport {
+            *bearer_token = Some(token.into());
+        }
+        self
+    }
+
+    /// Believe the server's `readOnlyHint` (see
+    /// [`ImportedPosture::from_hints`]). Off by default.
+    pub fn trusted(mut self, trusted: bool) -> Self {
+        self.trusted = trusted;
+        self
+    }
+
+    /// How long one call may take before it fails (default
+    /// [`DEFAULT_CALL_TIMEOUT`]).
+    pub fn call_timeout(mut self, timeout: Duration) -> Self {
+        self.call_timeout = timeout;
+        self
+    }
+
+    /// Reconnect a broken HTTP connection with `backoff` (off by default;
+    /// ignored for child processes and streams, which cannot come back).
+    pub fn reconnect(mut self, backoff: Backoff) -> Self {
+        self.reconnect = Some(backoff);
+        self
+    }
+
+    /// Pings the server every `interval` and treats a ping that fails or
+    /// gets no answer within `interval` as a broken connection (its tools
+    /// are unregistered; with [`reconnect`](Self::reconnect), it is
+    /// retried). On by default for HTTP ([`DEFAULT_HEARTBEAT`]); `None`
+    /// turns it off.
+    pub fn heartbeat(mut self, interval: Option<Duration>) -> Self {
+        self.heartbeat = interval;
+        self
+    }
+
+    /// The server's name, as configured.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// A tool the server offered that was not imported, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedTool {
+    /// The tool's name on the server.
+    pub tool: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+/// A connected server whose tools are registered in a [`PluginRegistry`].
+///
+/// Its tools are owned by [`owner`](Self::owner) (the server's name made
+/// safe, see [`server_segment`]), so the registry's
+/// [`unregister_owner`](PluginRegistry::unregister_owner) removes them all.
+/// That happens by itself when the server exits or the connection breaks
+/// (calls in flight then fail at once with an error result), and on
+/// [`shutdown`](Self::shutdown) or drop.
+#[derive(Debug)]
+pub struct McpImport {
+    shared: Arc<Shared>,
+    stop: CancellationToken,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+struct Shared {
+    server: String,
+    owner: String,
+    registry: PluginRegistry,
+    trusted: bool,
+    call_timeout: Duration,
+    link: RwLock<Option<Link>>,
+    /// One sync at a time, so refreshes never interleave registrations.
+    sync: tokio::sync::Mutex<()>,
+    state: Mutex<ImportState>,
+    connected: tokio::sync::watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for Shared {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shared")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Debug, Default)]
+struct ImportState {
+    /// Imported name → the server's own name.
+    tools: BTreeMap<String, String>,
+    refused: Vec<RefusedTool>,
+}
+
+/// The live connection calls go through.
+#[derive(Clone)]
+struct Link {
+    peer: Peer<RoleClient>,
+    /// Cancelled when the connection ends: in-flight calls stop waiting.
+    closed: CancellationToken,
+}
+
+/// The client side of one connection: refreshes on `list_changed`.
+struct Client {
+    shared: Weak<Shared>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::new(
+            rmcp::model::ClientCapabilities::default(),
+            rmcp::model::Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        // Not awaited here: the refresh lists tools over this same
+        // connection, whose notification handler must return first.
+        tokio::spawn(async move {
+            if let Err(err) = shared.sync_tools().await {
+                tracing::warn!(server = %shared.server, %err, "refresh after list_changed failed");
+            }
+        });
+    }
+}
+
+type Running = RunningService<RoleClient, Client>;
+
+impl McpImport {
+    /// Connects to the server, imports every tool it lists (all pages),
+    /// and keeps them in step until the server goes away.
+    ///
+    /// Fails when the server cannot be reached, the handshake or the
+    /// first listing fails, or another import already owns the server's
+    /// name in `registry`. A tool that cannot be imported (a non-object or
+    /// malformed input schema, a name colliding after normalisation) is
+    /// left out and logged; see [`refused`](Self::refused).
+    pub async fn connect(
+        registry: &PluginRegistry,
+        config: McpServerConfig,
+    ) -> Result<McpImport, McpError> {
+        let owner = server_segment(&config.name);
+        if registry.has_owner(&owner) {
+            return Err(McpError::OwnerInUse {
+                server: config.name.clone(),
+                owner,
+            });
+        }
+        let (connected, _) = tokio::sync::watch::channel(false);
+        let shared = Arc::new(Shared {
+            server: config.name.clone(),
+            owner,
+            registry: registry.clone(),
+            trusted: config.trusted,
+            call_timeout: config.call_timeout,
+            link: RwLock::new(None),
+            sync: tokio::sync::Mutex::new(()),
+            state: Mutex::new(ImportState::default()),
+            connected,
+        });
+        let running = open(&shared, &config).await?;
+        shared.attach(&running);
+        if let Err(err) = shared.sync_tools().await {
+            let _ = running.cancel().await;
+            shared.detach();
+            return Err(err);
+        }
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(supervise(
+            Arc::clone(&shared),
+            running,
+            config,
+            stop.clone(),
+        ));
+        Ok(McpImport {
+            shared,
+            stop,
+            task: Some(task),
+        })
+    }
+
+    /// The plugin owner of this server's tools (and the `<server>` of
+    /// `mcp__<server>__<tool>`).
+    pub fn owner(&self) -> &str {
+        &self.shared.owner
+    }
+
+    /// The imported tools: model-facing name → the server's own name.
+    pub fn tools(&self) -> BTreeMap<String, String> {
+        self.shared.state().tools.clone()
+    }
+
+    /// The tools the server offered that were not imported, with why.
+    pub fn refused(&self) -> Vec<RefusedTool> {
+        self.shared.state().refused.clone()
+    }
+
+    /// Whether the connection is up now.
+    pub fn is_connected(&self) -> bool {
+        *self.shared.connected.borrow()
+    }
+
+    /// Waits until the connection is down (the server exited, the
+    /// connection broke, or it was shut down) and its tools are gone.
+    pub async fn disconnected(&self) {
+        let mut rx = self.shared.connected.subscribe();
+        let _ = rx.wait_for(|up| !*up).await;
+    }
+
+    /// Lists the server's tools again and re-registers them (what a
+    /// `list_changed` notification does by itself).
+    pub async fn refresh(&self) -> Result<(), McpError> {
+        self.shared.sync_tools().await
+    }
+
+    /// Disconnects and unregisters every tool of the server.
+    pub async fn shutdown(mut self) {
+        self.stop.cancel();
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for McpImport {
+    fn drop(&mut self) {
+        self.stop.cancel();
+        // The supervisor unregisters too, but it may not run again (a
+        // runtime shutting down): do it now.
+        if self.task.is_some() {
+            self.shared.registry.unregister_owner(&self.shared.owner);
+        }
+    }
+}
+
+/// Opens a connection and completes the handshake.
+async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Running, McpError> {
+    let client = Client {
+        shared: Arc::downgrade(shared),
+    };
+    let handshake = |err: &dyn std::fmt::Display| McpError::Handshake {
+        server: config.name.clone(),
+        message: err.to_string(),
+    };
+    match &config.transport {
+        Transport::Command { program, args, env } => {
+            let mut command = tokio::process::Command::new(program);
+            command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+            let transport = TokioChildProcess::new(command).map_err(|source| McpError::Spawn {
+                server: config.name.clone(),
+                program: program.display().to_string(),
+                source,
+            })?;
+            client.serve(transport).await.map_err(|e| handshake(&e))
+        }
+        Transport::Http { url, bearer_token } => {
+            let mut http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            if let Some(token) = bearer_token {
+                http = http.auth_header(token.clone());
+            }
+            let transport = StreamableHttpClientTransport::from_config(http);
+            client.serve(transport).await.map_err(|e| handshake(&e))
+        }
+        Transport::Io(stream) => {
+            let stream = stream
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+                .ok_or_else(|| McpError::Handshake {
+                    server: config.name.clone(),
+                    message: "an in-process stream connects once; it is already used".into(),
+                })?;
+            client.serve(stream).await.map_err(|e| handshake(&e))
+        }
+    }
+}
+
+/// Waits for the connection to end, then unregisters the server's tools
+/// and, for HTTP with a backoff, reconnects.
+async fn supervise(
+    shared: Arc<Shared>,
+    mut running: Running,
+    config: McpServerConfig,
+    stop: CancellationToken,
+) {
+    loop {
+        let cancel = running.cancellation_token();
+        let peer = running.peer().clone();
+        let reason = tokio::select! {
+            reason = running.waiting() => format!("{reason:?}"),
+            () = stop.cancelled() => {
+                cancel.cancel();
+                "shut down".to_owned()
+            }
+            failure = heartbeat(&peer, config.heartbeat) => {
+                cancel.cancel();
+                failure
+            }
+        };
+        let removed = shared.detach();
+        tracing::info!(server = %shared.server, removed, %reason, "MCP server disconnected; its tools are unregistered");
+        let (Some(backoff), Transport::Http { .. }) = (config.reconnect, &config.transport) else {
+            return;
+        };
+        if stop.is_cancelled() {
+            return;
+        }
+        match reconnect(&shared, &config, backoff, &stop).await {
+            Some(next) => running = next,
+            None => return,
+        }
+    }
+}
+
+/// Returns (with why) when a ping fails or goes unanswered; never, with
+/// no interval.
+async fn heartbeat(peer: &Peer<RoleClient>, interval: Option<Duration>) -> String {
+    let Some(interval) = interval else {
+        return std::future::pending().await;
+    };
+    loop {
+        tokio::time::sleep(interval).await;
+        let ping = rmcp::model::ClientRequest::PingRequest(rmcp::model::PingRequest {
+            method: Default::default(),
+            extensions: Default::default(),
+        });
+        match tokio::time::timeout(interval, peer.send_request(ping)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(err)) => return format!("heartbeat failed: {err}"),
+            Err(_) => return format!("heartbeat unanswered within {interval:?}"),
+        }
+    }
+}
+
+async fn reconnect(
+    shared: &Arc<Shared>,
+    config: &McpServerConfig,
+    backoff: Backoff,
+    stop: &CancellationToken,
+) -> Option<Running> {
+    let mut delay = backoff.initial;
+    for attempt in 1..=backoff.attempts {
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = stop.cancelled() => return None,
+        }
+        delay = (delay * 2).min(backoff.max);
+        match open(shared, config).await {
+            Ok(running) => {
+                shared.attach(&running);
+                match shared.sync_tools().await {
+                    Ok(()) => return Some(running),
+                    Err(err) => {
+                        tracing::warn!(server = %shared.server, attempt, %err, "reconnected but listing failed");
+                        let _ = running.cancel().await;
+                        shared.detach();
+                    }
+                }
+            }
+            Err(err) => tracing::warn!(server = %shared.server, attempt, %err, "reconnect failed"),
+        }
+    }
+    tracing::error!(server = %shared.server, attempts = backoff.attempts, "gave up reconnecting");
+    None
+}
+
+impl Shared {
+    fn state(&self) -> std::sync::MutexGuard<'_, ImportState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn link(&self) -> Option<Link> {
+        self.link
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn attach(&self, running: &Running) {
+        *self.link.write().unwrap_or_else(PoisonError::into_inner) = Some(Link {
+            peer: running.peer().clone(),
+            closed: CancellationToken::new(),
+        });
+        self.connected.send_replace(true);
+    }
+
+    /// The connection is gone: fail calls in flight, refuse new ones,
+    /// unregister the server's tools, and only then say so (whoever waits
+    /// on [`McpImport::disconnected`] sees no tool left). Returns how many
+    /// tools were removed.
+    fn detach(&self) -> usize {
+        if let Some(link) = self
+            .link
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            link.closed.cancel();
+        }
+        let removed = self.registry.unregister_owner(&self.owner);
+        self.state().tools.clear();
+        self.connected.send_replace(false);
+        removed
+    }
+
+    /// Every page of `tools/list`.
+    async fn list_all(&self, peer: &Peer<RoleClient>) -> Result<Vec<Tool>, McpError> {
+        let list_error = |message: String| McpError::List {
+            server: self.server.clone(),
+            message,
+        };
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..MAX_PAGES {
+            let request = PaginatedRequestParams::default().with_cursor(cursor.clone());
+            let page = tokio::time::timeout(self.call_timeout, peer.list_tools(Some(request)))
+                .await
+                .map_err(|_| list_error(format!("no answer within {:?}", self.call_timeout)))?
+                .map_err(|err| list_error(err.to_string()))?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                None => return Ok(tools),
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(list_error(format!("the cursor `{next}` came back twice")));
+                }
+                Some(next) => cursor = Some(next),
+            }
+        }
+        Err(list_error(format!("more than {MAX_PAGES} pages")))
+    }
+
+    /// Lists the server's tools and replaces this server's registrations
+    /// with them.
+    async fn sync_tools(self: &Arc<Self>) -> Result<(), McpError> {
+        let _one_at_a_time = self.sync.lock().await;
+        let Some(link) = self.link() else {
+            return Ok(());
+        };
+        let mut listed = self.list_all(&link.peer).await?;
+        // Sorted by the server's own name: which of two colliding tools
+        // wins does not depend on the server's order.
+        listed.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut tools = BTreeMap::new();
+        let mut refused = Vec::new();
+        let mut handles = Vec::new();
+        for tool in listed {
+            let remote = tool.name.to_string();
+            match self.build_tool(&tool, &tools) {
+                Ok((name, handle)) => {
+                    tools.insert(name, remote);
+                    handles.push(handle);
+                }
+                Err(reason) => {
+                    tracing::warn!(server = %self.server, tool = %remote, %reason, "MCP tool not imported");
+                    refused.push(RefusedTool {
+                        tool: remote,
+                        reason,
+                    });
+                }
+            }
+        }
+        // Replace, under the sync lock: the old set goes, the new comes.
+        self.registry.unregister_owner(&self.owner);
+        for handle in handles {
+            let name = handle.name().to_owned();
+            match self.registry.register(self.owner.as_str(), handle) {
+                Ok(guard) => guard.detach(),
+                Err(err) => {
+                    let remote = tools.remove(&name).unwrap_or(name);
+                    refused.push(RefusedTool {
+                        tool: remote,
+                        reason: err.to_string(),
+                    });
+                }
+            }
+        }
+        let mut state = self.state();
+        state.tools = tools;
+        state.refused = refused;
+        Ok(())
+    }
+
+    /// One imported tool, or why not.
+    fn build_tool(
+        self: &Arc<Self>,
+        tool: &Tool,
+        taken: &BTreeMap<String, String>,
+    ) -> Result<(String, crate::ToolHandle), String> {
+        let remote = tool.name.to_string();
+        let name = imported_tool_name(&self.server, &remote);
+        if let Some(other) = taken.get(&name) {
+            return Err(format!(
+                "its name normalises to `{name}`, already taken by the server's tool `{other}`"
+            ));
+        }
+        let schema = Value::Object((*tool.input_schema).clone());
+        check_schema_shape(&schema).map_err(|err| format!("bad input schema: {err}"))?;
+        let annotations = tool.annotations.as_ref();
+        let posture = ImportedPosture::from_hints(
+            annotations.and_then(|a| a.read_only_hint),
+            annotations.and_then(|a| a.destructive_hint),
+            self.trusted,
+        );
+        let description = imported_description(
+            &self.server,
+            &remote,
+            tool.description.as_deref().unwrap_or_default(),
+        );
+        let mut builder = ToolBuilder::new(name.clone(), description)
+            .input_schema(schema)
+            .remote_origin(RemoteOrigin::new(self.server.as_str(), remote.as_str()))
+            .loading(loading_from_meta(tool.meta.as_ref().map(|m| &m.0)))
+            // Content rules (`mcp__srv__tool(...)`) see the arguments as
+            // canonical JSON: the same text for the same arguments.
+            .permission_content(|args| {
+                Some(PermissionContent::text(
+                    crate::canonical::to_canonical_string(args),
+                ))
+            });
+        builder = posture.apply(builder);
+        if let Some(title) = tool
+            .title
+            .as_ref()
+            .or(annotations.and_then(|a| a.title.as_ref()))
+        {
+            builder = builder.user_facing_name(title.clone());
+        }
+        let shared = Arc::downgrade(self);
+        let handle = builder
+            .build(move |args, _cx| {
+                let shared = shared.clone();
+                let remote = remote.clone();
+                async move {
+                    let shared = shared
+                        .upgrade()
+                        .ok_or_else(|| -> BoxError { "the MCP import was shut down".into() })?;
+                    shared.call(&remote, args).await
+                }
+            })
+            .map_err(|err| err.to_string())?;
+        Ok((name, handle))
+    }
+
+    /// One call over the live connection: the server's error result, a
+    /// broken connection, a timeout and malformed content are all errors.
+    async fn call(&self, remote: &str, args: Value) -> Result<ToolOutput, BoxError> {
+        let Some(link) = self.link() else {
+            return Err(format!("MCP server `{}` is not connected", self.server).into());
+        };
+        let arguments = match args {
+            Value::Object(map) => map,
+            other => return Err(format!("arguments must be an object, got {other}").into()),
+        };
+        let request = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
+        let result = tokio::select! {
+            result = tokio::time::timeout(self.call_timeout, link.peer.call_tool(request)) => result,
+            () = link.closed.cancelled() => {
+                return Err(format!(
+                    "MCP server `{}` disconnected during the call", self.server
+                ).into());
+            }
+        };
+        let result = result
+            .map_err(|_| {
+                format!(
+                    "MCP server `{}` did not answer within {:?}",
+                    self.server, self.call_timeout
+                )
+            })?
+            .map_err(|err| match err {
+                rmcp::ServiceError::TransportClosed => {
+                    format!("MCP server `{}` disconnected during the call", self.server)
+                }
+                err => format!("MCP server `{}`: {err}", self.server),
+            })?;
+        let text = result_text(&result);
+        if result.is_error == Some(true) {
+            return Err(text.into());
+        }
+        Ok(ToolOutput::text(text))
+    }
+}
+
+/// The text a model reads for a result: its text blocks, one per line;
+/// other blocks named by type; `structuredContent` as JSON when there is
+/// no text.
+fn result_text(result: &CallToolResult) -> String {
+    let mut parts: Vec<String> = result
+        .content
+        .iter()
+        .map(|block| match block.as_text() {
+            Some(text) => text.text.clone(),
+            None => {
+                let kind = serde_json::to_value(block)
+                    .ok()
+                    .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_else(|| "unknown".to_owned());
+                format!("[{kind} content omitted]")
+            }
+        })
+        .collect();
+    if parts.is_empty()
+        && let Some(structured) = &result.structured_content
+    {
+        parts.push(crate::canonical::to_canonical_pretty(structured));
+    }
+    parts.join("\n")
+}

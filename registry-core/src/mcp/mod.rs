@@ -1,0 +1,130 @@
+//! MCP both ways (feature `mcp`): serve a tool pool as an MCP server, and
+//! import MCP servers' tools as plugins. Built on `rmcp`, the official
+//! Rust SDK, over stdio, child processes and streamable HTTP.
+//!
+//! # Serving
+//!
+//! [`McpServer`] answers `tools/list` with the MCP render of the pool
+//! ([`ToolPool::render_mcp_tools_list`](crate::ToolPool::render_mcp_tools_list),
+//! paginated) and runs `tools/call` through the [`Executor`](crate::Executor),
+//! so deny rules, the permission mode, caps and timeouts apply exactly as
+//! for a model's own calls. Serve it with [`McpServer::serve_stdio`],
+//! [`McpServer::serve_io`] or [`McpServer::serve_http`] (optionally behind
+//! a bearer token).
+//!
+//! # Importing
+//!
+//! [`McpImport::connect`] reaches a server ([`McpServerConfig::command`],
+//! [`McpServerConfig::http`]), lists every page of its tools and registers
+//! each in a [`PluginRegistry`](crate::PluginRegistry) owned by the server:
+//!
+//! - named `mcp__<server>__<tool>`, made safe for every provider by
+//!   [`imported_tool_name`] (the server's own name is kept for the call,
+//!   [`RemoteOrigin`](crate::RemoteOrigin));
+//! - described by the server's description, cut at
+//!   [`MAX_DESCRIPTION_CHARS`] with a marker;
+//! - with the strictest posture unless the server is configured as
+//!   trusted ([`ImportedPosture`]);
+//! - matched by content rules (`mcp__srv__tool(...)`) against its
+//!   arguments as canonical JSON (keys sorted, no spaces), so the same
+//!   arguments always give the same text;
+//! - deferred unless its `_meta` sets [`ALWAYS_LOAD_META_KEY`]
+//!   (`"anthropic/alwaysLoad": true`);
+//! - refused, alone and with a logged reason ([`McpImport::refused`]),
+//!   when its input schema is not a well-formed object schema or its name
+//!   collides after normalisation.
+//!
+//! # Lifecycle
+//!
+//! A `list_changed` notification re-lists and re-registers the server's
+//! tools (the plugin generation moves, so a server re-serving the pool
+//! tells its own clients). When the server exits or the connection
+//! breaks, its tools are unregistered by owner and calls in flight fail at
+//! once with an error result; every call also has a timeout
+//! ([`McpServerConfig::call_timeout`]). Over HTTP, where nothing signals a
+//! vanished server, imports ping it ([`McpServerConfig::heartbeat`]) and
+//! can reconnect with a [`Backoff`].
+//!
+//! # What this module never does
+//!
+//! Decide permissions (the executor and its pipeline do), trust a remote
+//! server's hints unless told to, or let `rmcp` types into its public
+//! signatures: everything here takes and returns this crate's types and
+//! tokio streams.
+
+mod http;
+mod import;
+mod naming;
+mod server;
+mod trust;
+
+pub use http::{HttpOptions, HttpServerHandle};
+pub use import::{
+    Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_HEARTBEAT, McpImport, McpServerConfig, RefusedTool,
+};
+pub use naming::{MAX_DESCRIPTION_CHARS, imported_description, imported_tool_name, server_segment};
+pub use server::{DEFAULT_PAGE_SIZE, McpServer};
+pub use trust::{ALWAYS_LOAD_META_KEY, ImportedPosture};
+
+use std::net::SocketAddr;
+
+/// What went wrong serving or importing over MCP.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum McpError {
+    /// A child-process server could not be started.
+    #[error("MCP server `{server}`: could not start `{program}`: {source}")]
+    Spawn {
+        /// The server's configured name.
+        server: String,
+        /// The program.
+        program: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The connection or the MCP `initialize` handshake failed.
+    #[error("MCP server `{server}`: connecting failed: {message}")]
+    Handshake {
+        /// The server's configured name.
+        server: String,
+        /// What the transport or the peer said.
+        message: String,
+    },
+    /// `tools/list` failed or did not end.
+    #[error("MCP server `{server}`: listing its tools failed: {message}")]
+    List {
+        /// The server's configured name.
+        server: String,
+        /// Why.
+        message: String,
+    },
+    /// Another import in the same registry already owns the server's name.
+    #[error(
+        "MCP server `{server}`: its tools would be owned by `{owner}`, which another import in this registry already uses; give the server a different name"
+    )]
+    OwnerInUse {
+        /// The server's configured name.
+        server: String,
+        /// The owner both would share.
+        owner: String,
+    },
+    /// The HTTP listener could not bind.
+    #[error("cannot serve MCP over HTTP on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A `tools/list` cursor this server did not hand out (or one from a
+    /// list that has since shrunk).
+    #[error(
+        "`tools/list` cursor `{cursor}` is not one this server handed out for the current list; list again from the start"
+    )]
+    BadCursor {
+        /// The cursor as sent.
+        cursor: String,
+    },
+}

@@ -1,0 +1,439 @@
+//! Serving a pool as an MCP server: `tools/list` from the MCP renderer,
+//! `tools/call` through the [`Executor`], `list_changed` when the pool
+//! would change.
+
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::sync::{CancellationToken, DropGuard};
+
+use super::McpError;
+use crate::context::ToolContext;
+use crate::execute::{Executor, ExecutorConfig, Session, ToolCall};
+use crate::permission::{PermissionContext, PermissionPipeline};
+use crate::pool::{ToolPool, ToolRegistry};
+
+/// Tools per `tools/list` page unless configured.
+pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// The prefix of every `tools/list` cursor this server hands out.
+const CURSOR_PREFIX: &str = "offset:";
+
+/// A tool registry served over MCP.
+///
+/// Cheap to clone: clones share the registry, the permission context and
+/// the cached listing; configuring a clone (`with_*`) changes only that
+/// clone. Every connection (a stdio peer, an HTTP session)
+/// gets its own [`Session`], so deferred-tool discovery and session state
+/// never leak between clients; a session's calls run one turn at a time,
+/// as the executor runs a conversation's turns.
+///
+/// - `tools/list` is [`ToolPool::render_mcp_tools_list`]: the same tools
+///   in the same order with the same fields, cut into pages of
+///   [`page_size`](Self::page_size) with an opaque cursor (a stale or
+///   forged cursor is an `invalid params` error). Every listed tool can be
+///   called, deferred ones included: an MCP client has no tool search, so
+///   listing a tool is discovering it.
+/// - `tools/call` is one executor turn of one call: deny rules, the
+///   permission mode, caps and timeouts apply, and an `Ask` with no
+///   approver is an error result saying approval is needed. A typed
+///   output ([`mcp_output_schema`](crate::mcp_output_schema)) also
+///   returns `structuredContent` (not when the text was cut to its cap:
+///   a cut value is not a valid one).
+/// - `notifications/tools/list_changed` goes to every client when the
+///   registry's plugin generation moves or
+///   [`set_permissions`](Self::set_permissions) changes the context.
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+    settings: Arc<Settings>,
+}
+
+/// How calls run and pages are cut: copied on write, so configuring a
+/// clone never changes the server it was cloned from.
+#[derive(Clone)]
+struct Settings {
+    pipeline: PermissionPipeline,
+    config: ExecutorConfig,
+    context: ToolContext,
+    page_size: NonZeroUsize,
+    info: Implementation,
+}
+
+/// What every clone shares: the registry, the permission context and the
+/// listing cached for it.
+struct Shared {
+    registry: Arc<ToolRegistry>,
+    permissions: RwLock<Arc<PermissionContext>>,
+    /// Moves with every permission change; a view built under an older
+    /// value is stale.
+    permissions_version: tokio::sync::watch::Sender<u64>,
+    view: Mutex<Option<Arc<View>>>,
+}
+
+/// One pool, as listed and as run.
+struct View {
+    generation: u64,
+    permissions_version: u64,
+    permissions: Arc<PermissionContext>,
+    pool: ToolPool,
+    tools: Arc<[Tool]>,
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("server", &self.settings.info.name)
+            .field("page_size", &self.settings.page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpServer {
+    /// A server for `registry` under `permissions`, deciding calls with
+    /// `pipeline`. Defaults: [`ExecutorConfig::default`], pages of
+    /// [`DEFAULT_PAGE_SIZE`], this crate's name and version as the
+    /// server's `serverInfo`.
+    pub fn new(
+        registry: Arc<ToolRegistry>,
+        permissions: PermissionContext,
+        pipeline: PermissionPipeline,
+    ) -> Self {
+        McpServer {
+            shared: Arc::new(Shared {
+                registry,
+                permissions: RwLock::new(Arc::new(permissions)),
+                permissions_version: tokio::sync::watch::Sender::new(0),
+                view: Mutex::new(None),
+            }),
+            settings: Arc::new(Settings {
+                pipeline,
+                config: ExecutorConfig::default(),
+                context: ToolContext::new(),
+                page_size: NonZeroUsize::new(DEFAULT_PAGE_SIZE).unwrap_or(NonZeroUsize::MIN),
+                info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
+            }),
+        }
+    }
+
+    /// Changes this server's settings (a copy, if a clone shares them);
+    /// connections opened from now on use them.
+    fn configure(mut self, f: impl FnOnce(&mut Settings)) -> Self {
+        f(Arc::make_mut(&mut self.settings));
+        self
+    }
+
+    /// Replaces the executor configuration (timeouts, caps, concurrency).
+    pub fn with_executor_config(self, config: ExecutorConfig) -> Self {
+        self.configure(|settings| settings.config = config)
+    }
+
+    /// The context every call's `ToolContext` starts from.
+    pub fn with_context(self, context: ToolContext) -> Self {
+        self.configure(|settings| settings.context = context)
+    }
+
+    /// Tools per `tools/list` page.
+    pub fn with_page_size(self, page_size: NonZeroUsize) -> Self {
+        self.configure(|settings| settings.page_size = page_size)
+    }
+
+    /// The `serverInfo` name and version clients see.
+    pub fn with_server_info(self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        let info = Implementation::new(name, version);
+        self.configure(|settings| settings.info = info)
+    }
+
+    /// Tools per `tools/list` page.
+    pub fn page_size(&self) -> usize {
+        self.settings.page_size.get()
+    }
+
+    /// Replaces the permission context (rules, mode): the pool is
+    /// reassembled for the next request, and clients are told the list
+    /// changed.
+    pub fn set_permissions(&self, permissions: PermissionContext) {
+        *self
+            .shared
+            .permissions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(permissions);
+        self.shared.permissions_version.send_modify(|v| *v += 1);
+    }
+
+    /// The pool a request sees now: the cached one, or a fresh one when
+    /// the plugin generation or the permission context moved.
+    fn view(&self) -> Arc<View> {
+        let shared = &self.shared;
+        let generation = shared.registry.plugins().generation();
+        let version = *shared.permissions_version.borrow();
+        let mut cached = shared.view.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(view) = cached.as_ref()
+            && view.generation == generation
+            && view.permissions_version == version
+        {
+            return Arc::clone(view);
+        }
+        let permissions = Arc::clone(
+            &shared
+                .permissions
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        let pool = shared.registry.assemble_tool_pool(&permissions);
+        let view = Arc::new(View {
+            // The pool's own generation: a registration racing this
+            // assembly makes the next request assemble again.
+            generation: pool.plugin_generation(),
+            permissions_version: version,
+            tools: listed_tools(&pool),
+            permissions,
+            pool,
+        });
+        *cached = Some(Arc::clone(&view));
+        view
+    }
+
+    /// The `tools/list` page at `cursor` (`None`: the first).
+    pub(crate) fn list_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, McpError> {
+        let view = self.view();
+        let start = match cursor {
+            None => 0,
+            Some(cursor) => cursor
+                .strip_prefix(CURSOR_PREFIX)
+                .and_then(|n| n.parse::<usize>().ok())
+                .filter(|n| *n <= view.tools.len())
+                .ok_or_else(|| McpError::BadCursor {
+                    cursor: cursor.to_owned(),
+                })?,
+        };
+        let end = start.saturating_add(self.page_size()).min(view.tools.len());
+        let mut result = ListToolsResult::with_all_items(view.tools[start..end].to_vec());
+        result.next_cursor = (end < view.tools.len()).then(|| format!("{CURSOR_PREFIX}{end}"));
+        Ok(result)
+    }
+
+    /// Serves one peer over a byte stream (a pipe, a socket, an in-memory
+    /// duplex) until it disconnects.
+    pub async fn serve_io<T>(&self, io: T) -> Result<(), McpError>
+    where
+        T: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+    {
+        let running = self
+            .connection()
+            .serve(io)
+            .await
+            .map_err(|err| McpError::Handshake {
+                server: self.settings.info.name.clone(),
+                message: err.to_string(),
+            })?;
+        running.waiting().await.map_err(|err| McpError::Handshake {
+            server: self.settings.info.name.clone(),
+            message: err.to_string(),
+        })?;
+        Ok(())
+    }
+
+    /// Serves one peer over this process's stdin and stdout until it
+    /// disconnects (the usual way an MCP client runs a local server).
+    pub async fn serve_stdio(&self) -> Result<(), McpError> {
+        self.serve_io(tokio::io::join(tokio::io::stdin(), tokio::io::stdout()))
+            .await
+    }
+
+    /// A handler for one connection.
+    pub(crate) fn connection(&self) -> Connection {
+        let stop = CancellationToken::new();
+        Connection {
+            server: self.clone(),
+            session: Arc::new(Session::new()),
+            executor: Mutex::new(None),
+            watcher: stop.child_token(),
+            _stop: stop.drop_guard(),
+        }
+    }
+}
+
+/// The rendered list as rmcp tools: parsed once per view from the cached
+/// render, so `tools/list` sends what every other MCP render sends.
+fn listed_tools(pool: &ToolPool) -> Arc<[Tool]> {
+    let rendered = pool.render_mcp_tools_list();
+    #[derive(serde::Deserialize)]
+    struct Listed {
+        tools: Vec<Value>,
+    }
+    let listed: Listed = match serde_json::from_str(&rendered) {
+        Ok(listed) => listed,
+        Err(err) => {
+            tracing::error!(%err, "the MCP render did not parse back; serving no tools");
+            return Arc::from([]);
+        }
+    };
+    listed
+        .tools
+        .into_iter()
+        .filter_map(|tool| {
+            let name = tool["name"].as_str().unwrap_or_default().to_owned();
+            serde_json::from_value::<Tool>(tool)
+                .map_err(|err| tracing::error!(tool = %name, %err, "tool left out of tools/list"))
+                .ok()
+        })
+        .collect()
+}
+
+/// One connected client: its session, its executor for the current view,
+/// and the task telling it about list changes (stopped when the
+/// connection ends).
+pub(crate) struct Connection {
+    server: McpServer,
+    session: Arc<Session>,
+    executor: Mutex<Option<(Arc<View>, Arc<Executor>)>>,
+    watcher: CancellationToken,
+    _stop: DropGuard,
+}
+
+impl Connection {
+    /// The executor for the current view (built once per view and
+    /// connection), with that view.
+    fn executor(&self) -> (Arc<View>, Arc<Executor>) {
+        let view = self.server.view();
+        let mut slot = self.executor.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((built_for, executor)) = slot.as_ref()
+            && Arc::ptr_eq(built_for, &view)
+        {
+            return (view, Arc::clone(executor));
+        }
+        let shared = &self.server.shared;
+        let settings = &self.server.settings;
+        for tool in view.pool.iter() {
+            self.session.discover(tool.name());
+        }
+        let executor = Arc::new(
+            Executor::new(
+                Arc::clone(&shared.registry),
+                &view.pool,
+                (*view.permissions).clone(),
+                settings.pipeline.clone(),
+                Arc::clone(&self.session),
+            )
+            .with_config(settings.config.clone())
+            .with_context(settings.context.clone()),
+        );
+        *slot = Some((Arc::clone(&view), Arc::clone(&executor)));
+        (view, executor)
+    }
+
+    async fn call(&self, request: CallToolRequestParams, id: String) -> CallToolResult {
+        let (view, executor) = self.executor();
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall::new(id, request.name.clone(), args);
+        let Some(result) = executor.run_turn(vec![call]).await.pop() else {
+            return CallToolResult::error(vec![ContentBlock::text(
+                "the executor returned no result for the call",
+            )]);
+        };
+        if result.is_error() {
+            return CallToolResult::error(vec![ContentBlock::text(result.into_content())]);
+        }
+        let structured = structured(&view, &request.name, &result);
+        let mut out = CallToolResult::success(vec![ContentBlock::text(result.into_content())]);
+        out.structured_content = structured;
+        out
+    }
+
+    /// Sends `list_changed` whenever the plugin generation or the
+    /// permission context moves, until the connection ends.
+    fn watch_changes(&self, peer: rmcp::Peer<RoleServer>) {
+        let shared = &self.server.shared;
+        let mut plugins = shared.registry.plugins().subscribe();
+        let mut permissions = shared.permissions_version.subscribe();
+        let stop = self.watcher.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = stop.cancelled() => return,
+                    changed = plugins.changed() => if changed.is_err() { return },
+                    changed = permissions.changed() => if changed.is_err() { return },
+                }
+                plugins.mark_unchanged();
+                permissions.mark_unchanged();
+                if let Err(err) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(%err, "client gone; stopped sending list_changed");
+                    return;
+                }
+            }
+        });
+    }
+}
+
+/// The structured value of a typed result: its text is that value's JSON
+/// (see `Json<T>`), unless it was cut or spilled. Looked up by the name
+/// the client sent: an alias gets no structured value, only the text.
+fn structured(view: &View, name: &str, result: &crate::ToolCallResult) -> Option<Value> {
+    let tool = view.pool.get(name)?;
+    crate::mcp_output_schema(tool)?;
+    if result.spilled_to().is_some() {
+        return None;
+    }
+    match serde_json::from_str::<Value>(result.content()) {
+        Ok(value @ Value::Object(_)) => Some(value),
+        _ => {
+            tracing::debug!(tool = name, "typed result was cut; no structuredContent");
+            None
+        }
+    }
+}
+
+impl ServerHandler for Connection {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(self.server.settings.info.clone())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.watch_changes(context.peer);
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let cursor = request.and_then(|r| r.cursor);
+        self.server
+            .list_page(cursor.as_deref())
+            .map_err(|err| ErrorData::invalid_params(err.to_string(), None))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let id = format!(
+            "mcp-{}",
+            serde_json::to_string(&context.id).unwrap_or_default()
+        );
+        // A client's `notifications/cancelled` cancels `context.ct`:
+        // dropping the turn then cancels the tool.
+        tokio::select! {
+            result = self.call(request, id) => Ok(result.into()),
+            () = context.ct.cancelled() => Ok(CallToolResult::error(vec![ContentBlock::text(
+                "the call was cancelled by the client",
+            )]).into()),
+        }
+    }
+}

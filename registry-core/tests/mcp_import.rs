@@ -1,0 +1,465 @@
+//! Importing an MCP server's tools: names, descriptions, annotations,
+//! schemas and loading from untrusted input; refresh on `list_changed`;
+//! what a crash, an error and a silent server do to calls.
+
+#![cfg(feature = "mcp")]
+
+mod mcp_support;
+
+use std::time::Duration;
+
+use mcp_support::{FakeServer, names, plain, tool, until};
+use registry_core::mcp::{
+    ALWAYS_LOAD_META_KEY, MAX_DESCRIPTION_CHARS, McpImport, McpServerConfig, imported_tool_name,
+};
+use registry_core::{Loading, PluginRegistry, PostureKind, ToolContext, ToolHandle, validate_name};
+use serde_json::json;
+
+fn handle(registry: &PluginRegistry, name: &str) -> ToolHandle {
+    registry
+        .snapshot()
+        .tools()
+        .iter()
+        .find(|t| t.tool().name() == name)
+        .unwrap_or_else(|| panic!("`{name}` not registered; have {:?}", names(registry)))
+        .tool()
+        .clone()
+}
+
+#[tokio::test]
+async fn hostile_names_and_descriptions_are_made_safe_and_keep_their_origin() {
+    let long = "x".repeat(300);
+    let hostile = [
+        "search",
+        "séarch",
+        "a b",
+        "a/b",
+        "🔍",
+        "tab\there",
+        "a__b",
+        "-",
+        &format!("{long}1"),
+        &format!("{long}2"),
+    ];
+    let mut tools: Vec<_> = hostile.iter().map(|n| plain(n)).collect();
+    tools.push(tool(json!({
+        "name": "wordy",
+        "description": "é".repeat(10_000),
+        "inputSchema": { "type": "object" }
+    })));
+    tools.push(tool(
+        json!({ "name": "mute", "inputSchema": { "type": "object" } }),
+    ));
+    let registry = PluginRegistry::new();
+    let fake = FakeServer::new(tools, 0);
+    let (import, _server) = fake.import(&registry, "my.server", |c| c).await;
+
+    let imported = import.tools();
+    assert_eq!(
+        imported.len(),
+        hostile.len() + 2,
+        "{imported:?} refused {:?}",
+        import.refused()
+    );
+    for (name, remote) in &imported {
+        validate_name(name).unwrap_or_else(|err| panic!("{name}: {err}"));
+        assert!(
+            name.starts_with(&format!("mcp__{}__", import.owner())),
+            "{name}"
+        );
+        let spec = handle(&registry, name).spec().clone();
+        let origin = spec
+            .remote_origin()
+            .expect("imported tools record their server");
+        assert_eq!(origin.server(), "my.server");
+        assert_eq!(origin.tool(), remote);
+        assert!(spec.description().chars().count() <= MAX_DESCRIPTION_CHARS);
+    }
+    let wordy = handle(&registry, &imported_tool_name("my.server", "wordy"));
+    assert!(wordy.spec().description().contains("[description cut: "));
+    let mute = handle(&registry, &imported_tool_name("my.server", "mute"));
+    assert!(mute.spec().description().contains("no description"));
+
+    // A call goes out under the server's own name, unicode and all.
+    let weird = handle(&registry, &imported_tool_name("my.server", "🔍"));
+    let out = weird
+        .call_json(json!({ "q": "ü" }), &ToolContext::new())
+        .await
+        .unwrap();
+    assert_eq!(out.as_str(), r#"🔍 {"q":"ü"}"#);
+    assert_eq!(fake.0.called.lock().unwrap().as_slice(), ["🔍"]);
+}
+
+#[tokio::test]
+async fn a_name_colliding_after_normalisation_refuses_only_that_tool() {
+    // A clean name crafted to equal another tool's normalised name.
+    let crafted = imported_tool_name("srv", "a b")
+        .trim_start_matches("mcp__srv__")
+        .to_owned();
+    let registry = PluginRegistry::new();
+    let fake = FakeServer::new(vec![plain(&crafted), plain("a b"), plain("other")], 0);
+    let (import, _server) = fake.import(&registry, "srv", |c| c).await;
+    let refused = import.refused();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(
+        refused[0].tool, crafted,
+        "sorted by the server's name, `a b` came first"
+    );
+    assert!(
+        refused[0]
+            .reason
+            .contains("already taken by the server's tool `a b`"),
+        "{}",
+        refused[0].reason
+    );
+    assert_eq!(names(&registry).len(), 2);
+}
+
+#[tokio::test]
+async fn bad_input_schemas_refuse_that_tool_alone() {
+    let registry = PluginRegistry::new();
+    let fake = FakeServer::new(
+        vec![
+            plain("good"),
+            tool(json!({ "name": "stringly", "inputSchema": { "type": "string" } })),
+            tool(json!({ "name": "untyped", "inputSchema": { "properties": {} } })),
+            tool(json!({ "name": "listy", "inputSchema": { "type": "object", "properties": [] } })),
+            tool(json!({ "name": "badreq", "inputSchema": { "type": "object", "required": "x" } })),
+        ],
+        0,
+    );
+    let (import, _server) = fake.import(&registry, "srv", |c| c).await;
+    assert_eq!(names(&registry), ["mcp__srv__good"]);
+    let refused: Vec<_> = import
+        .refused()
+        .into_iter()
+        .map(|r| (r.tool, r.reason))
+        .collect();
+    assert_eq!(refused.len(), 4, "{refused:?}");
+    for (tool, reason) in &refused {
+        assert!(reason.starts_with("bad input schema: "), "{tool}: {reason}");
+    }
+}
+
+fn annotated() -> Vec<rmcp::model::Tool> {
+    vec![
+        tool(
+            json!({ "name": "reader", "inputSchema": { "type": "object" },
+            "annotations": { "readOnlyHint": true } }),
+        ),
+        tool(
+            json!({ "name": "appender", "inputSchema": { "type": "object" },
+            "annotations": { "readOnlyHint": false, "destructiveHint": false } }),
+        ),
+        tool(json!({ "name": "liar", "inputSchema": { "type": "object" },
+            "annotations": { "readOnlyHint": true, "destructiveHint": true } })),
+        plain("silent"),
+    ]
+}
+
+fn posture(tool: &ToolHandle) -> (bool, bool, bool) {
+    let call = tool.prepare(json!({})).unwrap();
+    (
+        call.is_read_only(),
+        call.is_concurrency_safe(),
+        call.is_destructive(),
+    )
+}
+
+#[tokio::test]
+async fn annotations_from_an_untrusted_server_change_nothing() {
+    let registry = PluginRegistry::new();
+    let (_import, _server) = FakeServer::new(annotated(), 0)
+        .import(&registry, "u", |c| c)
+        .await;
+    for name in ["reader", "appender", "liar", "silent"] {
+        let tool = handle(&registry, &format!("mcp__u__{name}"));
+        assert_eq!(posture(&tool), (false, false, true), "{name}");
+        // Not declared: re-serving it promises nothing either.
+        assert!(!tool.spec().read_only().is_declared(), "{name}");
+        assert_eq!(tool.spec().destructive().value(), &PostureKind::Fixed(true));
+    }
+}
+
+#[tokio::test]
+async fn a_trusted_server_s_read_only_hint_makes_calls_read_only_and_concurrent() {
+    let registry = PluginRegistry::new();
+    let (_import, _server) = FakeServer::new(annotated(), 0)
+        .import(&registry, "t", |c| c.trusted(true))
+        .await;
+    let of = |name: &str| posture(&handle(&registry, &format!("mcp__t__{name}")));
+    assert_eq!(of("reader"), (true, true, false));
+    // readOnlyHint wins over a contradictory destructiveHint: read-only
+    // tools destroy nothing, by the spec's own reading.
+    assert_eq!(of("liar"), (true, true, false));
+    assert_eq!(of("appender"), (false, false, false));
+    assert_eq!(
+        of("silent"),
+        (false, false, true),
+        "missing = strictest, trusted or not"
+    );
+}
+
+#[tokio::test]
+async fn imported_tools_are_deferred_unless_meta_says_always_load() {
+    let registry = PluginRegistry::new();
+    let fake = FakeServer::new(
+        vec![
+            plain("lazy"),
+            tool(
+                json!({ "name": "eager", "inputSchema": { "type": "object" },
+                "_meta": { ALWAYS_LOAD_META_KEY: true } }),
+            ),
+            tool(
+                json!({ "name": "stringy", "inputSchema": { "type": "object" },
+                "_meta": { ALWAYS_LOAD_META_KEY: "true" } }),
+            ),
+        ],
+        0,
+    );
+    let (_import, _server) = fake.import(&registry, "s", |c| c).await;
+    let loading = |name: &str| {
+        *handle(&registry, &format!("mcp__s__{name}"))
+            .spec()
+            .loading()
+            .value()
+    };
+    assert_eq!(loading("lazy"), Loading::Deferred);
+    assert_eq!(loading("eager"), Loading::AlwaysLoad);
+    assert_eq!(loading("stringy"), Loading::Deferred);
+}
+
+#[tokio::test]
+async fn every_page_is_imported() {
+    let tools: Vec<_> = (0..23).map(|i| plain(&format!("t{i:02}"))).collect();
+    let registry = PluginRegistry::new();
+    let (import, _server) = FakeServer::new(tools, 5)
+        .import(&registry, "paged", |c| c)
+        .await;
+    assert_eq!(import.tools().len(), 23);
+    assert_eq!(
+        names(&registry).first().map(String::as_str),
+        Some("mcp__paged__t00")
+    );
+    assert_eq!(
+        names(&registry).last().map(String::as_str),
+        Some("mcp__paged__t22")
+    );
+}
+
+#[tokio::test]
+async fn a_renamed_tool_list_is_refreshed_on_list_changed() {
+    let registry = PluginRegistry::new();
+    let fake = FakeServer::new(vec![plain("old_name"), plain("kept")], 0);
+    let (import, _server) = fake.import(&registry, "srv", |c| c).await;
+    assert_eq!(names(&registry), ["mcp__srv__kept", "mcp__srv__old_name"]);
+    let generation = registry.generation();
+
+    fake.replace_tools(vec![plain("new_name"), plain("kept")])
+        .await;
+    until(&registry, || {
+        names(&registry) == ["mcp__srv__kept", "mcp__srv__new_name"]
+    })
+    .await;
+    assert!(registry.generation() > generation);
+    assert_eq!(
+        import.tools().get("mcp__srv__new_name").map(String::as_str),
+        Some("new_name")
+    );
+    // The new tool runs, under its new name.
+    let out = handle(&registry, "mcp__srv__new_name")
+        .call_json(json!({}), &ToolContext::new())
+        .await
+        .unwrap();
+    assert_eq!(out.as_str(), "new_name {}");
+}
+
+#[tokio::test]
+async fn a_crash_mid_call_fails_the_call_and_unregisters_the_tools() {
+    let registry = PluginRegistry::new();
+    let fake = FakeServer::new(vec![plain("hang"), plain("echo")], 0);
+    let (import, server) = fake.import(&registry, "crashy", |c| c).await;
+    let hang = handle(&registry, "mcp__crashy__hang");
+    let call = tokio::spawn(async move { hang.call_json(json!({}), &ToolContext::new()).await });
+    // Wait until the server is inside the call, then kill it.
+    while fake.0.called.lock().unwrap().is_empty() {
+        tokio::task::yield_now().await;
+    }
+    server.abort();
+    let err = tokio::time::timeout(Duration::from_secs(20), call)
+        .await
+        .expect("the in-flight call finished")
+        .unwrap()
+        .expect_err("a crash is an error");
+    assert!(
+        err.to_string().contains("disconnected during the call"),
+        "{err}"
+    );
+    tokio::time::timeout(Duration::from_secs(20), import.disconnected())
+        .await
+        .expect("the import noticed");
+    assert!(names(&registry).is_empty(), "{:?}", names(&registry));
+    assert!(!import.is_connected());
+}
+
+#[tokio::test]
+async fn a_silent_server_times_out_and_errors_become_error_results() {
+    let registry = PluginRegistry::new();
+    let fake = FakeServer::new(
+        vec![
+            plain("hang"),
+            plain("fail"),
+            plain("broken"),
+            plain("blocks"),
+        ],
+        0,
+    );
+    let (_import, _server) = fake
+        .import(&registry, "s", |c| {
+            c.call_timeout(Duration::from_millis(200))
+        })
+        .await;
+    let cx = ToolContext::new();
+    let err = handle(&registry, "mcp__s__hang")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("did not answer within"), "{err}");
+    let err = handle(&registry, "mcp__s__fail")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("the fake server says no"), "{err}");
+    let err = handle(&registry, "mcp__s__broken")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("the fake server broke"), "{err}");
+    let out = handle(&registry, "mcp__s__blocks")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap();
+    assert_eq!(out.as_str(), "caption\n[image content omitted]");
+}
+
+#[tokio::test]
+async fn one_registry_cannot_import_two_servers_under_one_owner() {
+    let registry = PluginRegistry::new();
+    let (import, _server) = FakeServer::new(vec![plain("a")], 0)
+        .import(&registry, "dup", |c| c)
+        .await;
+    let (stream, _other) = FakeServer::new(vec![plain("b")], 0).spawn();
+    let err = McpImport::connect(&registry, McpServerConfig::io("dup", stream))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("already uses"), "{err}");
+    import.shutdown().await;
+    assert!(names(&registry).is_empty());
+}
+
+/// A server written by hand on the wire: a correct handshake and listing,
+/// then `tools/call` answers that are not valid results.
+async fn raw_server(stream: tokio::io::DuplexStream) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let (read, mut write) = tokio::io::split(stream);
+    let mut lines = BufReader::new(read).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let request: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let Some(id) = request.get("id").cloned() else {
+            continue;
+        };
+        let result = match request["method"].as_str() {
+            Some("initialize") => json!({
+                "protocolVersion": request["params"]["protocolVersion"],
+                "capabilities": { "tools": {} },
+                "serverInfo": { "name": "raw", "version": "0" }
+            }),
+            Some("tools/list") => json!({ "tools": [
+                { "name": "garbled", "inputSchema": { "type": "object" } },
+                { "name": "empty", "inputSchema": { "type": "object" } }
+            ] }),
+            Some("tools/call") if request["params"]["name"] == "garbled" => {
+                json!({ "content": "not a list of blocks", "isError": "maybe" })
+            }
+            Some("tools/call") => json!({ "content": [] }),
+            _ => json!({}),
+        };
+        let reply = json!({ "jsonrpc": "2.0", "id": id, "result": result });
+        write
+            .write_all(format!("{reply}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn malformed_content_is_an_error_result_and_empty_content_is_empty_text() {
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(raw_server(ours));
+    let registry = PluginRegistry::new();
+    let _import = McpImport::connect(
+        &registry,
+        McpServerConfig::io("raw", theirs).call_timeout(Duration::from_secs(20)),
+    )
+    .await
+    .unwrap();
+    let cx = ToolContext::new();
+    let err = handle(&registry, "mcp__raw__garbled")
+        .call_json(json!({}), &cx)
+        .await
+        .expect_err("a result that does not parse is an error");
+    assert!(err.to_string().contains("MCP server `raw`"), "{err}");
+    let out = handle(&registry, "mcp__raw__empty")
+        .call_json(json!({}), &cx)
+        .await
+        .unwrap();
+    assert_eq!(out.as_str(), "");
+}
+
+#[tokio::test]
+async fn server_wide_deny_rules_remove_an_import_from_the_pool_and_refuse_its_calls() {
+    use registry_core::{
+        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, RuleBehavior,
+        RuleSource, Session, ToolCall, ToolRegistry,
+    };
+    use std::sync::Arc;
+
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let fake = FakeServer::new(vec![plain("a"), plain("b")], 0);
+    let (_import, _server) = fake
+        .import(registry.plugins(), "srv", |c| c.trusted(true))
+        .await;
+    let open = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&open);
+    assert_eq!(pool.len(), 2);
+
+    for rule in ["mcp__srv", "mcp__srv__*"] {
+        let mut denied = PermissionContext::new();
+        denied
+            .add_rule(RuleSource::Session, RuleBehavior::Deny, rule)
+            .unwrap();
+        assert!(registry.assemble_tool_pool(&denied).is_empty(), "{rule}");
+        // A pool assembled before the rule still refuses at call time.
+        let session = Arc::new(Session::new());
+        session.discover("mcp__srv__a");
+        let executor = Executor::new(
+            Arc::clone(&registry),
+            &pool,
+            denied,
+            PermissionPipeline::new(PermissionMode::Bypass),
+            session,
+        );
+        let result = executor
+            .run_turn(vec![ToolCall::new("c", "mcp__srv__a", json!({}))])
+            .await
+            .pop()
+            .unwrap();
+        assert!(result.is_error(), "{rule}: {}", result.content());
+    }
+    assert!(
+        fake.0.called.lock().unwrap().is_empty(),
+        "no denied call reached the server"
+    );
+}

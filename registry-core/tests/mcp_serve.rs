@@ -1,0 +1,472 @@
+//! Serving a pool over MCP: `tools/list` is the renderer's output, paged;
+//! `tools/call` goes through the executor; clients hear about changes;
+//! HTTP with and without a bearer token.
+
+#![cfg(feature = "mcp")]
+
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use registry_core::mcp::{HttpOptions, McpImport, McpServer, McpServerConfig};
+use registry_core::{
+    Flags, Json, PermissionContext, PermissionMode, PermissionPipeline, RuleSource, Tool,
+    ToolBuilder, ToolContext, ToolOutput, ToolRegistry, tool, try_all_base_tools,
+};
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+#[derive(Deserialize, JsonSchema)]
+struct Query {
+    /// What to look up.
+    key: String,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Found {
+    key: String,
+    hits: u32,
+}
+
+/// Look a key up; answers with a typed record.
+#[tool(
+    name = "lookup",
+    read_only = true,
+    concurrency_safe = true,
+    user_facing_name = "Look up"
+)]
+struct Lookup;
+
+impl Tool for Lookup {
+    type Input = Query;
+    type Output = Json<Found>;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: Query, _cx: &ToolContext) -> Result<Json<Found>, Self::Error> {
+        Ok(Json(Found {
+            key: input.key,
+            hits: 3,
+        }))
+    }
+}
+
+/// Write a note. Says nothing about its posture: it asks.
+#[tool(name = "write_note")]
+struct WriteNote;
+
+impl Tool for WriteNote {
+    type Input = Query;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: Query, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(format!("wrote {}", input.key))
+    }
+}
+
+/// Forget a key.
+#[tool(name = "forget", read_only = true)]
+struct Forget;
+
+impl Tool for Forget {
+    type Input = Query;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: Query, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok(format!("forgot {}", input.key))
+    }
+}
+
+fn registry() -> Arc<ToolRegistry> {
+    Arc::new(ToolRegistry::new(
+        try_all_base_tools(&Flags::new()).unwrap(),
+    ))
+}
+
+fn server(registry: &Arc<ToolRegistry>) -> McpServer {
+    McpServer::new(
+        Arc::clone(registry),
+        PermissionContext::new(),
+        PermissionPipeline::new(PermissionMode::Default),
+    )
+}
+
+/// A raw rmcp client (not our importer) counting `list_changed`.
+#[derive(Clone, Default)]
+struct Counting {
+    changes: Arc<AtomicUsize>,
+    notify: Arc<Notify>,
+}
+
+impl ClientHandler for Counting {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changes.fetch_add(1, Ordering::SeqCst);
+        self.notify.notify_one();
+    }
+}
+
+async fn connect(server: &McpServer) -> (RunningService<RoleClient, Counting>, Counting) {
+    let (a, b) = tokio::io::duplex(1 << 16);
+    let served = server.clone();
+    tokio::spawn(async move { served.serve_io(a).await });
+    let handler = Counting::default();
+    let client = handler.clone().serve(b).await.expect("handshake");
+    (client, handler)
+}
+
+async fn call(
+    client: &RunningService<RoleClient, Counting>,
+    name: &str,
+    args: Value,
+) -> rmcp::model::CallToolResult {
+    let Value::Object(args) = args else { panic!() };
+    client
+        .peer()
+        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args))
+        .await
+        .expect("a result, not a protocol error")
+}
+
+fn text(result: &rmcp::model::CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn tools_list_is_the_mcp_render_in_pool_order() {
+    let registry = registry();
+    let server = server(&registry);
+    let (client, _) = connect(&server).await;
+    let listed = client.peer().list_all_tools().await.unwrap();
+    let rendered: Value = serde_json::from_str(
+        &registry
+            .assemble_tool_pool(&PermissionContext::new())
+            .render_mcp_tools_list(),
+    )
+    .unwrap();
+    assert_eq!(serde_json::to_value(&listed).unwrap(), rendered["tools"]);
+    let lookup = listed.iter().find(|t| t.name == "lookup").unwrap();
+    assert_eq!(lookup.title.as_deref(), Some("Look up"));
+    assert_eq!(
+        lookup
+            .output_schema
+            .as_deref()
+            .map(|s| Value::Object(s.clone())),
+        Some(json!({
+            "type": "object",
+            "properties": { "key": { "type": "string" }, "hits": { "type": "integer", "format": "uint32", "minimum": 0 } },
+            "required": ["key", "hits"]
+        }))
+    );
+}
+
+#[tokio::test]
+async fn pages_follow_a_stable_cursor_and_forged_cursors_are_refused() {
+    let registry = registry();
+    for i in 0..5 {
+        let tool = ToolBuilder::new(format!("plugin_{i}"), "A plugin tool.")
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap();
+        registry.plugins().register("p", tool).unwrap().detach();
+    }
+    let server = server(&registry).with_page_size(NonZeroUsize::new(2).unwrap());
+    let (client, _) = connect(&server).await;
+    let all = client.peer().list_all_tools().await.unwrap();
+    let total = registry.assemble_tool_pool(&PermissionContext::new()).len();
+    assert_eq!(all.len(), total);
+    assert!(total > 2 * 2, "more than two pages");
+
+    let mut cursor = None;
+    let mut pages = Vec::new();
+    loop {
+        let page = client
+            .peer()
+            .list_tools(Some(
+                PaginatedRequestParams::default().with_cursor(cursor.clone()),
+            ))
+            .await
+            .unwrap();
+        assert!(page.tools.len() <= 2);
+        pages.push(
+            page.tools
+                .iter()
+                .map(|t| t.name.to_string())
+                .collect::<Vec<_>>(),
+        );
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(
+        pages.concat(),
+        all.iter().map(|t| t.name.to_string()).collect::<Vec<_>>()
+    );
+    // The same cursor gives the same page.
+    let again = client
+        .peer()
+        .list_tools(Some(
+            PaginatedRequestParams::default().with_cursor(Some("offset:2".into())),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        again
+            .tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect::<Vec<_>>(),
+        pages[1]
+    );
+    for forged in ["offset:999", "2", "offset:-1", ""] {
+        let err = client
+            .peer()
+            .list_tools(Some(
+                PaginatedRequestParams::default().with_cursor(Some(forged.into())),
+            ))
+            .await
+            .expect_err(forged);
+        assert!(err.to_string().contains("cursor"), "{forged}: {err}");
+    }
+
+    // Our importer follows every page too.
+    let importer = PluginRegistry::new();
+    let (a, b) = tokio::io::duplex(1 << 16);
+    let served = server.clone();
+    tokio::spawn(async move { served.serve_io(a).await });
+    let import = McpImport::connect(&importer, McpServerConfig::io("paged", b))
+        .await
+        .unwrap();
+    assert_eq!(import.tools().len(), total);
+}
+
+use registry_core::PluginRegistry;
+
+#[tokio::test]
+async fn calls_go_through_the_executor() {
+    let registry = registry();
+    let mut rules = PermissionContext::new();
+    rules
+        .add_rule(
+            RuleSource::Session,
+            registry_core::RuleBehavior::Deny,
+            "forget",
+        )
+        .unwrap();
+    let server = server(&registry);
+    let (client, _) = connect(&server).await;
+
+    // A typed result: text and structuredContent.
+    let found = call(&client, "lookup", json!({ "key": "k" })).await;
+    assert_eq!(found.is_error, Some(false));
+    assert_eq!(
+        found.structured_content,
+        Some(json!({ "key": "k", "hits": 3 }))
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&text(&found)).unwrap(),
+        json!({ "key": "k", "hits": 3 })
+    );
+
+    // Ask with no approver: an error result that says so.
+    let asked = call(&client, "write_note", json!({ "key": "k" })).await;
+    assert_eq!(asked.is_error, Some(true));
+    assert!(text(&asked).contains("needs approval"), "{}", text(&asked));
+
+    // Bad arguments: an error result naming the field.
+    let bad = call(&client, "lookup", json!({ "key": 5 })).await;
+    assert_eq!(bad.is_error, Some(true));
+    assert!(text(&bad).contains("key"), "{}", text(&bad));
+
+    // Unknown tools are error results too.
+    let unknown = call(&client, "nope", json!({})).await;
+    assert_eq!(unknown.is_error, Some(true));
+
+    // A deny rule set after the client connected still refuses.
+    assert_eq!(
+        call(&client, "forget", json!({ "key": "k" }))
+            .await
+            .is_error,
+        Some(false)
+    );
+    server.set_permissions(rules);
+    let denied = call(&client, "forget", json!({ "key": "k" })).await;
+    assert_eq!(denied.is_error, Some(true));
+    assert!(text(&denied).contains("forget"), "{}", text(&denied));
+}
+
+#[tokio::test]
+async fn clients_hear_when_plugins_or_permissions_change() {
+    let registry = registry();
+    let server = server(&registry);
+    let (client, counting) = connect(&server).await;
+    let before = client.peer().list_all_tools().await.unwrap().len();
+
+    let tool = ToolBuilder::new("late", "Registered after connect.")
+        .build(|_, _| async { Ok(ToolOutput::text("")) })
+        .unwrap();
+    let guard = registry.plugins().register("p", tool).unwrap();
+    tokio::time::timeout(Duration::from_secs(20), counting.notify.notified())
+        .await
+        .unwrap();
+    assert_eq!(
+        client.peer().list_all_tools().await.unwrap().len(),
+        before + 1
+    );
+
+    let mut rules = PermissionContext::new();
+    rules
+        .add_rule(
+            RuleSource::Session,
+            registry_core::RuleBehavior::Deny,
+            "late",
+        )
+        .unwrap();
+    server.set_permissions(rules);
+    tokio::time::timeout(Duration::from_secs(20), counting.notify.notified())
+        .await
+        .unwrap();
+    assert_eq!(client.peer().list_all_tools().await.unwrap().len(), before);
+    assert!(counting.changes.load(Ordering::SeqCst) >= 2);
+    drop(guard);
+}
+
+#[tokio::test]
+async fn http_round_trip_with_a_bearer_token() {
+    let registry = registry();
+    let server = server(&registry);
+    let http = server
+        .serve_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()).bearer_token("s3cret"))
+        .await
+        .unwrap();
+
+    for (token, why) in [(None, "no token"), (Some("wrong"), "a wrong token")] {
+        let mut config = McpServerConfig::http("remote", http.url());
+        if let Some(token) = token {
+            config = config.bearer_token(token);
+        }
+        let err = McpImport::connect(&PluginRegistry::new(), config)
+            .await
+            .expect_err(why);
+        assert!(err.to_string().contains("Auth required"), "{why}: {err}");
+    }
+    // On the wire: 401 with a Bearer challenge, before MCP sees anything.
+    for auth in [
+        "",
+        "Authorization: Bearer wrong\r\n",
+        "Authorization: s3cret\r\n",
+    ] {
+        let status = raw_post(http.local_addr(), auth).await;
+        assert!(status.starts_with("HTTP/1.1 401"), "{auth:?}: {status}");
+        assert!(
+            status.to_lowercase().contains("www-authenticate: bearer"),
+            "{status}"
+        );
+    }
+    let status = raw_post(http.local_addr(), "Authorization: Bearer s3cret\r\n").await;
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+
+    let plugins = PluginRegistry::new();
+    let import = McpImport::connect(
+        &plugins,
+        McpServerConfig::http("remote", http.url())
+            .bearer_token("s3cret")
+            .trusted(true),
+    )
+    .await
+    .unwrap();
+    assert!(import.tools().contains_key("mcp__remote__lookup"));
+    let lookup = plugins
+        .snapshot()
+        .tools()
+        .iter()
+        .find(|t| t.tool().name() == "mcp__remote__lookup")
+        .unwrap()
+        .tool()
+        .clone();
+    let out = lookup
+        .call_json(json!({ "key": "over-http" }), &ToolContext::new())
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(out.as_str()).unwrap(),
+        json!({ "key": "over-http", "hits": 3 })
+    );
+    import.shutdown().await;
+    assert!(plugins.snapshot().tools().is_empty());
+    http.shutdown().await;
+}
+
+/// Sends an `initialize` request by hand and returns the response head.
+async fn raw_post(addr: std::net::SocketAddr, auth: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = vec![0; 1024];
+    let n = tokio::time::timeout(Duration::from_secs(20), stream.read(&mut head))
+        .await
+        .unwrap()
+        .unwrap();
+    String::from_utf8_lossy(&head[..n]).into_owned()
+}
+
+#[tokio::test]
+async fn an_http_import_reconnects_with_backoff_after_the_server_restarts() {
+    use registry_core::mcp::Backoff;
+    let registry = registry();
+    let server = server(&registry);
+    let http = server
+        .serve_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+        .await
+        .unwrap();
+    let addr = http.local_addr();
+    let plugins = PluginRegistry::new();
+    let import = McpImport::connect(
+        &plugins,
+        McpServerConfig::http("remote", http.url())
+            .heartbeat(Some(Duration::from_millis(100)))
+            .reconnect(Backoff {
+                initial: Duration::from_millis(20),
+                max: Duration::from_millis(200),
+                attempts: 200,
+            }),
+    )
+    .await
+    .unwrap();
+    let count = plugins.snapshot().tools().len();
+    assert!(count > 0);
+
+    http.shutdown().await;
+    tokio::time::timeout(Duration::from_secs(30), import.disconnected())
+        .await
+        .expect("the import noticed the server went away");
+    assert!(plugins.snapshot().tools().is_empty());
+
+    let again = server.serve_http(HttpOptions::new(addr)).await.unwrap();
+    let mut changes = plugins.subscribe();
+    tokio::time::timeout(Duration::from_secs(30), async {
+        while plugins.snapshot().tools().len() != count {
+            changes.changed().await.unwrap();
+        }
+    })
+    .await
+    .expect("reconnected and re-imported");
+    assert!(import.is_connected());
+    again.shutdown().await;
+}
