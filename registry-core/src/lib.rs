@@ -375,6 +375,7 @@ mod pool;
 mod posture;
 mod render;
 mod schema;
+pub mod search;
 mod tool;
 
 #[doc(hidden)]
