@@ -270,19 +270,22 @@ mod tests {
                 position: 2
             })
         );
-        let long = vec!["word"; 40]
-            .iter()
-            .enumerate()
-            .map(|(i, w)| format!("{w}{i}x"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        assert!(matches!(
-            parse(&long),
+        let long: Vec<String> = (0..40u8)
+            .map(|i| {
+                format!(
+                    "q{}{}",
+                    char::from(b'a' + i / 26),
+                    char::from(b'a' + i % 26)
+                )
+            })
+            .collect();
+        assert_eq!(
+            parse(&long.join(" ")),
             Err(QueryError::TooLong {
                 terms: 40,
                 max: MAX_QUERY_TERMS
             })
-        ));
+        );
         assert_eq!(
             QueryError::EmptyRequired { position: 2 }.to_string(),
             "`+` at word 2 has no term after it; write `+term`"
