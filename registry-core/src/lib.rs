@@ -354,6 +354,10 @@
 
 #![warn(missing_docs)]
 
+// `#[tool]` expands to `::registry_core::...` paths; this lets the crate's
+// own built-in (`tool_search`) use the macro too.
+extern crate self as registry_core;
+
 mod base_list;
 mod builder;
 mod canonical;
@@ -424,8 +428,9 @@ pub use posture::{
     Source,
 };
 pub use render::{
-    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
-    openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
+    AnthropicOptions, SessionTools, StrictSchemaError, anthropic_tool, anthropic_tool_references,
+    mcp_tool, openai_chat_tool, openai_responses_tool, openai_strict_schema, prompt_catalog_entry,
+    provider_input_schema,
 };
 pub use schema::{ObjectSchemaError, require_object_schema};
 

@@ -74,6 +74,12 @@ impl<'a> Document<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DocId(u32);
 
+impl DocId {
+    pub(crate) fn slot(self) -> usize {
+        self.0 as usize
+    }
+}
+
 #[derive(Debug)]
 struct Doc {
     name: Box<str>,
@@ -325,8 +331,14 @@ impl SearchIndex {
     }
 
     /// The slots of the tools whose primary name or alias is `name`.
-    pub fn lookup(&self, name: &str) -> &[u32] {
+    pub(crate) fn lookup(&self, name: &str) -> &[u32] {
         self.names.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// The id of an occupied slot.
+    pub(crate) fn doc_id(&self, slot: usize) -> Option<DocId> {
+        let slot = u32::try_from(slot).ok()?;
+        self.doc(slot).map(|_| DocId(slot))
     }
 
     /// A membership of exactly `docs` (tools indexed now).
