@@ -61,6 +61,7 @@
 #![warn(missing_docs)]
 
 pub mod command_safety;
+pub mod demo_search;
 pub mod sandbox;
 pub mod tools;
 

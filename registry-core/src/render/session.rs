@@ -98,7 +98,6 @@ impl<'a> SessionTools<'a> {
         for name in self.session.discovered() {
             if let Some(tool) = self.pool.get(&name)
                 && self.session.is_deferred(tool)
-                && (self.defers_anything() || tool.name() != TOOL_SEARCH_NAME)
             {
                 tools.push(tool);
             }

@@ -78,7 +78,10 @@ fn default_max_results() -> usize {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ToolSearch;
 
+// Not offered as the example when a user's `#[tool]` struct lacks its
+// `impl Tool`: rustc would otherwise name this, the one visible impl.
 #[cfg(not(test))]
+#[diagnostic::do_not_recommend]
 impl Tool for ToolSearch {
     type Input = ToolSearchInput;
     type Output = String;
