@@ -42,7 +42,7 @@ const MIN_SUPPORT: u32 = 2;
 const MIN_LIFT: f32 = 2.0;
 /// At most this many tools are read to find a word's companions (evenly
 /// spread over its postings), so a common word stays cheap.
-const EXPANSION_SAMPLE: usize = 512;
+const EXPANSION_SAMPLE: usize = 128;
 
 /// The text of one tool, as the index reads it.
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +78,55 @@ impl DocId {
     pub(crate) fn slot(self) -> usize {
         self.0 as usize
     }
+}
+
+/// What a search reads of every candidate slot.
+#[derive(Debug, Clone, Copy)]
+struct SlotMeta {
+    /// The index version the slot's tool was inserted at.
+    born: u64,
+    /// How many distinct words its own name has.
+    name_terms: u16,
+}
+
+/// Per-slot accumulators of one search, kept per thread so a query
+/// allocates nothing in proportion to the index; only the slots a query
+/// touched are reset after it.
+#[derive(Default)]
+struct Scratch {
+    score: Vec<f32>,
+    mask: Vec<u64>,
+    best: Vec<f32>,
+    name_hit: Vec<bool>,
+    name_hits: Vec<u16>,
+    touched: Vec<u32>,
+    term_touched: Vec<u32>,
+}
+
+impl Scratch {
+    fn fit(&mut self, slots: usize) {
+        if self.score.len() < slots {
+            self.score.resize(slots, 0.0);
+            self.mask.resize(slots, 0);
+            self.best.resize(slots, 0.0);
+            self.name_hit.resize(slots, false);
+            self.name_hits.resize(slots, 0);
+        }
+    }
+
+    fn clear(&mut self) {
+        for &slot in &self.touched {
+            let d = slot as usize;
+            self.score[d] = 0.0;
+            self.mask[d] = 0;
+            self.name_hits[d] = 0;
+        }
+        self.touched.clear();
+    }
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
 #[derive(Debug)]
@@ -192,9 +241,16 @@ pub struct SearchIndex {
     postings: Vec<Vec<Posting>>,
     /// Per term id, its text.
     term_names: Vec<Box<str>>,
-    /// Per term, how many tools have it in their name.
-    name_df: Vec<u32>,
+    /// Per term, the slots whose name has it, sorted: what a companion
+    /// term (query expansion) is matched against.
+    name_postings: Vec<Vec<u32>>,
     docs: Vec<Option<Doc>>,
+    /// Per slot, the field lengths (zero for an empty slot): read for
+    /// every posting a query scores, so kept dense.
+    lens: Vec<[u32; FIELDS]>,
+    /// Per slot, what the ranking reads for every candidate, dense for the
+    /// same reason.
+    meta: Vec<SlotMeta>,
     free: Vec<u32>,
     /// Primary names and aliases to slots (names before aliases).
     names: HashMap<Box<str>, Vec<u32>>,
@@ -226,6 +282,11 @@ impl SearchIndex {
             Some(slot) => slot,
             None => {
                 self.docs.push(None);
+                self.lens.push([0; FIELDS]);
+                self.meta.push(SlotMeta {
+                    born: u64::MAX,
+                    name_terms: 0,
+                });
                 u32::try_from(self.docs.len() - 1).expect("fewer than 4 billion tools")
             }
         };
@@ -263,7 +324,9 @@ impl SearchIndex {
             let at = list.partition_point(|p| p.doc < slot);
             list.insert(at, Posting { doc: slot, tf });
             if tf[Field::Name as usize] > 0 {
-                self.name_df[term as usize] += 1;
+                let names = &mut self.name_postings[term as usize];
+                let at = names.partition_point(|s| *s < slot);
+                names.insert(at, slot);
             }
         }
         for (total, n) in self.total_len.iter_mut().zip(len) {
@@ -276,6 +339,17 @@ impl SearchIndex {
                 .or_default()
                 .push(slot);
         }
+        self.lens[slot as usize] = len;
+        self.meta[slot as usize] = SlotMeta {
+            born: self.version,
+            name_terms: u16::try_from(
+                counts
+                    .iter()
+                    .filter(|(_, tf)| tf[Field::Name as usize] > 0)
+                    .count(),
+            )
+            .unwrap_or(u16::MAX),
+        };
         self.docs[slot as usize] = Some(Doc {
             name: doc.name.into(),
             aliases: doc.aliases.iter().map(|a| a.as_str().into()).collect(),
@@ -301,7 +375,10 @@ impl SearchIndex {
         };
         self.version += 1;
         for &term in &removed.name_terms {
-            self.name_df[term as usize] -= 1;
+            let names = &mut self.name_postings[term as usize];
+            if let Ok(at) = names.binary_search(&doc.0) {
+                names.remove(at);
+            }
         }
         for &term in &removed.terms {
             let list = &mut self.postings[term as usize];
@@ -320,6 +397,12 @@ impl SearchIndex {
                 }
             }
         }
+        self.lens[doc.0 as usize] = [0; FIELDS];
+        // An empty slot is in no membership, whatever bits say.
+        self.meta[doc.0 as usize] = SlotMeta {
+            born: u64::MAX,
+            name_terms: 0,
+        };
         self.free.push(doc.0);
         self.live -= 1;
         true
@@ -379,15 +462,15 @@ impl SearchIndex {
             };
         }
         let servers = query.servers();
+        // Dense reads first; a tool's own record only for a server filter.
         let admits = |slot: u32| {
             members.has_bit(slot)
-                && self.doc(slot).is_some_and(|doc| {
-                    doc.born <= members.version
-                        && (servers.is_empty()
-                            || doc.server.as_deref().is_some_and(|s| {
-                                servers.iter().any(|want| s.eq_ignore_ascii_case(want))
-                            }))
-                })
+                && self.meta[slot as usize].born <= members.version
+                && (servers.is_empty()
+                    || self
+                        .doc(slot)
+                        .and_then(|doc| doc.server.as_deref())
+                        .is_some_and(|s| servers.iter().any(|want| s.eq_ignore_ascii_case(want))))
         };
         let required = query.required_terms();
         let terms: Vec<&str> = required
@@ -416,6 +499,15 @@ impl SearchIndex {
     /// BM25F over `terms`: per touched slot, its score and which terms it
     /// matched (bit `i` for `terms[i]`).
     fn score(&self, terms: &[&str]) -> Vec<(u32, f32, u64)> {
+        SCRATCH.with_borrow_mut(|scratch| {
+            scratch.fit(self.docs.len());
+            let out = self.score_into(terms, scratch);
+            scratch.clear();
+            out
+        })
+    }
+
+    fn score_into(&self, terms: &[&str], s: &mut Scratch) -> Vec<(u32, f32, u64)> {
         let n = self.live.max(1) as f32;
         let mut avg = [1.0f32; FIELDS];
         for (f, total) in self.total_len.iter().enumerate() {
@@ -423,71 +515,80 @@ impl SearchIndex {
                 avg[f] = *total as f32 / n;
             }
         }
-        let mut score = vec![0.0f32; self.docs.len()];
-        let mut mask = vec![0u64; self.docs.len()];
-        let mut best = vec![0.0f32; self.docs.len()];
-        let mut name_hit = vec![false; self.docs.len()];
-        let mut name_hits = vec![0u16; self.docs.len()];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut term_touched: Vec<u32> = Vec::new();
         for (i, term) in terms.iter().enumerate() {
-            for (id, weight) in self.variants(term) {
-                let list = &self.postings[id as usize];
-                if list.is_empty() {
+            for (id, weight, name_only) in self.variants(term) {
+                let df = if name_only {
+                    self.name_postings[id as usize].len()
+                } else {
+                    self.postings[id as usize].len()
+                };
+                if df == 0 {
                     continue;
                 }
-                let df = list.len() as f32;
-                let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
-                for p in list {
-                    let Some(doc) = self.doc(p.doc) else { continue };
+                let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
+                // A posting's contribution to its slot's best for this term.
+                let visit = |s: &mut Scratch, slot: u32, tf_of: [u16; FIELDS]| {
+                    let d = slot as usize;
+                    let len = &self.lens[d];
                     let mut tf = 0.0f32;
                     for f in 0..FIELDS {
-                        if p.tf[f] > 0 {
+                        if tf_of[f] > 0 {
                             let norm =
-                                1.0 - LENGTH_NORM[f] + LENGTH_NORM[f] * doc.len[f] as f32 / avg[f];
-                            tf += WEIGHT[f] * f32::from(p.tf[f]) / norm;
+                                1.0 - LENGTH_NORM[f] + LENGTH_NORM[f] * len[f] as f32 / avg[f];
+                            tf += WEIGHT[f] * f32::from(tf_of[f]) / norm;
                         }
                     }
                     let c = weight * idf * tf * (K1 + 1.0) / (K1 + tf);
                     if c <= 0.0 {
-                        continue;
+                        return;
                     }
-                    let slot = p.doc as usize;
-                    if best[slot] == 0.0 {
-                        term_touched.push(p.doc);
+                    if s.best[d] == 0.0 {
+                        s.term_touched.push(slot);
                     }
-                    if c > best[slot] {
-                        best[slot] = c;
+                    if c > s.best[d] {
+                        s.best[d] = c;
                     }
-                    if weight >= 1.0 && p.tf[Field::Name as usize] > 0 {
-                        name_hit[slot] = true;
+                    if weight >= 1.0 && tf_of[Field::Name as usize] > 0 {
+                        s.name_hit[d] = true;
+                    }
+                };
+                // A companion matches names only, once.
+                let mut name_tf = [0u16; FIELDS];
+                name_tf[Field::Name as usize] = 1;
+                if name_only {
+                    for &slot in &self.name_postings[id as usize] {
+                        visit(s, slot, name_tf);
+                    }
+                } else {
+                    for p in &self.postings[id as usize] {
+                        visit(s, p.doc, p.tf);
                     }
                 }
             }
-            for &slot in &term_touched {
-                let s = slot as usize;
-                if mask[s] == 0 {
-                    touched.push(slot);
+            for &slot in &s.term_touched {
+                let d = slot as usize;
+                if s.mask[d] == 0 {
+                    s.touched.push(slot);
                 }
-                score[s] += best[s];
-                mask[s] |= 1 << i;
-                best[s] = 0.0;
-                if std::mem::take(&mut name_hit[s]) {
-                    name_hits[s] += 1;
+                s.score[d] += s.best[d];
+                s.mask[d] |= 1 << i;
+                s.best[d] = 0.0;
+                if std::mem::take(&mut s.name_hit[d]) {
+                    s.name_hits[d] += 1;
                 }
             }
-            term_touched.clear();
+            s.term_touched.clear();
         }
-        touched
-            .into_iter()
-            .map(|slot| {
-                let s = slot as usize;
-                let names = self.doc(slot).map_or(1, |d| d.name_terms.len().max(1));
-                let named = f32::from(name_hits[s]) / names as f32;
+        s.touched
+            .iter()
+            .map(|&slot| {
+                let d = slot as usize;
+                let names = self.meta[d].name_terms.max(1);
+                let named = f32::from(s.name_hits[d]) / f32::from(names);
                 (
                     slot,
-                    score[s] * (1.0 + NAME_COVERAGE * named.min(1.0)),
-                    mask[s],
+                    s.score[d] * (1.0 + NAME_COVERAGE * named.min(1.0)),
+                    s.mask[d],
                 )
             })
             .collect()
@@ -497,11 +598,11 @@ impl SearchIndex {
     /// the term itself; longer terms it begins (`repo` → `repository`);
     /// and the longest shorter term that begins it (`configuration` →
     /// `config`). Prefixes count [`PREFIX_WEIGHT`].
-    fn variants(&self, term: &str) -> Vec<(u32, f32)> {
+    fn variants(&self, term: &str) -> Vec<(u32, f32, bool)> {
         let mut out = Vec::new();
         if let Some(&id) = self.dict.get(term) {
-            out.push((id, 1.0));
-            out.extend(self.companions(id));
+            out.push((id, 1.0, false));
+            out.extend(self.companions(id).into_iter().map(|(t, w)| (t, w, true)));
         }
         let chars = term.chars().count();
         if chars < MIN_PREFIX_CHARS {
@@ -513,7 +614,7 @@ impl SearchIndex {
                 .take_while(|(t, _)| t.starts_with(term))
                 .filter(|(_, id)| !self.postings[**id as usize].is_empty())
                 .take(MAX_PREFIX_EXPANSIONS)
-                .map(|(_, id)| (*id, PREFIX_WEIGHT)),
+                .map(|(_, id)| (*id, PREFIX_WEIGHT, false)),
         );
         if let Some(id) = term
             .char_indices()
@@ -526,7 +627,7 @@ impl SearchIndex {
                     .filter(|id| !self.postings[**id as usize].is_empty())
             })
         {
-            out.push((*id, PREFIX_WEIGHT));
+            out.push((*id, PREFIX_WEIGHT, false));
         }
         out
     }
@@ -539,15 +640,15 @@ impl SearchIndex {
     fn companions(&self, term: u32) -> Vec<(u32, f32)> {
         let text =
             |p: &&Posting| p.tf[Field::Description as usize] > 0 || p.tf[Field::Hint as usize] > 0;
-        let with_term: Vec<&Posting> = self.postings[term as usize].iter().filter(text).collect();
-        let support = with_term.len();
+        let with_term = || self.postings[term as usize].iter().filter(text);
+        let support = with_term().count();
         if support < MIN_SUPPORT as usize {
             return Vec::new();
         }
         let step = support.div_ceil(EXPANSION_SAMPLE);
         let sampled = support.div_ceil(step) as f32;
         let mut counts: HashMap<u32, u32> = HashMap::new();
-        for p in with_term.iter().step_by(step) {
+        for p in with_term().step_by(step) {
             if let Some(doc) = self.doc(p.doc) {
                 for &name_term in doc.name_terms.iter().filter(|t| **t != term) {
                     *counts.entry(name_term).or_default() += 1;
@@ -560,7 +661,7 @@ impl SearchIndex {
             .filter(|(_, count)| *count >= MIN_SUPPORT)
             .filter_map(|(name_term, count)| {
                 let together = count as f32 / sampled;
-                let base = self.name_df[name_term as usize].max(1) as f32 / live;
+                let base = self.name_postings[name_term as usize].len().max(1) as f32 / live;
                 let lift = together / base;
                 (lift >= MIN_LIFT).then(|| (count as f32 * lift.ln(), name_term, together))
             })
@@ -593,11 +694,18 @@ impl SearchIndex {
                 })
                 .then_with(|| a.1.cmp(&b.1))
         };
-        if hits.len() > max && max > 0 {
-            hits.select_nth_unstable_by(max - 1, by_rank);
+        if max == 0 {
+            hits.clear();
+        } else if hits.len() > max {
+            // Floats only to find the cut, since many tools may tie (the
+            // same description on several servers); names break ties only
+            // among the few at or above it.
+            hits.select_nth_unstable_by(max - 1, |a, b| b.0.total_cmp(&a.0));
+            let cut = hits[max - 1].0;
+            hits.retain(|hit| hit.0.total_cmp(&cut).is_ge());
         }
-        hits.truncate(max);
         hits.sort_unstable_by(by_rank);
+        hits.truncate(max);
         SearchResults {
             hits: hits
                 .iter()
@@ -664,7 +772,7 @@ impl SearchIndex {
         }
         let id = u32::try_from(self.postings.len()).expect("fewer than 4 billion terms");
         self.postings.push(Vec::new());
-        self.name_df.push(0);
+        self.name_postings.push(Vec::new());
         self.term_names.push(term.into());
         self.dict.insert(term.into(), id);
         id
