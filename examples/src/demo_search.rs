@@ -37,7 +37,16 @@ const GITHUB: &[(&str, &str)] = &[
 ];
 
 /// Prints the section: deferral decision, the gate, the search, the call.
+/// Runs without a tracing subscriber: the demo's `--trace` file is about
+/// its main turn.
 pub async fn print_tool_search() -> Result<(), Box<dyn std::error::Error>> {
+    use tracing::instrument::WithSubscriber;
+    section()
+        .with_subscriber(tracing::subscriber::NoSubscriber::default())
+        .await
+}
+
+async fn section() -> Result<(), Box<dyn std::error::Error>> {
     println!("\n== Deferred tools and tool_search\n");
     let registry = Arc::new(ToolRegistry::new(try_all_base_tools(
         &Flags::new().with(TOOL_SEARCH_FLAG),

@@ -1,6 +1,7 @@
 //! The inverted index over tool names, hints and descriptions, and the
-//! ranking (BM25F with per-field weights, prefix matching of terms, and a
-//! coverage factor).
+//! ranking (BM25F with per-field weights, prefix matching of terms, a
+//! name-coverage factor, and query expansion from the catalog's own
+//! co-occurrence of description words with name words).
 //!
 //! Owns: documents by slot, postings per term sorted by slot, per-field
 //! length statistics, the exact-name table. Updates are incremental: one
@@ -776,5 +777,137 @@ impl SearchIndex {
         self.term_names.push(term.into());
         self.dict.insert(term.into(), id);
         id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc<'a>(name: &'a str, description: &'a str) -> Document<'a> {
+        Document {
+            name,
+            aliases: &[],
+            hint: None,
+            description,
+        }
+    }
+
+    fn names(results: &SearchResults) -> Vec<&str> {
+        results.hits.iter().map(|h| h.name.as_str()).collect()
+    }
+
+    fn query(text: &str) -> Query {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn removal_takes_a_tool_out_of_every_form_of_search() {
+        let mut index = SearchIndex::new();
+        let a = index.insert(doc("mcp__x__alpha", "First tool."));
+        index.insert(doc("mcp__x__beta", "Second tool."));
+        assert!(index.remove(a));
+        assert!(!index.remove(a), "a second removal finds nothing");
+        let all = index.membership_of_all();
+        assert_eq!(
+            names(&index.search(&query("first tool"), 5, &all)),
+            ["mcp__x__beta"]
+        );
+        assert_eq!(
+            names(&index.search(&query("mcp__x"), 5, &all)),
+            ["mcp__x__beta"]
+        );
+        assert!(
+            index
+                .search(&query("mcp__x__alpha"), 5, &all)
+                .hits
+                .is_empty()
+        );
+        let selected = index.search(&query("select:mcp__x__alpha"), 5, &all);
+        assert_eq!(selected.unknown, ["mcp__x__alpha"]);
+        assert_eq!(index.len(), 1);
+    }
+
+    #[test]
+    fn a_reused_slot_stays_outside_older_memberships() {
+        let mut index = SearchIndex::new();
+        let a = index.insert(doc("mcp__x__alpha", "First tool."));
+        let before = index.membership_of_all();
+        index.remove(a);
+        let c = index.insert(doc("mcp__x__gamma", "Third tool."));
+        assert_eq!(c, a, "the slot is reused");
+        assert!(
+            index
+                .search(&query("third tool"), 5, &before)
+                .hits
+                .is_empty()
+        );
+        assert!(index.search(&query("mcp__x"), 5, &before).hits.is_empty());
+        assert!(
+            index
+                .search(&query("select:mcp__x__gamma"), 5, &before)
+                .hits
+                .is_empty()
+        );
+        let now = index.membership_of_all();
+        assert_eq!(
+            names(&index.search(&query("third tool"), 5, &now)),
+            ["mcp__x__gamma"]
+        );
+    }
+
+    #[test]
+    fn an_index_built_in_any_order_ranks_the_same() {
+        let tools = [
+            ("mcp__gh__create_issue", "Create a new issue."),
+            ("mcp__gh__list_issues", "List issues."),
+            ("mcp__gh__close_issue", "Close an issue."),
+            ("mcp__jira__create_ticket", "Create a new ticket."),
+        ];
+        let rank = |order: &[usize]| {
+            let mut index = SearchIndex::new();
+            for &i in order {
+                index.insert(doc(tools[i].0, tools[i].1));
+            }
+            let all = index.membership_of_all();
+            let found = index.search(&query("make a new issue"), 5, &all);
+            found
+                .hits
+                .iter()
+                .map(|h| (h.name.clone(), h.score))
+                .collect::<Vec<_>>()
+        };
+        let first = rank(&[0, 1, 2, 3]);
+        assert_eq!(first[0].0, "mcp__gh__create_issue");
+        assert_eq!(rank(&[3, 2, 1, 0]), first);
+        assert_eq!(rank(&[1, 3, 0, 2]), first);
+    }
+
+    #[test]
+    fn an_alias_selects_and_a_name_beats_an_alias() {
+        let mut index = SearchIndex::new();
+        let aliases = ["cat".to_owned()];
+        index.insert(Document {
+            name: "read_file",
+            aliases: &aliases,
+            hint: None,
+            description: "Read a file.",
+        });
+        index.insert(doc("cat", "Show a cat picture."));
+        let all = index.membership_of_all();
+        assert_eq!(names(&index.search(&query("cat"), 5, &all)), ["cat"]);
+        let mut only_reader = index.membership(index.lookup("read_file").iter().map(|s| DocId(*s)));
+        assert_eq!(
+            names(&index.search(&query("select:cat"), 5, &only_reader)),
+            ["read_file"]
+        );
+        only_reader = Membership::empty();
+        assert!(only_reader.is_empty());
+        assert!(
+            index
+                .search(&query("read"), 5, &only_reader)
+                .hits
+                .is_empty()
+        );
     }
 }
