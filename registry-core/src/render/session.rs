@@ -40,7 +40,7 @@ impl ToolPool {
     /// This pool as `session` sends it (its deferral decision, or the
     /// declarations before one is made, and its discoveries).
     ///
-    /// ```
+    /// ```standalone_crate
     /// use registry_core::search::{DeferralPolicy, ProviderFormat};
     /// use registry_core::{PermissionContext, Session, ToolBuilder, ToolOutput, ToolRegistry, Flags, try_all_base_tools};
     ///

@@ -156,11 +156,11 @@ pub fn is_deferrable(entry: &PoolEntry) -> bool {
 /// What a [`DeferralPolicy`] decided for one pool: the deferred tools,
 /// by primary name.
 ///
-/// ```
+/// ```standalone_crate
 /// use registry_core::search::{AutoDeferral, Deferral, DeferralPolicy, ProviderFormat};
-/// use registry_core::{PermissionContext, ToolBuilder, ToolOutput, ToolRegistry, BaseTools};
+/// use registry_core::{Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry, try_all_base_tools};
 ///
-/// let registry = ToolRegistry::new(BaseTools::default());
+/// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
 /// let tool = ToolBuilder::new("mcp__docs__search", "Search the docs.")
 ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
 ///     .unwrap();

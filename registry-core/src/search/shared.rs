@@ -14,7 +14,7 @@ use crate::pool::{ToolPool, ToolRegistry};
 /// in an `Arc`; [`sync`](Self::sync) (called by [`scope`](Self::scope))
 /// applies plugin changes incrementally.
 ///
-/// ```
+/// ```standalone_crate
 /// use registry_core::search::ToolSearchIndex;
 /// use registry_core::{Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry, try_all_base_tools};
 ///
