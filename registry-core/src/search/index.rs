@@ -81,6 +81,25 @@ impl DocId {
     }
 }
 
+/// An index term one query term matches, and how much a match counts.
+#[derive(Debug, Clone, Copy)]
+struct Variant {
+    term: u32,
+    weight: f32,
+    /// A companion (query expansion): matched against names only.
+    names_only: bool,
+}
+
+impl Variant {
+    fn full(term: u32, weight: f32) -> Self {
+        Variant {
+            term,
+            weight,
+            names_only: false,
+        }
+    }
+}
+
 /// What a search reads of every candidate slot.
 #[derive(Debug, Clone, Copy)]
 struct SlotMeta {
@@ -517,7 +536,12 @@ impl SearchIndex {
             }
         }
         for (i, term) in terms.iter().enumerate() {
-            for (id, weight, name_only) in self.variants(term) {
+            for Variant {
+                term: id,
+                weight,
+                names_only: name_only,
+            } in self.variants(term)
+            {
                 let df = if name_only {
                     self.name_postings[id as usize].len()
                 } else {
@@ -599,11 +623,19 @@ impl SearchIndex {
     /// the term itself; longer terms it begins (`repo` → `repository`);
     /// and the longest shorter term that begins it (`configuration` →
     /// `config`). Prefixes count [`PREFIX_WEIGHT`].
-    fn variants(&self, term: &str) -> Vec<(u32, f32, bool)> {
+    fn variants(&self, term: &str) -> Vec<Variant> {
         let mut out = Vec::new();
         if let Some(&id) = self.dict.get(term) {
-            out.push((id, 1.0, false));
-            out.extend(self.companions(id).into_iter().map(|(t, w)| (t, w, true)));
+            out.push(Variant::full(id, 1.0));
+            out.extend(
+                self.companions(id)
+                    .into_iter()
+                    .map(|(term, weight)| Variant {
+                        term,
+                        weight,
+                        names_only: true,
+                    }),
+            );
         }
         let chars = term.chars().count();
         if chars < MIN_PREFIX_CHARS {
@@ -615,7 +647,7 @@ impl SearchIndex {
                 .take_while(|(t, _)| t.starts_with(term))
                 .filter(|(_, id)| !self.postings[**id as usize].is_empty())
                 .take(MAX_PREFIX_EXPANSIONS)
-                .map(|(_, id)| (*id, PREFIX_WEIGHT, false)),
+                .map(|(_, id)| Variant::full(*id, PREFIX_WEIGHT)),
         );
         if let Some(id) = term
             .char_indices()
@@ -628,7 +660,7 @@ impl SearchIndex {
                     .filter(|id| !self.postings[**id as usize].is_empty())
             })
         {
-            out.push((*id, PREFIX_WEIGHT, false));
+            out.push(Variant::full(*id, PREFIX_WEIGHT));
         }
         out
     }
@@ -881,6 +913,38 @@ mod tests {
         assert_eq!(first[0].0, "mcp__gh__create_issue");
         assert_eq!(rank(&[3, 2, 1, 0]), first);
         assert_eq!(rank(&[1, 3, 0, 2]), first);
+    }
+
+    #[test]
+    fn a_description_word_expands_to_the_name_word_it_goes_with() {
+        // "new" is said only by creating tools' descriptions, so a query
+        // for a "new label" prefers the tool *named* create, whose own
+        // description never says "new". No word list involved.
+        let tools = [
+            ("create_issue", "Create a new issue."),
+            ("create_branch", "Create a new branch."),
+            ("create_label", "Create a label."),
+            ("archive_label", "Archive a label."),
+            ("list_repos", "List repositories."),
+            ("get_user", "Get a user."),
+            ("search_code", "Search code."),
+            ("merge_pr", "Merge a pull request."),
+        ];
+        let mut index = SearchIndex::new();
+        for (name, description) in tools {
+            index.insert(doc(name, description));
+        }
+        let all = index.membership_of_all();
+        assert_eq!(
+            names(&index.search(&query("new label"), 2, &all)),
+            ["create_label", "archive_label"]
+        );
+        // Without the companion, the two would tie and the name would
+        // decide the other way.
+        assert_eq!(
+            names(&index.search(&query("label"), 2, &all)),
+            ["archive_label", "create_label"]
+        );
     }
 
     #[test]
