@@ -146,26 +146,28 @@ impl ToolSearchIndex {
     /// not hold (a pool built from another registry) is indexed then.
     pub fn scope(&self, registry: &ToolRegistry, pool: &ToolPool) -> Membership {
         self.sync(registry);
-        let mut docs = Vec::with_capacity(pool.len());
-        let mut missing = Vec::new();
+        let searchable = || pool.iter().filter(|tool| tool.name() != TOOL_SEARCH_NAME);
         {
             let state = self.read();
-            for tool in pool.iter().filter(|tool| tool.name() != TOOL_SEARCH_NAME) {
-                match state.find(tool) {
-                    Some(doc) => docs.push(doc),
-                    None => missing.push(tool.clone()),
-                }
+            let found: Option<Vec<DocId>> = searchable().map(|tool| state.find(tool)).collect();
+            if let Some(docs) = found {
+                return state.index.membership(docs);
             }
         }
+        // Some pooled tool is not indexed: redo the lookup under the write
+        // lock (slots may have changed hands in between), indexing those.
         let mut state = self.write();
-        for tool in missing {
-            tracing::debug!(
-                tool = tool.name(),
-                "indexing a pooled tool the registry does not list"
-            );
-            let doc = state.find(&tool).unwrap_or_else(|| state.insert(&tool));
-            docs.push(doc);
-        }
+        let docs: Vec<DocId> = searchable()
+            .map(|tool| {
+                state.find(tool).unwrap_or_else(|| {
+                    tracing::debug!(
+                        tool = tool.name(),
+                        "indexing a pooled tool the registry does not list"
+                    );
+                    state.insert(tool)
+                })
+            })
+            .collect();
         state.index.membership(docs)
     }
 
