@@ -10,6 +10,7 @@
 //! a `BTreeMap`, postings are sorted, and ties break by name.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, PoisonError};
 
 use super::fields::{FIELDS, Field, K1, LENGTH_NORM, WEIGHT, split_mcp_name};
 use super::query::Query;
@@ -277,6 +278,10 @@ pub struct SearchIndex {
     live: u32,
     total_len: [u64; FIELDS],
     version: u64,
+    /// Each term's companions as computed at an index version: reading
+    /// sampled tools' names is most of a query's cost, and the answer only
+    /// changes when the index does. Stale entries are recomputed on use.
+    companion_cache: Mutex<HashMap<u32, (u64, Vec<(u32, f32)>)>>,
 }
 
 impl SearchIndex {
@@ -628,7 +633,7 @@ impl SearchIndex {
         if let Some(&id) = self.dict.get(term) {
             out.push(Variant::full(id, 1.0));
             out.extend(
-                self.companions(id)
+                self.cached_companions(id)
                     .into_iter()
                     .map(|(term, weight)| Variant {
                         term,
@@ -663,6 +668,26 @@ impl SearchIndex {
             out.push(Variant::full(*id, PREFIX_WEIGHT));
         }
         out
+    }
+
+    /// [`companions`](Self::companions), from the cache when the index has
+    /// not changed since.
+    fn cached_companions(&self, term: u32) -> Vec<(u32, f32)> {
+        // The cache only ever holds complete answers, so a poisoned lock
+        // is still consistent.
+        let lock = || {
+            self.companion_cache
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+        };
+        if let Some((version, companions)) = lock().get(&term)
+            && *version == self.version
+        {
+            return companions.clone();
+        }
+        let companions = self.companions(term);
+        lock().insert(term, (self.version, companions.clone()));
+        companions
     }
 
     /// The name words that go with `term` where tools describe themselves:
