@@ -82,6 +82,10 @@ impl DocId {
     }
 }
 
+/// A term's companions (name term, weight), with the index version they
+/// were computed at.
+type CachedCompanions = (u64, Vec<(u32, f32)>);
+
 /// An index term one query term matches, and how much a match counts.
 #[derive(Debug, Clone, Copy)]
 struct Variant {
@@ -281,7 +285,7 @@ pub struct SearchIndex {
     /// Each term's companions as computed at an index version: reading
     /// sampled tools' names is most of a query's cost, and the answer only
     /// changes when the index does. Stale entries are recomputed on use.
-    companion_cache: Mutex<HashMap<u32, (u64, Vec<(u32, f32)>)>>,
+    companion_cache: Mutex<HashMap<u32, CachedCompanions>>,
 }
 
 impl SearchIndex {
