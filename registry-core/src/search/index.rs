@@ -960,9 +960,10 @@ mod tests {
             ("merge_pr", "Merge a pull request."),
         ];
         let mut index = SearchIndex::new();
-        for (name, description) in tools {
-            index.insert(doc(name, description));
-        }
+        let ids: Vec<DocId> = tools
+            .iter()
+            .map(|(name, description)| index.insert(doc(name, description)))
+            .collect();
         let all = index.membership_of_all();
         assert_eq!(
             names(&index.search(&query("new label"), 2, &all)),
@@ -972,6 +973,15 @@ mod tests {
         // decide the other way.
         assert_eq!(
             names(&index.search(&query("label"), 2, &all)),
+            ["archive_label", "create_label"]
+        );
+        // Statistics follow the catalog: once the tools that said "new"
+        // are gone, the (cached) expansion is gone too.
+        index.remove(ids[0]);
+        index.remove(ids[1]);
+        let now = index.membership_of_all();
+        assert_eq!(
+            names(&index.search(&query("new label"), 2, &now)),
             ["archive_label", "create_label"]
         );
     }
