@@ -365,6 +365,10 @@
 #![warn(missing_docs)]
 
 mod access;
+// `#[tool]` expands to `::registry_core::...` paths; this lets the crate's
+// own built-in (`tool_search`) use the macro too.
+extern crate self as registry_core;
+
 mod base_list;
 mod builder;
 mod canonical;
@@ -388,6 +392,7 @@ mod pool;
 mod posture;
 mod render;
 mod schema;
+pub mod search;
 mod tool;
 
 #[doc(hidden)]
@@ -438,8 +443,9 @@ pub use posture::{
 };
 pub use render::mcp_output_schema;
 pub use render::{
-    AnthropicOptions, StrictSchemaError, anthropic_tool, mcp_tool, openai_chat_tool,
-    openai_responses_tool, openai_strict_schema, prompt_catalog_entry, provider_input_schema,
+    AnthropicOptions, SessionTools, StrictSchemaError, anthropic_tool, anthropic_tool_references,
+    mcp_tool, openai_chat_tool, openai_responses_tool, openai_strict_schema, prompt_catalog_entry,
+    provider_input_schema,
 };
 pub use schema::{ObjectSchemaError, require_object_schema};
 

@@ -72,7 +72,12 @@ fn the_whole_catalog_is_locked_runtime_flags_included() {
     assert!(created.wrote_file());
     let lock = CatalogLock::read(&path).unwrap();
     let names: Vec<&str> = lock.entries().map(|e| e.name()).collect();
-    assert_eq!(names, ["lock_delete", "lock_read"], "flagged-off tools too");
+    // `tool_search` is registry-core's own built-in, behind its flag.
+    assert_eq!(
+        names,
+        ["lock_delete", "lock_read", "tool_search"],
+        "flagged-off tools too"
+    );
     let delete = lock.get("lock_delete").unwrap();
     assert_eq!(
         delete
@@ -89,7 +94,7 @@ fn the_whole_catalog_is_locked_runtime_flags_included() {
 
     let report = verify(&path, LockOptions::new()).unwrap();
     assert!(report.is_up_to_date() && report.notes().is_empty());
-    assert_eq!(report.tool_count(), 2);
+    assert_eq!(report.tool_count(), 3);
     // Whatever the environment says, the file is right, so the default
     // mode passes too.
     lock::check(&path, &LockOptions::new()).unwrap_or_else(|err| panic!("{err}"));
@@ -107,7 +112,7 @@ fn runtime_flags_narrow_the_locked_catalog() {
     );
     verify(
         &path,
-        LockOptions::new().flags(Flags::new().with("dangerous")),
+        LockOptions::new().flags(Flags::new().with("dangerous").with("tool_search")),
     )
     .unwrap();
 }

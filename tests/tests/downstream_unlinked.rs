@@ -30,9 +30,10 @@ fn a_dependency_the_binary_never_names_contributes_no_tools() {
         names(&tools),
         ["alpha_write", "beta_lab", "beta_plain", "beta_search"]
     );
+    // registry_core registers its own `tool_search` (behind a flag).
     assert_eq!(
         tools.crates().iter().copied().collect::<Vec<_>>(),
-        ["tools_beta"]
+        ["registry_core", "tools_beta"]
     );
     assert!(
         tools

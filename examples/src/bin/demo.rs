@@ -93,6 +93,10 @@ async fn main() -> ExitCode {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;
     }
+    if let Err(err) = registry_examples::demo_search::print_tool_search().await {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
     if let Err(err) = scratch.remove() {
         eprintln!("error: could not remove the demo sandbox: {err}");
         return ExitCode::FAILURE;

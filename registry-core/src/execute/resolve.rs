@@ -15,7 +15,6 @@ use super::session::Session;
 use crate::handle::ToolHandle;
 use crate::permission::PermissionContext;
 use crate::pool::{Partition, PoolEntry, ToolPool, ToolRegistry};
-use crate::posture::Loading;
 
 /// Every name and alias of one pool's tools, to the tool (and, for a
 /// plugin tool, its owner). Primary names win over aliases (a plugin alias
@@ -68,7 +67,7 @@ pub(crate) fn resolve<'a>(
     if let Some(owner) = owner {
         still_registered(index, registry, tool, owner)?;
     }
-    if *tool.spec().loading().value() == Loading::Deferred && !session.is_discovered(tool.name()) {
+    if session.needs_discovery(tool) {
         return Err(CallError::NotDiscovered {
             tool: tool.name().to_owned(),
         });

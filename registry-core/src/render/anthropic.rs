@@ -67,6 +67,12 @@ impl AnthropicOptions {
 /// }));
 /// ```
 pub fn anthropic_tool(tool: &ToolHandle) -> Value {
+    anthropic_tool_loading(tool, is_deferred(tool))
+}
+
+/// [`anthropic_tool`] with `defer_loading` decided by the caller (a
+/// session's deferral policy) rather than the declaration.
+pub(crate) fn anthropic_tool_loading(tool: &ToolHandle, deferred: bool) -> Value {
     let spec = tool.spec();
     let mut out = Map::new();
     out.insert("name".into(), Value::String(spec.name().to_owned()));
@@ -75,10 +81,32 @@ pub fn anthropic_tool(tool: &ToolHandle) -> Value {
         Value::String(spec.description().to_owned()),
     );
     out.insert("input_schema".into(), provider_input_schema(tool));
-    if is_deferred(tool) {
+    if deferred {
         out.insert("defer_loading".into(), Value::Bool(true));
     }
     Value::Object(out)
+}
+
+/// The content of an Anthropic `tool_result` that loads deferred tools:
+/// one `{"type": "tool_reference", "tool_name": ...}` block per name, in
+/// order. The API expands each into the tool's definition.
+///
+/// ```
+/// use registry_core::anthropic_tool_references;
+/// use serde_json::json;
+///
+/// assert_eq!(
+///     anthropic_tool_references(["mcp__github__create_issue"]),
+///     json!([{ "type": "tool_reference", "tool_name": "mcp__github__create_issue" }])
+/// );
+/// ```
+pub fn anthropic_tool_references<'a>(names: impl IntoIterator<Item = &'a str>) -> Value {
+    Value::Array(
+        names
+            .into_iter()
+            .map(|name| json!({ "type": "tool_reference", "tool_name": name }))
+            .collect(),
+    )
 }
 
 pub(super) fn is_deferred(tool: &ToolHandle) -> bool {

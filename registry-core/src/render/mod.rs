@@ -148,12 +148,14 @@ mod anthropic;
 mod mcp;
 mod openai;
 mod prompt;
+mod session;
 mod strict;
 
-pub use anthropic::{AnthropicOptions, anthropic_tool};
+pub use anthropic::{AnthropicOptions, anthropic_tool, anthropic_tool_references};
 pub use mcp::{mcp_output_schema, mcp_tool};
 pub use openai::{openai_chat_tool, openai_responses_tool};
 pub use prompt::prompt_catalog_entry;
+pub use session::SessionTools;
 pub use strict::{StrictSchemaError, openai_strict_schema};
 
 use serde_json::Value;

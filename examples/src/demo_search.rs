@@ -1,0 +1,114 @@
+//! The demo's deferred-tools section: an imported MCP server's tools are
+//! deferred, the model's first call to one is refused, `tool_search`
+//! finds and loads it, and the call runs.
+
+use std::sync::Arc;
+
+use registry_core::search::{
+    AutoDeferral, DeferralPolicy, ProviderFormat, ResultShape, TOOL_SEARCH_FLAG, ToolSearchIndex,
+    ToolSearchScope,
+};
+use registry_core::{
+    Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, Session, ToolBuilder,
+    ToolCall, ToolContext, ToolOutput, ToolRegistry, try_all_base_tools,
+};
+use serde_json::json;
+
+/// A few tools as GitHub's MCP server publishes them (names and
+/// descriptions verbatim), imported as `mcp__github__<tool>`.
+const GITHUB: &[(&str, &str)] = &[
+    ("create_issue", "Create a new issue in a GitHub repository."),
+    (
+        "list_pull_requests",
+        "List pull requests in a GitHub repository. If the user specifies an author, then DO NOT use this tool and use the search_pull_requests tool instead.",
+    ),
+    (
+        "merge_pull_request",
+        "Merge a pull request in a GitHub repository.",
+    ),
+    (
+        "get_file_contents",
+        "Get the contents of a file or directory from a GitHub repository",
+    ),
+    (
+        "search_code",
+        "Fast and precise code search across ALL GitHub repositories using GitHub's native search engine. Best for finding exact symbols, functions, classes, or specific code patterns.",
+    ),
+];
+
+/// Prints the section: deferral decision, the gate, the search, the call.
+/// Runs without a tracing subscriber: the demo's `--trace` file is about
+/// its main turn.
+pub async fn print_tool_search() -> Result<(), Box<dyn std::error::Error>> {
+    use tracing::instrument::WithSubscriber;
+    section()
+        .with_subscriber(tracing::subscriber::NoSubscriber::default())
+        .await
+}
+
+async fn section() -> Result<(), Box<dyn std::error::Error>> {
+    println!("\n== Deferred tools and tool_search\n");
+    let registry = Arc::new(ToolRegistry::new(try_all_base_tools(
+        &Flags::new().with(TOOL_SEARCH_FLAG),
+    )?));
+    let mut guards = Vec::new();
+    for (name, description) in GITHUB {
+        let tool = ToolBuilder::new(format!("mcp__github__{name}"), *description)
+            .read_only(true)
+            .build(|_, _| async { Ok(ToolOutput::text("done")) })?;
+        guards.push(registry.plugins().register("github", tool)?);
+    }
+    let index = Arc::new(ToolSearchIndex::new(&registry));
+    let pool = registry.assemble_tool_pool(&PermissionContext::new());
+    let session = Arc::new(Session::new());
+    // A small budget so these few tools cross it: 10% of 10 kB.
+    let policy = DeferralPolicy::Auto(AutoDeferral::new(10_000, 10)?);
+    let deferral = session.decide_deferral(&pool, policy, ProviderFormat::Anthropic);
+    println!(
+        "auto policy: the deferrable tools take {} bytes (Anthropic format), over the 1000-byte share: {} deferred",
+        deferral.deferrable_bytes(),
+        deferral.deferred().len()
+    );
+    let view = pool.for_session(&session);
+    println!("prompt catalog lists them by name:");
+    for line in view
+        .render_prompt_catalog()
+        .lines()
+        .filter(|l| l.contains("(deferred)"))
+    {
+        println!("  {line}");
+    }
+
+    let scope = ToolSearchScope::new(
+        index,
+        &registry,
+        &pool,
+        Arc::clone(&session),
+        ResultShape::ToolReferences,
+    );
+    let executor = Executor::new(
+        Arc::clone(&registry),
+        &pool,
+        PermissionContext::new(),
+        PermissionPipeline::new(PermissionMode::Default),
+        Arc::clone(&session),
+    )
+    .with_context(ToolContext::new().with(scope));
+    let turns = [
+        ToolCall::new("1", "mcp__github__merge_pull_request", json!({})),
+        ToolCall::new(
+            "2",
+            "tool_search",
+            json!({ "query": "merge my PR", "max_results": 2 }),
+        ),
+        ToolCall::new("3", "mcp__github__merge_pull_request", json!({})),
+    ];
+    for call in turns {
+        let label = format!("{} {}", call.name, call.input);
+        let result = executor.run_turn(vec![call]).await.remove(0);
+        let status = if result.is_error() { "error" } else { "ok" };
+        println!("{label}\n  -> {status}: {}", result.content());
+    }
+    drop(guards);
+    Ok(())
+}

@@ -1,0 +1,278 @@
+//! Which tools a session sends without their schema: the deferral policy
+//! and the decision it makes for one pool in one provider format.
+
+use std::collections::BTreeSet;
+
+use crate::canonical::to_canonical_string;
+use crate::handle::ToolHandle;
+use crate::pool::{Partition, PoolEntry, ToolPool};
+use crate::posture::Loading;
+use crate::render::{
+    anthropic_tool, mcp_tool, openai_chat_tool, openai_responses_tool, prompt_catalog_entry,
+};
+
+use super::fields::MCP_PREFIX;
+use super::tool::TOOL_SEARCH_NAME;
+
+/// A provider format, for measuring what tools cost and for the shape of
+/// full definitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProviderFormat {
+    /// Anthropic Messages API `tools` (has deferred loading).
+    Anthropic,
+    /// OpenAI Chat Completions `tools` (no deferred loading).
+    OpenAiChat,
+    /// OpenAI Responses API `tools` (no deferred loading).
+    OpenAiResponses,
+    /// MCP `tools/list` (no deferred loading).
+    Mcp,
+    /// The plain-text prompt catalog.
+    Prompt,
+}
+
+impl ProviderFormat {
+    /// Whether the format can send a tool without its schema and load it
+    /// later (Anthropic's `defer_loading`). Formats that cannot leave a
+    /// deferred tool out until it is discovered.
+    pub fn supports_deferral(self) -> bool {
+        matches!(self, ProviderFormat::Anthropic)
+    }
+
+    /// One tool's full definition in this format (the prompt catalog's is
+    /// its entry, as a JSON string).
+    pub fn definition(self, tool: &ToolHandle) -> serde_json::Value {
+        match self {
+            ProviderFormat::Anthropic => {
+                let mut value = anthropic_tool(tool);
+                if let serde_json::Value::Object(map) = &mut value {
+                    map.remove("defer_loading");
+                }
+                value
+            }
+            ProviderFormat::OpenAiChat => openai_chat_tool(tool),
+            ProviderFormat::OpenAiResponses => openai_responses_tool(tool),
+            ProviderFormat::Mcp => mcp_tool(tool),
+            ProviderFormat::Prompt => serde_json::Value::String(prompt_catalog_entry(tool)),
+        }
+    }
+
+    /// The bytes one tool's full definition takes in this format.
+    pub fn rendered_bytes(self, tool: &ToolHandle) -> usize {
+        match self.definition(tool) {
+            serde_json::Value::String(entry) => entry.len(),
+            value => to_canonical_string(&value).len(),
+        }
+    }
+}
+
+/// When a session defers tools.
+///
+/// ```
+/// use registry_core::search::{AutoDeferral, DeferralPolicy};
+///
+/// // Defer once the deferrable tools would take more than 10% of a
+/// // 400 kB context: the default.
+/// assert_eq!(DeferralPolicy::default(), DeferralPolicy::Auto(AutoDeferral::new(400_000, 10).unwrap()));
+/// assert!(AutoDeferral::new(400_000, 0).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DeferralPolicy {
+    /// Every deferrable tool is deferred (see [`is_deferrable`]).
+    Always,
+    /// Nothing is deferred; `tool_search` is left out of renders.
+    Never,
+    /// Deferrable tools are deferred only when their full definitions, in
+    /// the provider format in use, would take more than a share of the
+    /// context budget.
+    Auto(AutoDeferral),
+}
+
+impl Default for DeferralPolicy {
+    fn default() -> Self {
+        DeferralPolicy::Auto(AutoDeferral::DEFAULT)
+    }
+}
+
+/// The budget of [`DeferralPolicy::Auto`], in rendered bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AutoDeferral {
+    context_bytes: usize,
+    share_percent: u8,
+}
+
+/// [`AutoDeferral::new`] was given a share outside 1..=100.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the deferral share must be a percentage from 1 to 100, not {share_percent}")]
+pub struct DeferralShareError {
+    /// The share given.
+    pub share_percent: u8,
+}
+
+impl AutoDeferral {
+    /// 10% of 400,000 bytes (about 100,000 tokens at four bytes a token).
+    pub const DEFAULT: AutoDeferral = AutoDeferral {
+        context_bytes: 400_000,
+        share_percent: 10,
+    };
+
+    /// Defer when the deferrable tools' definitions exceed
+    /// `share_percent`% of `context_bytes`.
+    pub fn new(context_bytes: usize, share_percent: u8) -> Result<Self, DeferralShareError> {
+        if !(1..=100).contains(&share_percent) {
+            return Err(DeferralShareError { share_percent });
+        }
+        Ok(AutoDeferral {
+            context_bytes,
+            share_percent,
+        })
+    }
+
+    /// The byte count above which tools are deferred.
+    pub fn threshold_bytes(self) -> usize {
+        self.context_bytes / 100 * usize::from(self.share_percent)
+            + self.context_bytes % 100 * usize::from(self.share_percent) / 100
+    }
+}
+
+/// Whether a pooled tool may be deferred at all: declared `defer`, or an
+/// imported MCP tool (a plugin named `mcp__<server>__<tool>`) not declared
+/// always-load. `always_load` tools and `tool_search` itself never are.
+pub fn is_deferrable(entry: &PoolEntry) -> bool {
+    let tool = entry.tool();
+    if tool.name() == TOOL_SEARCH_NAME {
+        return false;
+    }
+    match tool.spec().loading().value() {
+        Loading::Deferred => true,
+        Loading::AlwaysLoad => false,
+        Loading::Eager => {
+            matches!(entry.partition(), Partition::Plugin(_)) && tool.name().starts_with(MCP_PREFIX)
+        }
+    }
+}
+
+/// What a [`DeferralPolicy`] decided for one pool: the deferred tools,
+/// by primary name.
+///
+/// ```standalone_crate
+/// use registry_core::search::{AutoDeferral, Deferral, DeferralPolicy, ProviderFormat};
+/// use registry_core::{Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry, try_all_base_tools};
+///
+/// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+/// let tool = ToolBuilder::new("mcp__docs__search", "Search the docs.")
+///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+///     .unwrap();
+/// let _guard = registry.plugins().register("docs", tool).unwrap();
+/// let pool = registry.assemble_tool_pool(&PermissionContext::new());
+///
+/// let always = Deferral::decide(&pool, DeferralPolicy::Always, ProviderFormat::Anthropic);
+/// assert!(always.is_deferred("mcp__docs__search"));
+/// let never = Deferral::decide(&pool, DeferralPolicy::Never, ProviderFormat::Anthropic);
+/// assert!(!never.defers_anything());
+/// // One small tool is far under 10% of the default budget.
+/// let auto = Deferral::decide(&pool, DeferralPolicy::default(), ProviderFormat::Anthropic);
+/// assert!(!auto.defers_anything());
+/// assert!(auto.deferrable_bytes() > 0);
+/// // A tiny budget defers it.
+/// let tight = DeferralPolicy::Auto(AutoDeferral::new(100, 10).unwrap());
+/// assert!(Deferral::decide(&pool, tight, ProviderFormat::Anthropic).is_deferred("mcp__docs__search"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Deferral {
+    deferred: BTreeSet<String>,
+    deferrable_bytes: usize,
+}
+
+impl Deferral {
+    /// Nothing deferred.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Applies `policy` to `pool`, measuring in `format`.
+    pub fn decide(pool: &ToolPool, policy: DeferralPolicy, format: ProviderFormat) -> Self {
+        let deferrable: Vec<&ToolHandle> = pool
+            .entries()
+            .iter()
+            .filter(|entry| is_deferrable(entry))
+            .map(PoolEntry::tool)
+            .collect();
+        let measure = || {
+            deferrable
+                .iter()
+                .map(|tool| format.rendered_bytes(tool))
+                .sum()
+        };
+        let (defer, deferrable_bytes) = match policy {
+            DeferralPolicy::Never => (false, 0),
+            DeferralPolicy::Always => (true, measure()),
+            DeferralPolicy::Auto(auto) => {
+                let bytes: usize = measure();
+                (bytes > auto.threshold_bytes(), bytes)
+            }
+        };
+        tracing::debug!(
+            ?policy,
+            ?format,
+            deferrable = deferrable.len(),
+            deferrable_bytes,
+            defer,
+            "deferral decided"
+        );
+        Deferral {
+            deferred: if defer {
+                deferrable
+                    .iter()
+                    .map(|tool| tool.name().to_owned())
+                    .collect()
+            } else {
+                BTreeSet::new()
+            },
+            deferrable_bytes,
+        }
+    }
+
+    /// Whether the tool with this primary name is deferred.
+    pub fn is_deferred(&self, name: &str) -> bool {
+        self.deferred.contains(name)
+    }
+
+    /// Whether any tool is deferred (and so `tool_search` is offered).
+    pub fn defers_anything(&self) -> bool {
+        !self.deferred.is_empty()
+    }
+
+    /// The deferred tools' names, sorted.
+    pub fn deferred(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.deferred.iter().map(String::as_str)
+    }
+
+    /// The measured size of the deferrable tools' full definitions (0 when
+    /// the policy measured nothing).
+    pub fn deferrable_bytes(&self) -> usize {
+        self.deferrable_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thresholds_do_not_overflow_or_round_up() {
+        assert_eq!(AutoDeferral::new(1_000, 10).unwrap().threshold_bytes(), 100);
+        assert_eq!(
+            AutoDeferral::new(usize::MAX, 100)
+                .unwrap()
+                .threshold_bytes(),
+            usize::MAX
+        );
+        assert_eq!(AutoDeferral::new(99, 50).unwrap().threshold_bytes(), 49);
+        assert_eq!(
+            AutoDeferral::new(5, 101),
+            Err(DeferralShareError { share_percent: 101 })
+        );
+    }
+}

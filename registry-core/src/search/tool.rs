@@ -1,0 +1,262 @@
+//! The `tool_search` built-in: what the model calls to find and load
+//! deferred tools, and the per-session scope it searches.
+//!
+//! It joins a list only under the runtime flag [`TOOL_SEARCH_FLAG`], so
+//! a runtime that never defers never shows it. Session renders
+//! ([`ToolPool::for_session`]) leave it out while the session defers
+//! nothing, and it is never deferred itself (`always_load`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::deferral::ProviderFormat;
+use super::index::Membership;
+use super::query::{Query, QueryError};
+use super::shared::ToolSearchIndex;
+#[cfg(not(test))]
+use crate::context::ToolContext;
+use crate::execute::Session;
+use crate::handle::ToolHandle;
+use crate::pool::{ToolPool, ToolRegistry};
+use crate::render::anthropic_tool_references;
+#[cfg(not(test))]
+use crate::{Tool, tool};
+
+/// The search tool's primary name.
+pub const TOOL_SEARCH_NAME: &str = "tool_search";
+/// The runtime flag that puts `tool_search` in the list
+/// ([`Flags::with`](crate::Flags::with)).
+pub const TOOL_SEARCH_FLAG: &str = "tool_search";
+/// `max_results` when the model does not say.
+pub const DEFAULT_MAX_RESULTS: usize = 5;
+/// The largest `max_results` accepted.
+pub const MAX_RESULTS: usize = 50;
+
+/// The input of `tool_search`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolSearchInput {
+    /// What the tool should do, in a few words ("create a pull request");
+    /// or `select:name_a,name_b` to load tools by exact name; or a tool's
+    /// exact name; or `mcp__<server>` for one server's tools (more words
+    /// rank within it). Prefix a word with `+` to require it.
+    pub query: String,
+    /// How many tools to return, 1 to 50.
+    #[serde(default = "default_max_results")]
+    #[schemars(range(min = 1, max = 50))]
+    pub max_results: usize,
+}
+
+fn default_max_results() -> usize {
+    DEFAULT_MAX_RESULTS
+}
+
+/// Search for deferred tools by what they do, and load them. Deferred
+/// tools are listed by name but cannot be called until they are loaded;
+/// the tools this returns can be called right away.
+///
+/// Query forms: free text ("list open pull requests"), `select:a,b` for
+/// exact names, a tool's exact name, `mcp__<server>` for one server's
+/// tools, and `+word` to require a word.
+// Not in the crate's own unit-test build: that binary links this crate
+// twice (itself under test, and as its own dev-dependency), and the
+// declaration's link-time name marker would clash with itself.
+#[cfg(not(test))]
+#[tool(
+    name = "tool_search",
+    read_only = true,
+    concurrency_safe = true,
+    always_load,
+    flag = "tool_search",
+    search_hint = "find discover load deferred tools",
+    max_result_chars = 100_000
+)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ToolSearch;
+
+// Not offered as the example when a user's `#[tool]` struct lacks its
+// `impl Tool`: rustc would otherwise name this, the one visible impl.
+#[cfg(not(test))]
+#[diagnostic::do_not_recommend]
+impl Tool for ToolSearch {
+    type Input = ToolSearchInput;
+    type Output = String;
+    type Error = ToolSearchError;
+
+    async fn call(
+        &self,
+        input: ToolSearchInput,
+        cx: &ToolContext,
+    ) -> Result<String, ToolSearchError> {
+        let scope = cx
+            .get::<ToolSearchScope>()
+            .ok_or(ToolSearchError::NoScope)?;
+        Ok(scope.search(&input.query, input.max_results)?.render())
+    }
+}
+
+/// Why `tool_search` could not search.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ToolSearchError {
+    /// The runtime put no [`ToolSearchScope`] in the call's context.
+    #[error(
+        "tool search is not set up in this session: the runtime must add a ToolSearchScope to the executor's context"
+    )]
+    NoScope,
+    /// The query does not parse.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// `max_results` is out of range.
+    #[error("max_results must be from 1 to {MAX_RESULTS}, not {given}")]
+    MaxResults {
+        /// The value given.
+        given: usize,
+    },
+}
+
+/// How `tool_search` returns what it found, by provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ResultShape {
+    /// Anthropic `tool_reference` blocks: the API expands each into the
+    /// tool's definition (sent with `defer_loading: true`).
+    ToolReferences,
+    /// Full definitions in a provider format, for providers without
+    /// references; the session render appends the tools too.
+    Definitions(ProviderFormat),
+}
+
+/// What one session's `tool_search` searches and where it records
+/// discoveries: put it in the executor's context
+/// ([`Executor::with_context`](crate::Executor::with_context)).
+#[derive(Debug, Clone)]
+pub struct ToolSearchScope {
+    index: Arc<ToolSearchIndex>,
+    members: Arc<Membership>,
+    pool: Arc<BTreeMap<String, ToolHandle>>,
+    session: Arc<Session>,
+    shape: ResultShape,
+}
+
+impl ToolSearchScope {
+    /// A scope over `pool` (only its tools can be found: never a denied or
+    /// filtered one) that marks what it returns as discovered in
+    /// `session`.
+    pub fn new(
+        index: Arc<ToolSearchIndex>,
+        registry: &ToolRegistry,
+        pool: &ToolPool,
+        session: Arc<Session>,
+        shape: ResultShape,
+    ) -> Self {
+        let members = Arc::new(index.scope(registry, pool));
+        let pool = Arc::new(
+            pool.iter()
+                .map(|tool| (tool.name().to_owned(), tool.clone()))
+                .collect(),
+        );
+        ToolSearchScope {
+            index,
+            members,
+            pool,
+            session,
+            shape,
+        }
+    }
+
+    /// Searches, marks every tool found as discovered in the session, and
+    /// returns the result in this scope's shape.
+    pub fn search(
+        &self,
+        query: &str,
+        max_results: usize,
+    ) -> Result<ToolSearchOutcome, ToolSearchError> {
+        if !(1..=MAX_RESULTS).contains(&max_results) {
+            return Err(ToolSearchError::MaxResults { given: max_results });
+        }
+        let parsed: Query = query.parse()?;
+        let results = self.index.search(&parsed, max_results, &self.members);
+        let found: Vec<ToolHandle> = results
+            .hits
+            .iter()
+            .filter_map(|hit| self.pool.get(&hit.name).cloned())
+            .collect();
+        for tool in &found {
+            self.session.discover(tool.name());
+        }
+        tracing::debug!(
+            query,
+            found = found.len(),
+            unknown = results.unknown.len(),
+            "tool search"
+        );
+        Ok(ToolSearchOutcome {
+            query: parsed.as_str().to_owned(),
+            found,
+            unknown: results.unknown,
+            shape: self.shape,
+        })
+    }
+}
+
+/// The tools one search found (now discovered), in rank order.
+#[derive(Debug, Clone)]
+pub struct ToolSearchOutcome {
+    query: String,
+    found: Vec<ToolHandle>,
+    unknown: Vec<String>,
+    shape: ResultShape,
+}
+
+impl ToolSearchOutcome {
+    /// The found tools' names, best first.
+    pub fn names(&self) -> Vec<&str> {
+        self.found.iter().map(ToolHandle::name).collect()
+    }
+
+    /// Names of a `select:` query that no tool of the pool answers to.
+    pub fn unknown(&self) -> &[String] {
+        &self.unknown
+    }
+
+    /// The Anthropic `tool_result` content: one
+    /// `{"type": "tool_reference", "tool_name": ...}` block per tool.
+    pub fn tool_references(&self) -> Value {
+        anthropic_tool_references(self.names())
+    }
+
+    /// The found tools' full definitions in `format`, as a JSON array.
+    pub fn definitions(&self, format: ProviderFormat) -> Value {
+        Value::Array(
+            self.found
+                .iter()
+                .map(|tool| format.definition(tool))
+                .collect(),
+        )
+    }
+
+    /// What the model reads: the result in the scope's shape (compact
+    /// JSON), or a sentence when nothing matched; names a `select:` could
+    /// not find are listed after.
+    pub fn render(&self) -> String {
+        let mut out = if self.found.is_empty() {
+            format!("No tools matched `{}`.", crate::cap_error_text(&self.query))
+        } else {
+            let value = match self.shape {
+                ResultShape::ToolReferences => self.tool_references(),
+                ResultShape::Definitions(format) => self.definitions(format),
+            };
+            crate::to_canonical_string(&value)
+        };
+        if !self.unknown.is_empty() {
+            out.push_str("\nNo tool is named: ");
+            out.push_str(&crate::cap_error_text(&self.unknown.join(", ")));
+        }
+        out
+    }
+}

@@ -1,0 +1,71 @@
+//! The baseline the ranking is measured against: plain BM25 (k1 = 1.2,
+//! b = 0.75) over one bag of words per tool, its name's words, hint and
+//! description together, lower-cased and split like the real index, with
+//! no stemming, no stop words, no field weights and no prefix matching.
+
+use std::collections::HashMap;
+
+use registry_core::search::split_words;
+
+pub struct Bm25 {
+    docs: Vec<(String, HashMap<String, u32>, u32)>,
+    df: HashMap<String, u32>,
+    avg_len: f32,
+}
+
+impl Bm25 {
+    pub fn new<'a>(tools: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut docs = Vec::new();
+        let mut df: HashMap<String, u32> = HashMap::new();
+        for (name, text) in tools {
+            let mut tf: HashMap<String, u32> = HashMap::new();
+            let words = split_words(name).into_iter().chain(split_words(text));
+            let mut len = 0;
+            for word in words {
+                *tf.entry(word).or_default() += 1;
+                len += 1;
+            }
+            for word in tf.keys() {
+                *df.entry(word.clone()).or_default() += 1;
+            }
+            docs.push((name.to_owned(), tf, len));
+        }
+        let avg_len = docs.iter().map(|d| d.2 as f32).sum::<f32>() / docs.len().max(1) as f32;
+        Bm25 { docs, df, avg_len }
+    }
+
+    /// The names of the best `k` tools, ties by name.
+    pub fn search(&self, query: &str, k: usize) -> Vec<String> {
+        let (k1, b) = (1.2f32, 0.75f32);
+        let n = self.docs.len() as f32;
+        let mut words = split_words(query);
+        words.sort();
+        words.dedup();
+        let mut scored: Vec<(f32, &str)> = self
+            .docs
+            .iter()
+            .map(|(name, tf, len)| {
+                let score = words
+                    .iter()
+                    .filter_map(|w| {
+                        let f = *tf.get(w)? as f32;
+                        let df = self.df[w] as f32;
+                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                        Some(
+                            idf * f * (k1 + 1.0)
+                                / (f + k1 * (1.0 - b + b * *len as f32 / self.avg_len)),
+                        )
+                    })
+                    .sum::<f32>();
+                (score, name.as_str())
+            })
+            .filter(|(score, _)| *score > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        scored
+            .into_iter()
+            .take(k)
+            .map(|(_, name)| name.to_owned())
+            .collect()
+    }
+}
