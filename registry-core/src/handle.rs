@@ -21,6 +21,7 @@ use crate::definition::{Declaration, ToolSpec};
 use crate::error::{ToolError, cap_error_text, capped_message};
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::permission::{PermissionContent, PermissionDecision};
+use crate::render::cache::Fragments;
 use crate::schema::plan::ArgPlan;
 use crate::tool::{Tool, ToolInput};
 
@@ -197,6 +198,8 @@ struct Inner {
     schema: OnceLock<Value>,
     /// Which schema walks `prepare` can need, derived from `schema` once.
     plan: OnceLock<ArgPlan>,
+    /// The tool's rendered definitions, per provider format.
+    fragments: Fragments,
 }
 
 impl fmt::Debug for ToolHandle {
@@ -228,6 +231,7 @@ impl ToolHandle {
                 }),
                 schema: OnceLock::new(),
                 plan: OnceLock::new(),
+                fragments: Fragments::default(),
             }),
         }
     }
@@ -253,6 +257,11 @@ impl ToolHandle {
         self.inner
             .plan
             .get_or_init(|| ArgPlan::new(self.input_schema()))
+    }
+
+    /// The tool's rendered definitions (see `render::cache`).
+    pub(crate) fn fragments(&self) -> &Fragments {
+        &self.inner.fragments
     }
 
     /// Runs the tool's `enabled` self-check (true when it has none).
