@@ -8,9 +8,10 @@
 //!   (`serde_json::from_value` of a copy of the map, then the function),
 //!   our `prepare` + `run`, our executor's whole path (resolve, parse,
 //!   classify, plan, permission pipeline, run, cap), and rmcp's
-//!   `ToolRouter::call`. Every variant clones the same argument map and
-//!   runs inside the same current-thread `block_on`, so those costs are
-//!   shared.
+//!   `ToolRouter::call`. Every variant clones the same argument map. The
+//!   futures are polled once, in place, inside a tokio runtime's context
+//!   (`ready`): none of them waits on anything, and a `block_on` per call
+//!   would add the same ~200 ns of scheduler to every row.
 //! - `render/<n>`: for catalogs of 10, 100 and 1,000 generated tools (and
 //!   10,000 for ours), the same definitions in both frameworks:
 //!   - `ours_fresh`: tools never rendered before (built in the setup, not
@@ -124,6 +125,11 @@ fn arguments() -> JsonObject {
     }
 }
 
+/// Polls a future that never waits, once, in place.
+fn ready<F: std::future::Future>(future: F) -> F::Output {
+    futures_util::FutureExt::now_or_never(future).expect("the dispatch benches never wait")
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -151,8 +157,8 @@ fn rmcp_server(
 
 /// The floor: serde straight into the input type, then the body.
 #[inline(never)]
-fn floor_once(rt: &tokio::runtime::Runtime, args: &JsonObject) -> String {
-    rt.block_on(async {
+fn floor_once(args: &JsonObject) -> String {
+    ready(async {
         let input: AddInput = serde_json::from_value(Value::Object(args.clone())).unwrap();
         add(&input)
     })
@@ -160,13 +166,8 @@ fn floor_once(rt: &tokio::runtime::Runtime, args: &JsonObject) -> String {
 
 /// `prepare` + `run`: the handle's own path.
 #[inline(never)]
-fn prepare_run_once(
-    rt: &tokio::runtime::Runtime,
-    cx: &ToolContext,
-    tool: &ToolHandle,
-    args: &JsonObject,
-) -> ToolOutput {
-    rt.block_on(async {
+fn prepare_run_once(cx: &ToolContext, tool: &ToolHandle, args: &JsonObject) -> ToolOutput {
+    ready(async {
         let call = tool.prepare(Value::Object(args.clone())).unwrap();
         call.run(cx).await.unwrap()
     })
@@ -174,12 +175,8 @@ fn prepare_run_once(
 
 /// A turn of one call through the executor.
 #[inline(never)]
-fn executor_once(
-    rt: &tokio::runtime::Runtime,
-    exec: &Executor,
-    args: &JsonObject,
-) -> Vec<registry_core::ToolCallResult> {
-    rt.block_on(exec.run_turn(vec![ToolCall::new(
+fn executor_once(exec: &Executor, args: &JsonObject) -> Vec<registry_core::ToolCallResult> {
+    ready(exec.run_turn(vec![ToolCall::new(
         "call_1",
         "add",
         Value::Object(args.clone()),
@@ -189,12 +186,11 @@ fn executor_once(
 /// rmcp's router, as its server would call it.
 #[inline(never)]
 fn rmcp_once(
-    rt: &tokio::runtime::Runtime,
     router: &ToolRouter<Calculator>,
     context: &RequestContext<RoleServer>,
     args: &JsonObject,
 ) -> rmcp::model::CallToolResponse {
-    rt.block_on(async {
+    ready(async {
         let params = CallToolRequestParams::new("add").with_arguments(args.clone());
         let call = ToolCallContext::new(&Calculator, params, context.clone());
         router.call(call).await.unwrap()
@@ -224,29 +220,28 @@ fn dispatch(c: &mut Criterion) {
     let router = Calculator::tool_router();
     let (server, _client) = rmcp_server(&rt);
     let context = RequestContext::new(NumberOrString::Number(1), server.peer().clone());
+    let _runtime = rt.enter();
 
     // Every path computes the same answer before anything is timed.
-    assert_eq!(floor_once(&rt, &args), "42");
-    assert_eq!(
-        prepare_run_once(&rt, &cx, &handle, &args).into_string(),
-        "42"
-    );
-    assert_eq!(executor_once(&rt, &exec, &args)[0].content(), "42");
-    let rmcp_text = format!("{:?}", rmcp_once(&rt, &router, &context, &args));
+    assert_eq!(floor_once(&args), "42");
+    assert_eq!(prepare_run_once(&cx, &handle, &args).into_string(), "42");
+    assert_eq!(executor_once(&exec, &args)[0].content(), "42");
+    let rmcp_text = format!("{:?}", rmcp_once(&router, &context, &args));
     assert!(rmcp_text.contains("\"42\""), "{rmcp_text}");
 
     let mut group = c.benchmark_group("dispatch");
-    group.bench_function("floor", |b| b.iter(|| floor_once(&rt, black_box(&args))));
+    group.bench_function("floor", |b| b.iter(|| floor_once(black_box(&args))));
     group.bench_function("ours_prepare_run", |b| {
-        b.iter(|| prepare_run_once(&rt, &cx, &handle, black_box(&args)))
+        b.iter(|| prepare_run_once(&cx, &handle, black_box(&args)))
     });
     group.bench_function("ours_executor", |b| {
-        b.iter(|| executor_once(&rt, &exec, black_box(&args)))
+        b.iter(|| executor_once(&exec, black_box(&args)))
     });
     group.bench_function("rmcp_router_call", |b| {
-        b.iter(|| rmcp_once(&rt, &router, &context, black_box(&args)))
+        b.iter(|| rmcp_once(&router, &context, black_box(&args)))
     });
     group.finish();
+    drop(_runtime);
     rt.block_on(async { drop(server.cancel().await) });
 }
 
