@@ -17,7 +17,7 @@ pub fn to_canonical_pretty(value: &Value) -> String {
 /// Writes into bytes (serde_json's escaping writes bytes, and a `Vec`
 /// takes them without a per-key or per-scalar allocation).
 fn write(value: &Value, indent: Option<&str>) -> String {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(256);
     write_value(&mut out, value, indent, 0);
     // Every piece written is UTF-8 (serde_json's output and ASCII
     // punctuation), so this never copies; the lossy arm is unreachable.
@@ -51,6 +51,7 @@ fn write_value(out: &mut Vec<u8>, value: &Value, indent: Option<&str>, depth: us
             newline(out, indent, depth);
             out.push(b'}');
         }
+        Value::String(text) => write_str(out, text),
         // Scalars, `[]` and `{}` print the same in every map implementation.
         scalar => write_json(out, scalar),
     }
@@ -73,7 +74,7 @@ fn write_entries<'a>(
             out.push(b',');
         }
         newline(out, indent, depth + 1);
-        write_json(out, key.as_str());
+        write_str(out, key);
         out.push(b':');
         if indent.is_some() {
             out.push(b' ');
@@ -82,7 +83,22 @@ fn write_entries<'a>(
     }
 }
 
-/// A string or scalar exactly as serde_json prints it.
+/// A JSON string exactly as serde_json prints it. Most strings (names,
+/// descriptions, schema keywords) need no escape and are copied as they
+/// are; serde_json escapes exactly `"`, `\\` and the controls below
+/// U+0020, so anything else goes through its own escaper.
+fn write_str(out: &mut Vec<u8>, text: &str) {
+    if text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        write_json(out, text);
+    } else {
+        out.reserve(text.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(text.as_bytes());
+        out.push(b'"');
+    }
+}
+
+/// A scalar (or an escaped string) exactly as serde_json prints it.
 fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     // Serializing a string or a `Value` scalar into a `Vec` cannot fail:
     // serde_json errs only on I/O and on non-string map keys.
@@ -130,6 +146,17 @@ mod tests {
             to_canonical_string(&value),
             serde_json::to_string(&value).unwrap()
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_string_prints_as_serde_json_prints_it(text in "\\PC*|[\\x00-\\x7f]*") {
+            let value = Value::String(text);
+            proptest::prop_assert_eq!(
+                to_canonical_string(&value),
+                serde_json::to_string(&value).unwrap()
+            );
+        }
     }
 
     #[test]
