@@ -260,10 +260,12 @@ def report(all_results: dict) -> None:
             floor = results[(mode, "floor")]
             ours = results[(mode, "ours")]
             rmcp = results[(mode, "rmcp")]
-            ratio = (ours - floor) / (rmcp - floor) if rmcp > floor else float("nan")
+            # A cost within the noise (rmcp at or under the floor) has no
+            # meaningful ratio.
+            ratio = f"{(ours - floor) / (rmcp - floor):.2f}" if rmcp > floor else "-"
             print(
-                f"| {n} | {mode} | {floor:.2f} s | {ours:.2f} s (+{ours - floor:.2f}) "
-                f"| {rmcp:.2f} s (+{rmcp - floor:.2f}) | {ratio:.2f} |"
+                f"| {n} | {mode} | {floor:.2f} s | {ours:.2f} s ({ours - floor:+.2f}) "
+                f"| {rmcp:.2f} s ({rmcp - floor:+.2f}) | {ratio} |"
             )
 
 

@@ -78,9 +78,34 @@ struct Typed<T: Tool> {
 
 impl<T: Tool> Typed<T> {
     fn mismatch(&self) -> ToolError {
-        ToolError::InputMismatch {
-            tool: self.declaration.spec.name().to_owned(),
-        }
+        input_mismatch(&self.declaration.spec)
+    }
+}
+
+fn input_mismatch(spec: &ToolSpec) -> ToolError {
+    ToolError::InputMismatch {
+        tool: spec.name().to_owned(),
+    }
+}
+
+fn rejected(spec: &ToolSpec, source: crate::BoxError) -> ToolError {
+    ToolError::Rejected {
+        tool: spec.name().to_owned(),
+        source,
+    }
+}
+
+fn call_failed(spec: &ToolSpec, source: crate::BoxError) -> ToolError {
+    ToolError::Failed {
+        tool: spec.name().to_owned(),
+        source,
+    }
+}
+
+fn output_failed(spec: &ToolSpec, err: &dyn fmt::Display) -> ToolError {
+    ToolError::Output {
+        tool: spec.name().to_owned(),
+        message: err.to_string(),
     }
 }
 
@@ -147,10 +172,7 @@ impl<T: Tool> ErasedTool for Typed<T> {
             .ok_or_else(|| self.mismatch())?;
         self.tool
             .validate_input(input, cx)
-            .map_err(|err| ToolError::Rejected {
-                tool: self.declaration.spec.name().to_owned(),
-                source: err.into(),
-            })
+            .map_err(|err| rejected(&self.declaration.spec, err.into()))
     }
 
     fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> PermissionDecision {
@@ -167,21 +189,20 @@ impl<T: Tool> ErasedTool for Typed<T> {
         input: AnyInput,
         cx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        // The error arms call non-generic helpers: this future is
+        // generated once per tool in the user's crate, so what it holds
+        // inline is compile time paid per tool.
         Box::pin(async move {
-            let tool = self.declaration.spec.name();
-            let input = input.downcast::<T::Input>().map_err(|_| self.mismatch())?;
-            let output = self
-                .tool
-                .call(*input, cx)
-                .await
-                .map_err(|err| ToolError::Failed {
-                    tool: tool.to_owned(),
-                    source: err.into(),
-                })?;
-            output.into_tool_output().map_err(|err| ToolError::Output {
-                tool: tool.to_owned(),
-                message: err.to_string(),
-            })
+            let spec = &self.declaration.spec;
+            let Ok(input) = input.downcast::<T::Input>() else {
+                return Err(input_mismatch(spec));
+            };
+            match self.tool.call(*input, cx).await {
+                Ok(output) => output
+                    .into_tool_output()
+                    .map_err(|err| output_failed(spec, &err)),
+                Err(err) => Err(call_failed(spec, err.into())),
+            }
         })
     }
 }
