@@ -26,7 +26,7 @@ use super::modifier::{ContextModifier, SessionState};
 use super::plan::{Batch, BatchMode, ConcurrencySafeRule, ConflictRule, Plan, PlanItem, plan};
 use super::resolve::{PoolIndex, Resolved, resolve, still_registered};
 use super::session::Session;
-use crate::context::{CallScope, ToolContext};
+use crate::context::{CallCancel, CallScope, ToolContext};
 use crate::error::cap_error_text;
 use crate::handle::{CatchUnwind, PreparedCall, ToolHandle};
 use crate::output::ToolOutput;
@@ -422,15 +422,16 @@ impl Executor {
     ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
         let slot = &mut state.slots[index];
         let call = slot.prepared.take().expect("each planned call runs once");
-        // The call's own token: a child of the batch's, so a cancelling
-        // sibling or a dropped turn reaches it, and cancelled by the guard
+        // The call's own token (made when the tool first asks for it): a
+        // child of the batch's, so a cancelling sibling or a dropped turn
+        // reaches it, and cancelled by the guard
         // the moment the call's future ends or is dropped (a timeout
         // included), so work the tool spawned with it cannot outlive the
         // call and overlap the next one.
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
-            cancel: token.child_token(),
+            cancel: CallCancel::new(token.clone()),
             events: state.events.clone(),
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
