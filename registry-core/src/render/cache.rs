@@ -145,6 +145,43 @@ mod tests {
     }
 
     #[test]
+    fn a_new_pool_renders_the_same_bytes_and_the_breakpoint_is_never_cached() {
+        use crate::render::AnthropicOptions;
+        use crate::{BaseTools, PermissionContext, PluginRegistry, assemble_tool_pool};
+
+        let base = BaseTools::__from_handles(vec![tool("a"), tool("b")]).expect("built-ins");
+        let plugins = PluginRegistry::new();
+        plugins.register("p", tool("c")).expect("plugin").detach();
+        let pool = || assemble_tool_pool(&base, &PermissionContext::new(), &plugins.snapshot());
+
+        let with = AnthropicOptions::new().with_cache_control(true);
+        let first = pool();
+        let marked = first.render_anthropic(with);
+        let plain = first.render_anthropic(AnthropicOptions::new());
+        let (mcp, chat, prompt) = (
+            first.render_mcp_tools_list(),
+            first.render_openai_chat(),
+            first.render_prompt_catalog(),
+        );
+        assert_eq!(marked.matches("cache_control").count(), 1);
+        assert!(!plain.contains("cache_control"));
+
+        // A second pool over the same tools reads their fragments: the
+        // same bytes, the breakpoint still only where the options ask.
+        let second = pool();
+        assert_eq!(second.render_anthropic(AnthropicOptions::new()), plain);
+        assert_eq!(second.render_anthropic(with), marked);
+        assert_eq!(second.render_mcp_tools_list(), mcp);
+        assert_eq!(second.render_openai_chat(), chat);
+        assert_eq!(second.render_prompt_catalog(), prompt);
+        // Each fragment is the tool's own definition, canonically written.
+        for tool in second.iter() {
+            let own = to_canonical_string(&crate::render::anthropic_tool(tool));
+            assert_eq!(fragment(tool, Fragment::Anthropic, |_| unreachable!()), own);
+        }
+    }
+
+    #[test]
     fn joined_fragments_are_the_canonical_array() {
         let values = [
             json!({"b": 1, "a": [true, {"d": null, "c": "x"}]}),
