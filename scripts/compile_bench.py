@@ -18,6 +18,11 @@ Dependencies are built first (and once per mode); then only the generated
 crate is rebuilt, after touching its source, three times per mode
 (incremental, and CARGO_INCREMENTAL=0), and the median is reported with
 each macro's cost over the floor. Debug profile: the edit-compile loop.
+
+Wall-clock times on a shared machine move a lot; when cargo-llvm-lines is
+installed (`cargo install cargo-llvm-lines`), the lines of LLVM IR each
+crate generates are reported too: a deterministic measure of the code the
+macros make the compiler produce.
 """
 
 import os
@@ -230,6 +235,25 @@ def touch(ws: Path, crate: str) -> None:
     os.utime(src, (now, now))
 
 
+def llvm_lines(ws: Path, crate: str) -> int | None:
+    """Total lines of LLVM IR for the crate, or None without cargo-llvm-lines."""
+    env = dict(os.environ, CARGO_TARGET_DIR=str(OUT / "target"))
+    try:
+        run = subprocess.run(
+            ["cargo", "llvm-lines", "-p", f"cb_{crate}", "--lib"],
+            cwd=ws,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+    except FileNotFoundError:
+        return None
+    for line in run.stdout.splitlines():
+        if line.rstrip().endswith("(TOTAL)"):
+            return int(line.split()[0])
+    return None
+
+
 def measure(n: int) -> dict:
     ws = generate(n)
     results = {}
@@ -249,6 +273,8 @@ def measure(n: int) -> dict:
                 + f"  median {results[(mode, crate)]:.2f} s",
                 file=sys.stderr,
             )
+    for crate in CRATES:
+        results[("llvm-lines", crate)] = llvm_lines(ws, crate)
     return results
 
 
@@ -269,6 +295,23 @@ def report(all_results: dict) -> None:
             )
 
 
+def report_lines(all_results: dict) -> None:
+    rows = [
+        (n, [results.get(("llvm-lines", c)) for c in CRATES])
+        for n, results in all_results.items()
+    ]
+    if any(None in lines for _, lines in rows):
+        print("\n(cargo-llvm-lines is not installed: no LLVM IR line counts)")
+        return
+    print("\n| N | LLVM IR lines: floor | ours (over floor) | rmcp (over floor) | ours ÷ rmcp, over floor |")
+    print("|---|---|---|---|---|")
+    for n, (floor, ours, rmcp) in rows:
+        print(
+            f"| {n} | {floor:,} | {ours:,} (+{ours - floor:,}) | {rmcp:,} (+{rmcp - floor:,}) "
+            f"| {(ours - floor) / (rmcp - floor):.2f} |"
+        )
+
+
 def main() -> None:
     sizes = [int(a) for a in sys.argv[1:]] or [50, 200]
     if any(n < 1 for n in sizes):
@@ -278,6 +321,7 @@ def main() -> None:
         print(f"compile-bench: N = {n} (generated under {OUT / f'n{n}'})", file=sys.stderr)
         all_results[n] = measure(n)
     report(all_results)
+    report_lines(all_results)
 
 
 if __name__ == "__main__":

@@ -82,6 +82,10 @@ impl<T: Tool> Typed<T> {
     }
 }
 
+// The errors `Typed<T>` builds, kept out of its generic methods: these are
+// compiled once here, where code inside `Typed<T>` is compiled once per
+// tool in every user's crate.
+
 fn input_mismatch(spec: &ToolSpec) -> ToolError {
     ToolError::InputMismatch {
         tool: spec.name().to_owned(),

@@ -424,10 +424,9 @@ impl Executor {
         let call = slot.prepared.take().expect("each planned call runs once");
         // The call's own token (made when the tool first asks for it): a
         // child of the batch's, so a cancelling sibling or a dropped turn
-        // reaches it, and cancelled by the guard
-        // the moment the call's future ends or is dropped (a timeout
-        // included), so work the tool spawned with it cannot outlive the
-        // call and overlap the next one.
+        // reaches it, and cancelled by the guard the moment the call's
+        // future ends or is dropped (a timeout included), so work the tool
+        // spawned with it cannot outlive the call and overlap the next one.
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
