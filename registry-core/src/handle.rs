@@ -332,6 +332,7 @@ impl ToolHandle {
             tool: self.clone(),
             input,
             args,
+            postures: OnceLock::new(),
         })
     }
 
@@ -387,6 +388,10 @@ pub struct PreparedCall {
     input: AnyInput,
     /// The arguments as parsed (after null handling), for approvers.
     args: Value,
+    /// The three postures, evaluated together on the first question, so
+    /// batching and the permission pipeline act on the same answers (and
+    /// the expressions run once per call, not once per question).
+    postures: OnceLock<Postures>,
 }
 
 /// The three postures of one call, and how many of them fell back to the
@@ -444,7 +449,12 @@ impl PreparedCall {
     }
 
     fn ask(&self, question: Question) -> bool {
-        self.ask_tracked(question).0
+        let postures = self.postures();
+        match question {
+            Question::ConcurrencySafe => postures.concurrency_safe,
+            Question::ReadOnly => postures.read_only,
+            Question::Destructive => postures.destructive,
+        }
     }
 
     /// The answer, and whether it is the strict fallback.
@@ -464,21 +474,26 @@ impl PreparedCall {
         }
     }
 
-    /// All three postures at once, counting strict fallbacks.
+    /// All three postures, counting strict fallbacks: evaluated on the
+    /// first call, read afterwards.
     pub(crate) fn postures(&self) -> Postures {
-        let (concurrency_safe, a) = self.ask_tracked(Question::ConcurrencySafe);
-        let (read_only, b) = self.ask_tracked(Question::ReadOnly);
-        let (destructive, c) = self.ask_tracked(Question::Destructive);
-        Postures {
-            concurrency_safe,
-            read_only,
-            destructive,
-            fallbacks: u32::from(a) + u32::from(b) + u32::from(c),
-        }
+        *self.postures.get_or_init(|| {
+            let (concurrency_safe, a) = self.ask_tracked(Question::ConcurrencySafe);
+            let (read_only, b) = self.ask_tracked(Question::ReadOnly);
+            let (destructive, c) = self.ask_tracked(Question::Destructive);
+            Postures {
+                concurrency_safe,
+                read_only,
+                destructive,
+                fallbacks: u32::from(a) + u32::from(b) + u32::from(c),
+            }
+        })
     }
 
     /// May this call share a concurrent batch? A panicking posture
-    /// expression means no.
+    /// expression means no. The three posture expressions run together on
+    /// the first of these questions, once per call; later questions read
+    /// those answers, so every step that asks sees the same ones.
     pub fn is_concurrency_safe(&self) -> bool {
         self.ask(Question::ConcurrencySafe)
     }
