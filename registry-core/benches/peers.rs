@@ -25,6 +25,19 @@
 //!     `rmcp_list_all_json`: the same, serialized as a `tools/list`
 //!     result.
 //!
+//! Each timed body is one `#[inline(never)]` function (`floor_once`,
+//! `prepare_run_once`, `executor_once`, `rmcp_once`, `ours_cold_once`), so
+//! callgrind gives deterministic instructions per call on a noisy machine:
+//!
+//! ```text
+//! valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
+//!     --toggle-collect='*_once*' target/release/deps/peers-* --bench --profile-time 2 dispatch
+//! callgrind_annotate --inclusive=yes /tmp/cg.out | grep _once
+//! ```
+//!
+//! (divide each inclusive count by the function's call count, which
+//! `callgrind_annotate --tree=caller` shows).
+//!
 //! Criterion options pass through (`-- dispatch`, `-- --sample-size 20`).
 //! Under `cargo test --benches` every benchmark runs once and nothing is
 //! reported.
