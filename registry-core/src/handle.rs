@@ -247,13 +247,19 @@ impl ToolHandle {
         declaration: Declaration<T::Input>,
         schema_override: Option<Value>,
     ) -> Self {
+        Self::from_erased(Box::new(Typed {
+            tool,
+            declaration,
+            schema_override,
+        }))
+    }
+
+    /// The non-generic rest of [`from_parts`](Self::from_parts), compiled
+    /// once rather than once per tool.
+    fn from_erased(tool: Box<dyn ErasedTool>) -> Self {
         ToolHandle {
             inner: Arc::new(Inner {
-                tool: Box::new(Typed {
-                    tool,
-                    declaration,
-                    schema_override,
-                }),
+                tool,
                 schema: OnceLock::new(),
                 plan: OnceLock::new(),
                 fragments: Fragments::default(),
