@@ -1,5 +1,9 @@
 //! Assembly and render of pools of 100, 1,000 and 10,000 tools, cold (a
-//! fresh pool's first render) and cached (the same pool rendered again).
+//! fresh pool's first render; its tools were rendered by earlier
+//! iterations, so this is the concatenation of their cached definitions,
+//! see `render::cache`) and cached (the same pool rendered again). The
+//! first render of never-rendered tools is `render/ours_fresh` in the
+//! `peers` bench.
 //!
 //! `cargo bench -p registry-core --bench pool`
 //!

@@ -8,7 +8,8 @@
 use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, Ordering, fence};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -45,10 +46,64 @@ pub struct ToolContext {
 pub(crate) struct CallScope {
     pub(crate) index: usize,
     pub(crate) id: Arc<str>,
-    pub(crate) cancel: CancellationToken,
+    pub(crate) cancel: CallCancel,
     pub(crate) events: Option<UnboundedSender<ExecEvent>>,
     pub(crate) state: Arc<SessionState>,
     pub(crate) modifiers: Mutex<Vec<ContextModifier>>,
+}
+
+/// A call's cancellation: its own token, a child of its batch's, made
+/// only when the tool asks for it (most never do, and making and dropping
+/// a child token takes the token tree's lock four times).
+///
+/// A call is cancelled when its batch's token is (a cancelling sibling, a
+/// dropped turn), or when it ends ([`cancel`](Self::cancel)), however it
+/// ends; a token made after that is made cancelled, so work a tool
+/// spawned with it never outlives the call.
+pub(crate) struct CallCancel {
+    parent: CancellationToken,
+    own: OnceLock<CancellationToken>,
+    ended: AtomicBool,
+}
+
+impl CallCancel {
+    pub(crate) fn new(parent: CancellationToken) -> Self {
+        CallCancel {
+            parent,
+            own: OnceLock::new(),
+            ended: AtomicBool::new(false),
+        }
+    }
+
+    /// The call's own token, made on first use.
+    pub(crate) fn token(&self) -> &CancellationToken {
+        let token = self.own.get_or_init(|| self.parent.child_token());
+        // Pairs with the fence in `cancel`: either this load sees `ended`,
+        // or `cancel` sees the token and cancels it. Without the fences a
+        // token made while the call ends could miss both.
+        fence(Ordering::SeqCst);
+        if self.ended.load(Ordering::Relaxed) {
+            token.cancel();
+        }
+        token
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.ended.load(Ordering::Relaxed)
+            || match self.own.get() {
+                Some(token) => token.is_cancelled(),
+                None => self.parent.is_cancelled(),
+            }
+    }
+
+    /// Ends the call: cancels its token, now or when it is made.
+    pub(crate) fn cancel(&self) {
+        self.ended.store(true, Ordering::Relaxed);
+        fence(Ordering::SeqCst);
+        if let Some(token) = self.own.get() {
+            token.cancel();
+        }
+    }
 }
 
 impl CallScope {
@@ -114,7 +169,7 @@ impl ToolContext {
     /// Completes when the call is cancelled; never, outside the executor.
     pub async fn cancelled(&self) {
         match self.call.as_deref() {
-            Some(scope) => scope.cancel.cancelled().await,
+            Some(scope) => scope.cancel.token().cancelled().await,
             None => std::future::pending().await,
         }
     }
@@ -125,7 +180,7 @@ impl ToolContext {
     /// (success, error, timeout, a cancelling sibling, a dropped turn), so
     /// spawned work must not expect to outlive the call.
     pub fn cancellation_token(&self) -> Option<&CancellationToken> {
-        self.call.as_deref().map(|scope| &scope.cancel)
+        self.call.as_deref().map(|scope| scope.cancel.token())
     }
 
     /// Reports progress to whoever streams the turn's events; a no-op when
@@ -176,5 +231,51 @@ impl fmt::Debug for ToolContext {
             .field("extensions", &self.extensions.len())
             .field("call_id", &self.call_id())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_token_follows_its_batch_and_ends_with_the_call() {
+        // Asked for before the end: cancelled by the end.
+        let batch = CancellationToken::new();
+        let cancel = CallCancel::new(batch.clone());
+        let token = cancel.token().clone();
+        assert!(!cancel.is_cancelled() && !token.is_cancelled());
+        cancel.cancel();
+        assert!(cancel.is_cancelled() && token.is_cancelled());
+        assert!(
+            !batch.is_cancelled(),
+            "ending a call leaves its batch alone"
+        );
+
+        // Asked for only after the end: made cancelled.
+        let cancel = CallCancel::new(batch.clone());
+        cancel.cancel();
+        assert!(cancel.token().is_cancelled());
+
+        // A cancelled batch reaches the call, with or without its token.
+        let cancel = CallCancel::new(batch.clone());
+        let asked = CallCancel::new(batch.clone());
+        let token = asked.token().clone();
+        batch.cancel();
+        assert!(cancel.is_cancelled() && asked.is_cancelled() && token.is_cancelled());
+    }
+
+    #[test]
+    fn a_token_made_while_the_call_ends_is_cancelled() {
+        for _ in 0..500 {
+            let cancel = Arc::new(CallCancel::new(CancellationToken::new()));
+            let asker = {
+                let cancel = Arc::clone(&cancel);
+                std::thread::spawn(move || cancel.token().clone())
+            };
+            cancel.cancel();
+            let token = asker.join().expect("the asking thread");
+            assert!(token.is_cancelled());
+        }
     }
 }

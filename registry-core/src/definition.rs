@@ -105,7 +105,55 @@ pub struct ToolSpec {
     output_schema: Option<Arc<serde_json::Value>>,
 }
 
+/// What `#[tool]` fixes statically about a tool: the parts of its spec
+/// the catalog checks for collisions. Not generic, so the code that turns
+/// it into a spec is compiled once, in this crate, not once per tool.
+#[derive(Debug, Clone)]
+pub(crate) struct Identity {
+    pub(crate) name: &'static str,
+    pub(crate) aliases: &'static [&'static str],
+    pub(crate) description: &'static str,
+    pub(crate) flag: Option<&'static str>,
+    pub(crate) origin: Origin,
+}
+
+impl Identity {
+    /// A spec with this identity and every default.
+    pub(crate) fn spec(&self) -> ToolSpec {
+        let mut spec = ToolSpec::with_defaults(String::new(), String::new());
+        self.apply(&mut spec);
+        spec
+    }
+
+    /// Overwrites the identity fields of `spec` with this identity.
+    pub(crate) fn apply(&self, spec: &mut ToolSpec) {
+        spec.name = self.name.to_owned();
+        spec.aliases = self.aliases.iter().map(|a| (*a).to_owned()).collect();
+        spec.description = self.description.to_owned();
+        spec.flag = self.flag.map(str::to_owned);
+        spec.origin = self.origin.clone();
+    }
+}
+
 impl ToolSpec {
+    /// A spec with every default: the posture of
+    /// [`SafetyPosture::DEFAULT`], no aliases, a runtime origin.
+    fn with_defaults(name: String, description: String) -> Self {
+        ToolSpec {
+            name,
+            aliases: Vec::new(),
+            description,
+            user_facing_name: None,
+            search_hint: None,
+            posture: SafetyPosture::DEFAULT,
+            flag: None,
+            has_enabled_check: false,
+            origin: Origin::RUNTIME,
+            remote_origin: None,
+            output_schema: None,
+        }
+    }
+
     /// The model-facing name.
     pub fn name(&self) -> &str {
         &self.name
@@ -229,20 +277,14 @@ impl<I> Declaration<I> {
     /// skipped, which is a convenience rather than a strict default) and the
     /// permission check delegated to the general permission policy.
     pub fn new(name: impl Into<String>, description: impl Into<String>) -> Self {
+        Self::from_spec(ToolSpec::with_defaults(name.into(), description.into()))
+    }
+
+    /// The defaults around `spec`. Kept apart from [`new`](Self::new) so the
+    /// part generated per input type is only this struct literal.
+    pub(crate) fn from_spec(spec: ToolSpec) -> Self {
         Declaration {
-            spec: ToolSpec {
-                name: name.into(),
-                aliases: Vec::new(),
-                description: description.into(),
-                user_facing_name: None,
-                search_hint: None,
-                posture: SafetyPosture::DEFAULT,
-                flag: None,
-                has_enabled_check: false,
-                origin: Origin::RUNTIME,
-                remote_origin: None,
-                output_schema: None,
-            },
+            spec,
             concurrency_safe: Posture::Fixed(false),
             read_only: Posture::Fixed(false),
             destructive: None,
@@ -379,14 +421,9 @@ impl<I> Declaration<I> {
         }
     }
 
-    /// Takes name, aliases, description, flag and origin from `other`.
-    pub(crate) fn with_identity_of<J>(mut self, other: Declaration<J>) -> Self {
-        let other = other.spec;
-        self.spec.name = other.name;
-        self.spec.aliases = other.aliases;
-        self.spec.description = other.description;
-        self.spec.flag = other.flag;
-        self.spec.origin = other.origin;
+    /// Takes name, aliases, description, flag and origin from `identity`.
+    pub(crate) fn with_identity(mut self, identity: &Identity) -> Self {
+        identity.apply(&mut self.spec);
         self
     }
 

@@ -22,6 +22,7 @@ use crate::definition::{Declaration, ToolSpec};
 use crate::error::{ToolError, cap_error_text, capped_message};
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::permission::{PermissionContent, PermissionDecision};
+use crate::render::cache::Fragments;
 use crate::schema::plan::ArgPlan;
 use crate::tool::{Tool, ToolInput};
 
@@ -81,9 +82,38 @@ struct Typed<T: Tool> {
 
 impl<T: Tool> Typed<T> {
     fn mismatch(&self) -> ToolError {
-        ToolError::InputMismatch {
-            tool: self.declaration.spec.name().to_owned(),
-        }
+        input_mismatch(&self.declaration.spec)
+    }
+}
+
+// The errors `Typed<T>` builds, kept out of its generic methods: these are
+// compiled once here, where code inside `Typed<T>` is compiled once per
+// tool in every user's crate.
+
+fn input_mismatch(spec: &ToolSpec) -> ToolError {
+    ToolError::InputMismatch {
+        tool: spec.name().to_owned(),
+    }
+}
+
+fn rejected(spec: &ToolSpec, source: crate::BoxError) -> ToolError {
+    ToolError::Rejected {
+        tool: spec.name().to_owned(),
+        source,
+    }
+}
+
+fn call_failed(spec: &ToolSpec, source: crate::BoxError) -> ToolError {
+    ToolError::Failed {
+        tool: spec.name().to_owned(),
+        source,
+    }
+}
+
+fn output_failed(spec: &ToolSpec, err: &dyn fmt::Display) -> ToolError {
+    ToolError::Output {
+        tool: spec.name().to_owned(),
+        message: err.to_string(),
     }
 }
 
@@ -155,10 +185,7 @@ impl<T: Tool> ErasedTool for Typed<T> {
             .ok_or_else(|| self.mismatch())?;
         self.tool
             .validate_input(input, cx)
-            .map_err(|err| ToolError::Rejected {
-                tool: self.declaration.spec.name().to_owned(),
-                source: err.into(),
-            })
+            .map_err(|err| rejected(&self.declaration.spec, err.into()))
     }
 
     fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> PermissionDecision {
@@ -175,21 +202,20 @@ impl<T: Tool> ErasedTool for Typed<T> {
         input: AnyInput,
         cx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        // The error arms call non-generic helpers: this future is
+        // generated once per tool in the user's crate, so what it holds
+        // inline is compile time paid per tool.
         Box::pin(async move {
-            let tool = self.declaration.spec.name();
-            let input = input.downcast::<T::Input>().map_err(|_| self.mismatch())?;
-            let output = self
-                .tool
-                .call(*input, cx)
-                .await
-                .map_err(|err| ToolError::Failed {
-                    tool: tool.to_owned(),
-                    source: err.into(),
-                })?;
-            output.into_tool_output().map_err(|err| ToolError::Output {
-                tool: tool.to_owned(),
-                message: err.to_string(),
-            })
+            let spec = &self.declaration.spec;
+            let Ok(input) = input.downcast::<T::Input>() else {
+                return Err(input_mismatch(spec));
+            };
+            match self.tool.call(*input, cx).await {
+                Ok(output) => output
+                    .into_tool_output()
+                    .map_err(|err| output_failed(spec, &err)),
+                Err(err) => Err(call_failed(spec, err.into())),
+            }
         })
     }
 }
@@ -206,6 +232,8 @@ struct Inner {
     schema: OnceLock<Value>,
     /// Which schema walks `prepare` can need, derived from `schema` once.
     plan: OnceLock<ArgPlan>,
+    /// The tool's rendered definitions, per provider format.
+    fragments: Fragments,
 }
 
 impl fmt::Debug for ToolHandle {
@@ -234,15 +262,22 @@ impl ToolHandle {
         } else {
             declaration
         };
+        Self::from_erased(Box::new(Typed {
+            tool,
+            declaration,
+            schema_override,
+        }))
+    }
+
+    /// The non-generic rest of [`from_parts`](Self::from_parts), compiled
+    /// once rather than once per tool.
+    fn from_erased(tool: Box<dyn ErasedTool>) -> Self {
         ToolHandle {
             inner: Arc::new(Inner {
-                tool: Box::new(Typed {
-                    tool,
-                    declaration,
-                    schema_override,
-                }),
+                tool,
                 schema: OnceLock::new(),
                 plan: OnceLock::new(),
+                fragments: Fragments::default(),
             }),
         }
     }
@@ -268,6 +303,11 @@ impl ToolHandle {
         self.inner
             .plan
             .get_or_init(|| ArgPlan::new(self.input_schema()))
+    }
+
+    /// The tool's rendered definitions (see `render::cache`).
+    pub(crate) fn fragments(&self) -> &Fragments {
+        &self.inner.fragments
     }
 
     /// Runs the tool's `enabled` self-check (true when it has none).
@@ -313,6 +353,7 @@ impl ToolHandle {
             tool: self.clone(),
             input,
             args,
+            postures: OnceLock::new(),
         })
     }
 
@@ -368,6 +409,10 @@ pub struct PreparedCall {
     input: AnyInput,
     /// The arguments as parsed (after null handling), for approvers.
     args: Value,
+    /// The three postures, evaluated together on the first question, so
+    /// batching and the permission pipeline act on the same answers (and
+    /// the expressions run once per call, not once per question).
+    postures: OnceLock<Postures>,
 }
 
 /// The three postures of one call, and how many of them fell back to the
@@ -425,7 +470,12 @@ impl PreparedCall {
     }
 
     fn ask(&self, question: Question) -> bool {
-        self.ask_tracked(question).0
+        let postures = self.postures();
+        match question {
+            Question::ConcurrencySafe => postures.concurrency_safe,
+            Question::ReadOnly => postures.read_only,
+            Question::Destructive => postures.destructive,
+        }
     }
 
     /// The answer, and whether it is the strict fallback.
@@ -445,21 +495,26 @@ impl PreparedCall {
         }
     }
 
-    /// All three postures at once, counting strict fallbacks.
+    /// All three postures, counting strict fallbacks: evaluated on the
+    /// first call, read afterwards.
     pub(crate) fn postures(&self) -> Postures {
-        let (concurrency_safe, a) = self.ask_tracked(Question::ConcurrencySafe);
-        let (read_only, b) = self.ask_tracked(Question::ReadOnly);
-        let (destructive, c) = self.ask_tracked(Question::Destructive);
-        Postures {
-            concurrency_safe,
-            read_only,
-            destructive,
-            fallbacks: u32::from(a) + u32::from(b) + u32::from(c),
-        }
+        *self.postures.get_or_init(|| {
+            let (concurrency_safe, a) = self.ask_tracked(Question::ConcurrencySafe);
+            let (read_only, b) = self.ask_tracked(Question::ReadOnly);
+            let (destructive, c) = self.ask_tracked(Question::Destructive);
+            Postures {
+                concurrency_safe,
+                read_only,
+                destructive,
+                fallbacks: u32::from(a) + u32::from(b) + u32::from(c),
+            }
+        })
     }
 
     /// May this call share a concurrent batch? A panicking posture
-    /// expression means no.
+    /// expression means no. The three posture expressions run together on
+    /// the first of these questions, once per call; later questions read
+    /// those answers, so every step that asks sees the same ones.
     pub fn is_concurrency_safe(&self) -> bool {
         self.ask(Question::ConcurrencySafe)
     }

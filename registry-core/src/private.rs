@@ -16,6 +16,7 @@ pub use crate::definition::{Declaration, Origin};
 pub use crate::gate::CfgPredicate;
 pub use crate::posture::{DeclaredAccess, Loading, Posture, ResultCap};
 
+use crate::definition::Identity;
 use crate::tool::Tool;
 
 /// Not public API. Only `#[tool]` implements it, so every tool's metadata
@@ -52,16 +53,16 @@ pub trait ToolDeclaration: Tool + Sealed + Sized {
 /// are always the static ones the catalog checked for collisions, whatever
 /// `declare` did.
 pub(crate) fn declaration_of<T: ToolDeclaration>() -> Declaration<T::Input> {
-    let identity = || {
-        let base = Declaration::new(T::NAME, T::DESCRIPTION)
-            .aliases(T::ALIASES.iter().copied())
-            .origin(T::ORIGIN);
-        match T::FLAG {
-            Some(flag) => base.flag(flag),
-            None => base,
-        }
+    // Everything but `declare` and two struct moves is non-generic code
+    // compiled once here, not once per tool in every user's crate.
+    let identity = Identity {
+        name: T::NAME,
+        aliases: T::ALIASES,
+        description: T::DESCRIPTION,
+        flag: T::FLAG,
+        origin: T::ORIGIN,
     };
-    T::declare(identity()).with_identity_of(identity())
+    T::declare(Declaration::from_spec(identity.spec())).with_identity(&identity)
 }
 
 /// Not public API. Wraps a posture expression, already bound to

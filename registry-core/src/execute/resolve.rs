@@ -53,6 +53,15 @@ impl PoolIndex {
     }
 }
 
+/// A name the pool runs: the tool, and for a plugin tool its owner (which
+/// the executor checks again right before the body, without a second
+/// lookup).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Resolved<'a> {
+    pub(crate) tool: &'a ToolHandle,
+    pub(crate) owner: Option<&'a Arc<str>>,
+}
+
 /// Resolves one call's name: the pooled tool, or why it cannot run.
 pub(crate) fn resolve<'a>(
     index: &'a PoolIndex,
@@ -60,7 +69,7 @@ pub(crate) fn resolve<'a>(
     permissions: &PermissionContext,
     session: &Session,
     name: &str,
-) -> Result<&'a ToolHandle, CallError> {
+) -> Result<Resolved<'a>, CallError> {
     let Some((tool, owner)) = index.by_name.get(name) else {
         return Err(explain(registry, permissions, name));
     };
@@ -72,7 +81,10 @@ pub(crate) fn resolve<'a>(
             tool: tool.name().to_owned(),
         });
     }
-    Ok(tool)
+    Ok(Resolved {
+        tool,
+        owner: owner.as_ref(),
+    })
 }
 
 /// Whether a plugin tool of the pool is still registered: one atomic load
@@ -100,14 +112,6 @@ pub(crate) fn still_registered(
         });
     }
     Ok(())
-}
-
-/// The owner of a pooled plugin tool, `None` for a built-in.
-pub(crate) fn plugin_owner<'a>(index: &'a PoolIndex, tool: &ToolHandle) -> Option<&'a str> {
-    index
-        .by_name
-        .get(tool.name())
-        .and_then(|(_, owner)| owner.as_deref())
 }
 
 /// The refusal for a name the pool does not hold.

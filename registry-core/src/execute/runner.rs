@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use tokio::sync::mpsc::UnboundedSender;
-use tokio_util::sync::{CancellationToken, DropGuard};
+use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::call::{ToolCall, ToolCallResult};
@@ -25,10 +25,10 @@ use super::events::ExecEvent;
 use super::metrics::ToolMetrics;
 use super::modifier::{ContextModifier, SessionState};
 use super::plan::{AccessRule, Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
-use super::resolve::{PoolIndex, resolve};
+use super::resolve::{PoolIndex, Resolved, resolve, still_registered};
 use super::session::Session;
 use crate::access::Access;
-use crate::context::{CallScope, ToolContext};
+use crate::context::{CallCancel, CallScope, ToolContext};
 use crate::error::cap_error_text;
 use crate::handle::{CatchUnwind, PreparedCall, ToolHandle};
 use crate::output::ToolOutput;
@@ -85,6 +85,9 @@ impl std::fmt::Debug for Executor {
 struct Slot {
     id: String,
     tool: Option<ToolHandle>,
+    /// The plugin that contributed the tool (`None` for a built-in), as
+    /// resolved: checked again before the body runs.
+    owner: Option<Arc<str>>,
     metrics: ToolMetrics,
     span: tracing::Span,
     /// Until its batch starts it.
@@ -220,7 +223,7 @@ impl Executor {
     /// input) are left out; the indices are still those of `calls`.
     pub fn plan_turn(&self, calls: &[ToolCall]) -> Plan {
         let items = calls.iter().enumerate().filter_map(|(index, call)| {
-            let tool = self.resolve(&call.name).ok()?;
+            let tool = self.resolve(&call.name).ok()?.tool;
             let prepared = tool.prepare(call.input.clone()).ok()?;
             let Classified { class, access, .. } = classify(&prepared, self.access_root());
             Some(PlanItem {
@@ -233,7 +236,7 @@ impl Executor {
         plan(items, &*self.rule, self.config.max_concurrency)
     }
 
-    fn resolve(&self, name: &str) -> Result<&ToolHandle, CallError> {
+    fn resolve(&self, name: &str) -> Result<Resolved<'_>, CallError> {
         resolve(
             &self.index,
             &self.registry,
@@ -264,6 +267,7 @@ impl Executor {
             let mut slot = Slot {
                 id: call.id,
                 tool: None,
+                owner: None,
                 metrics: ToolMetrics::default(),
                 span,
                 prepared: None,
@@ -304,7 +308,7 @@ impl Executor {
         // Dropping the turn (this future) drops every in-flight call; the
         // guard also cancels the token, for work a tool spawned with it.
         let turn = CancellationToken::new();
-        let _guard: DropGuard = turn.clone().drop_guard();
+        let _guard = CancelTurnOnDrop(&turn);
         let mut state = Turn { slots, events };
         for (b, batch) in plan.batches.iter().enumerate() {
             for item in &batch.calls {
@@ -355,11 +359,12 @@ impl Executor {
         name: &str,
         input: serde_json::Value,
     ) -> Result<(PreparedCall, Classified), CallError> {
-        let tool = {
+        let Resolved { tool, owner } = {
             let _phase = tracing::info_span!(parent: &slot.span, "resolve").entered();
             self.resolve(name)?
         };
         slot.tool = Some(tool.clone());
+        slot.owner = owner.cloned();
         slot.metrics.calls = 1;
         let call = {
             let _phase = tracing::info_span!(parent: &slot.span, "parse").entered();
@@ -453,22 +458,22 @@ impl Executor {
     ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
         let slot = &mut state.slots[index];
         let call = slot.prepared.take().expect("each planned call runs once");
-        // The call's own token: a child of the batch's, so a cancelling
-        // sibling or a dropped turn reaches it, and cancelled by the guard
-        // the moment the call's future ends or is dropped (a timeout
-        // included), so work the tool spawned with it cannot outlive the
-        // call and overlap the next one.
-        let cancel = token.child_token();
-        let stop = cancel.clone().drop_guard();
+        // The call's own token (made when the tool first asks for it): a
+        // child of the batch's, so a cancelling sibling or a dropped turn
+        // reaches it, and cancelled by the guard the moment the call's
+        // future ends or is dropped (a timeout included), so work the tool
+        // spawned with it cannot outlive the call and overlap the next one.
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
-            cancel,
+            cancel: CallCancel::new(token.clone()),
             events: state.events.clone(),
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
         });
-        self.run_call(index, call, scope, stop)
+        let stop = CancelOnDrop(Arc::clone(&scope));
+        let owner = slot.owner.clone();
+        self.run_call(index, call, owner, scope, stop)
             .instrument(slot.span.clone())
     }
 
@@ -519,8 +524,9 @@ impl Executor {
         &self,
         index: usize,
         call: PreparedCall,
+        owner: Option<Arc<str>>,
         scope: Arc<CallScope>,
-        stop: DropGuard,
+        stop: CancelOnDrop,
     ) -> Outcome {
         let _stop = stop;
         if let Some(events) = &scope.events {
@@ -530,7 +536,7 @@ impl Executor {
             });
         }
         let cx = self.context.for_call(Arc::clone(&scope));
-        let (result, ran) = match self.check(&call, &scope, &cx).await {
+        let (result, ran) = match self.check(&call, owner.as_deref(), &scope, &cx).await {
             Ok(()) => (self.invoke(call, &scope, &cx).await, true),
             Err(err) => (Err(err), false),
         };
@@ -552,6 +558,7 @@ impl Executor {
     async fn check(
         &self,
         call: &PreparedCall,
+        owner: Option<&str>,
         scope: &CallScope,
         cx: &ToolContext,
     ) -> Result<(), CallError> {
@@ -604,8 +611,8 @@ impl Executor {
         }
         // A plugin may have left while earlier batches ran (or while a
         // person was asked): its tool must not run now.
-        if let Some(owner) = super::resolve::plugin_owner(&self.index, call.tool()) {
-            super::resolve::still_registered(&self.index, &self.registry, call.tool(), owner)?;
+        if let Some(owner) = owner {
+            still_registered(&self.index, &self.registry, call.tool(), owner)?;
         }
         Ok(())
     }
@@ -639,6 +646,28 @@ impl Executor {
                 })
             }
         }
+    }
+}
+
+/// Cancels a call's token when the call's future ends or is dropped, so
+/// work the tool spawned with it cannot outlive the call. Holds the scope
+/// rather than a clone of the token: an `Arc` count, where a token clone
+/// takes the token tree's lock.
+struct CancelOnDrop(Arc<CallScope>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel.cancel();
+    }
+}
+
+/// Cancels the turn's token when the turn's future ends or is dropped; a
+/// borrow, not the clone `DropGuard` needs.
+struct CancelTurnOnDrop<'a>(&'a CancellationToken);
+
+impl Drop for CancelTurnOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }
 

@@ -1,9 +1,11 @@
 //! Anthropic Messages API `tools` array.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::cache::{self, Fragment};
 use super::{CACHE_KEY_PREFIX, provider_input_schema};
 use crate::canonical::to_canonical_string;
 use crate::handle::ToolHandle;
@@ -129,20 +131,18 @@ impl ToolPool {
             } else {
                 None
             };
-            let tools = pool
-                .iter()
-                .enumerate()
-                .map(|(index, tool)| {
-                    let mut value = anthropic_tool(tool);
-                    if breakpoint == Some(index)
-                        && let Value::Object(map) = &mut value
-                    {
-                        map.insert("cache_control".into(), json!({ "type": "ephemeral" }));
-                    }
-                    value
-                })
-                .collect();
-            to_canonical_string(&Value::Array(tools))
+            cache::json_array(pool.iter().enumerate().map(|(index, tool)| {
+                if breakpoint != Some(index) {
+                    let render = |tool: &ToolHandle| to_canonical_string(&anthropic_tool(tool));
+                    return Cow::Borrowed(cache::fragment(tool, Fragment::Anthropic, render));
+                }
+                // Depends on the pool, so never cached per tool.
+                let mut value = anthropic_tool(tool);
+                if let Value::Object(map) = &mut value {
+                    map.insert("cache_control".into(), json!({ "type": "ephemeral" }));
+                }
+                Cow::Owned(to_canonical_string(&value))
+            }))
         })
     }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::cache::{self, Fragment};
 use super::{CACHE_KEY_PREFIX, provider_input_schema};
 use crate::canonical::to_canonical_string;
 use crate::handle::ToolHandle;
@@ -141,12 +142,13 @@ impl ToolPool {
     /// compact canonical JSON. Cached.
     pub fn render_mcp_tools_list(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{KEY}"), |pool| {
-            let mut result = Map::new();
-            result.insert(
-                "tools".into(),
-                Value::Array(pool.iter().map(mcp_tool).collect()),
+            // `{"tools":[...]}`: the canonical object of one key.
+            let render = |tool: &ToolHandle| to_canonical_string(&mcp_tool(tool));
+            let tools = cache::json_array(
+                pool.iter()
+                    .map(|tool| cache::fragment(tool, Fragment::Mcp, render)),
             );
-            to_canonical_string(&Value::Object(result))
+            format!("{{\"tools\":{tools}}}")
         })
     }
 }

@@ -15,8 +15,11 @@
 //! Each `ToolPool::render_*` method caches its result in the pool
 //! (`ToolPool::render_cached`): rendering an unchanged pool again returns
 //! the same [`Arc`](std::sync::Arc) and does no work. A new pool (after the
-//! plugin generation moved) renders afresh; input schemas themselves are
-//! generated once per tool and cached by [`ToolHandle::input_schema`].
+//! plugin generation moved) renders afresh, but each tool's definition is
+//! rendered once per format and kept by its handle (`render::cache`), so a
+//! new pool over known tools mostly concatenates bytes; input schemas
+//! themselves are generated once per tool and cached by
+//! [`ToolHandle::input_schema`].
 //!
 //! The per-tool functions ([`anthropic_tool`], [`openai_chat_tool`],
 //! [`openai_responses_tool`], [`mcp_tool`], [`prompt_catalog_entry`]) are
@@ -145,6 +148,7 @@
 //! primary name.
 
 mod anthropic;
+pub(crate) mod cache;
 mod mcp;
 mod openai;
 mod prompt;

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::cache::{self, Fragment};
 use super::{CACHE_KEY_PREFIX, openai_strict_schema, provider_input_schema};
 use crate::canonical::to_canonical_string;
 use crate::handle::ToolHandle;
@@ -85,7 +86,11 @@ impl ToolPool {
     /// every tool, pool order), as compact canonical JSON. Cached.
     pub fn render_openai_chat(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{CHAT_KEY}"), |pool| {
-            to_canonical_string(&Value::Array(pool.iter().map(openai_chat_tool).collect()))
+            let render = |tool: &ToolHandle| to_canonical_string(&openai_chat_tool(tool));
+            cache::json_array(
+                pool.iter()
+                    .map(|tool| cache::fragment(tool, Fragment::OpenAiChat, render)),
+            )
         })
     }
 
@@ -93,9 +98,11 @@ impl ToolPool {
     /// for every tool, pool order), as compact canonical JSON. Cached.
     pub fn render_openai_responses(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{RESPONSES_KEY}"), |pool| {
-            to_canonical_string(&Value::Array(
-                pool.iter().map(openai_responses_tool).collect(),
-            ))
+            let render = |tool: &ToolHandle| to_canonical_string(&openai_responses_tool(tool));
+            cache::json_array(
+                pool.iter()
+                    .map(|tool| cache::fragment(tool, Fragment::OpenAiResponses, render)),
+            )
         })
     }
 }

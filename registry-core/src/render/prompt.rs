@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::CACHE_KEY_PREFIX;
 use super::anthropic::is_deferred;
+use super::cache::{self, Fragment};
 use crate::handle::ToolHandle;
 use crate::pool::ToolPool;
 
@@ -53,7 +54,10 @@ impl ToolPool {
     /// change. Cached.
     pub fn render_prompt_catalog(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{KEY}"), |pool| {
-            pool.iter().map(prompt_catalog_entry).collect()
+            cache::concat(
+                pool.iter()
+                    .map(|tool| cache::fragment(tool, Fragment::Prompt, prompt_catalog_entry)),
+            )
         })
     }
 }
