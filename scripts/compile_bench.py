@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compile time of N tools: our #[tool], rmcp's #[tool_router], and the floor.
 
-Usage: scripts/compile-bench.sh N [N ...]   (default: 50 200)
+Usage: scripts/compile-bench.sh [--lines-only] N [N ...]   (default: 50 200)
 
 For each N it generates, under target/compile-bench/ (never committed), a
 small workspace of three crates holding the same N tools:
@@ -22,7 +22,8 @@ each macro's cost over the floor. Debug profile: the edit-compile loop.
 Wall-clock times on a shared machine move a lot; when cargo-llvm-lines is
 installed (`cargo install cargo-llvm-lines`), the lines of LLVM IR each
 crate generates are reported too: a deterministic measure of the code the
-macros make the compiler produce.
+macros make the compiler produce. `--lines-only` skips the timed builds
+and reports only those counts: the quick loop while cutting generated code.
 """
 
 import os
@@ -254,10 +255,10 @@ def llvm_lines(ws: Path, crate: str) -> int | None:
     return None
 
 
-def measure(n: int) -> dict:
+def measure(n: int, timed: bool = True) -> dict:
     ws = generate(n)
     results = {}
-    for incremental in (True, False):
+    for incremental in (True, False) if timed else ():
         mode = "incremental" if incremental else "CARGO_INCREMENTAL=0"
         for crate in CRATES:
             # Dependencies (and a first build of the crate) in this mode.
@@ -313,14 +314,21 @@ def report_lines(all_results: dict) -> None:
 
 
 def main() -> None:
-    sizes = [int(a) for a in sys.argv[1:]] or [50, 200]
+    args = sys.argv[1:]
+    timed = "--lines-only" not in args
+    args = [a for a in args if a != "--lines-only"]
+    try:
+        sizes = [int(a) for a in args] or [50, 200]
+    except ValueError:
+        sys.exit(f"compile-bench: expected numbers of tools (and --lines-only), got {args}")
     if any(n < 1 for n in sizes):
         sys.exit("compile-bench: N must be a positive number of tools")
     all_results = {}
     for n in sizes:
         print(f"compile-bench: N = {n} (generated under {OUT / f'n{n}'})", file=sys.stderr)
-        all_results[n] = measure(n)
-    report(all_results)
+        all_results[n] = measure(n, timed)
+    if timed:
+        report(all_results)
     report_lines(all_results)
 
 

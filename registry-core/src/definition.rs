@@ -7,8 +7,12 @@
 //! keys the author wrote; the runtime [`ToolBuilder`](crate::ToolBuilder)
 //! starts from it too. Nothing else may construct a definition.
 
+use std::any::Any;
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
+
+use crate::access::Access;
 
 use crate::error::DefinitionError;
 use crate::naming::validate_name;
@@ -237,12 +241,153 @@ impl ToolSpec {
     pub fn output_schema(&self) -> Option<&serde_json::Value> {
         self.output_schema.as_deref()
     }
+
+    /// Records the schema of the tool's structured result.
+    pub(crate) fn set_output_schema(&mut self, schema: serde_json::Value) {
+        self.output_schema = Some(Arc::new(schema));
+    }
 }
 
-/// Produces the text a safety classifier sees for one input.
-type ClassifierText<I> = Arc<dyn Fn(&I) -> String + Send + Sync>;
+/// An evaluator over a parsed input, with the input's type erased: `None`
+/// when handed an input of another type. Every tool's evaluators have this
+/// one type, so their drop glue and the code that runs them are compiled
+/// once in this crate, not once per tool in every user's crate.
+pub(crate) type Eval<R> = Arc<dyn Fn(&dyn Any) -> Option<R> + Send + Sync>;
 /// A runtime self-check.
 type SelfCheck = Arc<dyn Fn() -> bool + Send + Sync>;
+
+/// Wraps a typed evaluator into an [`Eval`].
+fn erase<I: 'static, R>(f: impl Fn(&I) -> R + Send + Sync + 'static) -> Eval<R> {
+    Arc::new(move |input: &dyn Any| input.downcast_ref::<I>().map(&f))
+}
+
+/// Not public API. A posture as the metadata table stores it: a fixed
+/// answer or an erased evaluator, with the expression's text. Built by
+/// `#[tool]` through `__private::fixed` and `__private::per_input`.
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct ErasedPosture {
+    eval: Option<Eval<bool>>,
+    kind: PostureKind,
+}
+
+impl ErasedPosture {
+    pub(crate) const fn fixed(value: bool) -> Self {
+        ErasedPosture {
+            eval: None,
+            kind: PostureKind::Fixed(value),
+        }
+    }
+
+    pub(crate) fn per_input<I: 'static>(
+        eval: impl Fn(&I) -> bool + Send + Sync + 'static,
+        expr: String,
+    ) -> Self {
+        ErasedPosture {
+            eval: Some(erase(eval)),
+            kind: PostureKind::PerInput(expr),
+        }
+    }
+
+    fn from_typed<I: 'static>(posture: Posture<I>) -> Self {
+        match posture {
+            Posture::Fixed(value) => Self::fixed(value),
+            Posture::PerInput { eval, expr } => Self::per_input(move |i: &I| eval(i), expr),
+        }
+    }
+
+    /// The answer for one input; `None` for an input of another type. A
+    /// panicking evaluator panics here; the caller answers strictly.
+    fn evaluate(&self, input: &dyn Any) -> Option<bool> {
+        match (&self.eval, &self.kind) {
+            (Some(eval), _) => eval(input),
+            (None, PostureKind::Fixed(value)) => Some(*value),
+            // `fixed` and `per_input` are the only constructors.
+            (None, _) => None,
+        }
+    }
+}
+
+/// Not public API. A declared access evaluator, erased like
+/// [`ErasedPosture`].
+#[doc(hidden)]
+#[derive(Clone)]
+pub struct ErasedAccess {
+    eval: Eval<Access>,
+    expr: String,
+}
+
+impl ErasedAccess {
+    pub(crate) fn new<I: 'static>(
+        eval: impl Fn(&I) -> Access + Send + Sync + 'static,
+        expr: String,
+    ) -> Self {
+        ErasedAccess {
+            eval: erase(eval),
+            expr,
+        }
+    }
+}
+
+/// The evaluators of a definition: everything about a tool that needs an
+/// input, held without its type (see [`Eval`]).
+#[derive(Clone)]
+pub(crate) struct Evaluators {
+    concurrency_safe: ErasedPosture,
+    read_only: ErasedPosture,
+    /// `None` when unsaid: then a call is destructive exactly when it is not
+    /// read-only.
+    destructive: Option<ErasedPosture>,
+    classifier_input: Option<Eval<String>>,
+    enabled: Option<SelfCheck>,
+    /// `None` when unsaid: then a call's access follows `concurrency_safe`.
+    access: Option<Eval<Access>>,
+}
+
+impl Evaluators {
+    /// Whether a call on `input` may share a concurrent batch; `None` for
+    /// an input of another type.
+    pub(crate) fn concurrency_safe(&self, input: &dyn Any) -> Option<bool> {
+        self.concurrency_safe.evaluate(input)
+    }
+
+    /// Whether a call on `input` only reads.
+    pub(crate) fn read_only(&self, input: &dyn Any) -> Option<bool> {
+        self.read_only.evaluate(input)
+    }
+
+    /// Whether a call on `input` may destroy data: as declared, or, unsaid,
+    /// whenever it does not only read. A panicking `read_only` expression
+    /// panics here too, and the caller answers with the strict `true`.
+    pub(crate) fn destructive(&self, input: &dyn Any) -> Option<bool> {
+        match &self.destructive {
+            Some(posture) => posture.evaluate(input),
+            None => self.read_only.evaluate(input).map(|read_only| !read_only),
+        }
+    }
+
+    /// The classifier's text (empty when the tool declares none).
+    pub(crate) fn classifier_input(&self, input: &dyn Any) -> Option<String> {
+        match &self.classifier_input {
+            Some(f) => f(input),
+            None => Some(String::new()),
+        }
+    }
+
+    /// `None` on an input of the wrong type; `Some(None)` when the tool
+    /// declares no access.
+    pub(crate) fn access(&self, input: &dyn Any) -> Option<Option<Access>> {
+        match &self.access {
+            Some(f) => f(input).map(Some),
+            None => Some(None),
+        }
+    }
+
+    /// The `enabled` self-check (true when there is none).
+    pub(crate) fn enabled(&self) -> bool {
+        self.enabled.as_ref().is_none_or(|check| check())
+    }
+}
 
 /// A typed definition under construction: the spec plus the evaluators that
 /// need the tool's input type.
@@ -251,15 +396,9 @@ type SelfCheck = Arc<dyn Fn() -> bool + Send + Sync>;
 /// too. Every value not set keeps the fail-closed default from [`new`](Self::new).
 pub struct Declaration<I> {
     pub(crate) spec: ToolSpec,
-    pub(crate) concurrency_safe: Posture<I>,
-    pub(crate) read_only: Posture<I>,
-    /// `None` when unsaid: then a call is destructive exactly when it is not
-    /// read-only.
-    pub(crate) destructive: Option<Posture<I>>,
-    pub(crate) classifier_input: Option<ClassifierText<I>>,
-    pub(crate) enabled: Option<SelfCheck>,
-    /// `None` when unsaid: then a call's access follows `concurrency_safe`.
-    pub(crate) access: Option<DeclaredAccess<I>>,
+    pub(crate) evaluators: Evaluators,
+    /// The evaluators take an `I`; they hold it erased.
+    input: PhantomData<fn(&I)>,
 }
 
 impl<I> fmt::Debug for Declaration<I> {
@@ -270,7 +409,7 @@ impl<I> fmt::Debug for Declaration<I> {
     }
 }
 
-impl<I> Declaration<I> {
+impl<I: 'static> Declaration<I> {
     /// Starts a definition with the posture of [`SafetyPosture::DEFAULT`]
     /// (see its table: not concurrency-safe, not read-only, destructive
     /// unless it only reads, a finite result cap; the safety classifier
@@ -285,12 +424,15 @@ impl<I> Declaration<I> {
     pub(crate) fn from_spec(spec: ToolSpec) -> Self {
         Declaration {
             spec,
-            concurrency_safe: Posture::Fixed(false),
-            read_only: Posture::Fixed(false),
-            destructive: None,
-            classifier_input: None,
-            enabled: None,
-            access: None,
+            evaluators: Evaluators {
+                concurrency_safe: ErasedPosture::fixed(false),
+                read_only: ErasedPosture::fixed(false),
+                destructive: None,
+                classifier_input: None,
+                enabled: None,
+                access: None,
+            },
+            input: PhantomData,
         }
     }
 
@@ -308,24 +450,45 @@ impl<I> Declaration<I> {
     }
 
     /// Declares whether calls may share a concurrent batch.
-    pub fn concurrency_safe(mut self, posture: Posture<I>) -> Self {
-        self.spec.posture.declare_concurrency_safe(posture.kind());
-        self.concurrency_safe = posture;
+    pub fn concurrency_safe(self, posture: Posture<I>) -> Self {
+        self.__concurrency_safe(ErasedPosture::from_typed(posture))
+    }
+
+    /// Not public API: [`concurrency_safe`](Self::concurrency_safe) for
+    /// `#[tool]`, whose posture is already erased.
+    #[doc(hidden)]
+    pub fn __concurrency_safe(mut self, posture: ErasedPosture) -> Self {
+        self.spec
+            .posture
+            .declare_concurrency_safe(posture.kind.clone());
+        self.evaluators.concurrency_safe = posture;
         self
     }
 
     /// Declares whether calls only read; an undeclared `destructive`
     /// follows it.
-    pub fn read_only(mut self, posture: Posture<I>) -> Self {
-        self.spec.posture.declare_read_only(posture.kind());
-        self.read_only = posture;
+    pub fn read_only(self, posture: Posture<I>) -> Self {
+        self.__read_only(ErasedPosture::from_typed(posture))
+    }
+
+    /// Not public API: [`read_only`](Self::read_only) for `#[tool]`.
+    #[doc(hidden)]
+    pub fn __read_only(mut self, posture: ErasedPosture) -> Self {
+        self.spec.posture.declare_read_only(posture.kind.clone());
+        self.evaluators.read_only = posture;
         self
     }
 
     /// Declares whether calls can destroy data or state.
-    pub fn destructive(mut self, posture: Posture<I>) -> Self {
-        self.spec.posture.declare_destructive(posture.kind());
-        self.destructive = Some(posture);
+    pub fn destructive(self, posture: Posture<I>) -> Self {
+        self.__destructive(ErasedPosture::from_typed(posture))
+    }
+
+    /// Not public API: [`destructive`](Self::destructive) for `#[tool]`.
+    #[doc(hidden)]
+    pub fn __destructive(mut self, posture: ErasedPosture) -> Self {
+        self.spec.posture.declare_destructive(posture.kind.clone());
+        self.evaluators.destructive = Some(posture);
         self
     }
 
@@ -335,16 +498,25 @@ impl<I> Declaration<I> {
     /// `concurrency_safe` says. A call whose access is
     /// [`everything`](crate::Access::everything), or whose expression
     /// panics, still runs alone.
-    pub fn access(mut self, access: DeclaredAccess<I>) -> Self {
-        self.spec.posture.declare_access(access.kind());
-        self.access = Some(access);
+    pub fn access(self, access: DeclaredAccess<I>) -> Self {
+        let DeclaredAccess { eval, expr } = access;
+        self.__access(ErasedAccess::new(move |i: &I| eval(i), expr))
+    }
+
+    /// Not public API: [`access`](Self::access) for `#[tool]`.
+    #[doc(hidden)]
+    pub fn __access(mut self, access: ErasedAccess) -> Self {
+        self.spec
+            .posture
+            .declare_access(AccessKind::PerInput(access.expr));
+        self.evaluators.access = Some(access.eval);
         self
     }
 
     /// Declares the text a safety classifier sees for a call.
     pub fn classifier_input(mut self, f: impl Fn(&I) -> String + Send + Sync + 'static) -> Self {
         self.spec.posture.declare_classifier_input();
-        self.classifier_input = Some(Arc::new(f));
+        self.evaluators.classifier_input = Some(erase(f));
         self
     }
 
@@ -382,7 +554,7 @@ impl<I> Declaration<I> {
     /// the narrowing chain.
     pub fn enabled(mut self, check: impl Fn() -> bool + Send + Sync + 'static) -> Self {
         self.spec.has_enabled_check = true;
-        self.enabled = Some(Arc::new(check));
+        self.evaluators.enabled = Some(Arc::new(check));
         self
     }
 
@@ -403,22 +575,6 @@ impl<I> Declaration<I> {
     pub fn remote_origin(mut self, origin: RemoteOrigin) -> Self {
         self.spec.remote_origin = Some(origin);
         self
-    }
-
-    /// Records the schema of the tool's structured result.
-    pub(crate) fn output_schema(mut self, schema: Option<serde_json::Value>) -> Self {
-        self.spec.output_schema = schema.map(Arc::new);
-        self
-    }
-
-    /// Whether a call on `input` may destroy data: as declared, or, unsaid,
-    /// whenever it does not only read. A panicking `read_only` expression
-    /// panics here too, and the caller answers with the strict `true`.
-    pub(crate) fn is_destructive(&self, input: &I) -> bool {
-        match &self.destructive {
-            Some(posture) => posture.evaluate(input),
-            None => !self.read_only.evaluate(input),
-        }
     }
 
     /// Takes name, aliases, description, flag and origin from `identity`.

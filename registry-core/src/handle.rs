@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::access::Access;
 use crate::context::ToolContext;
-use crate::definition::{Declaration, ToolSpec};
+use crate::definition::{Declaration, Evaluators, ToolSpec};
 use crate::error::{ToolError, cap_error_text, capped_message};
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::permission::{PermissionContent, PermissionDecision};
@@ -52,69 +52,88 @@ impl Question {
     }
 }
 
-/// The object-safe face of a typed tool.
+/// The object-safe face of a typed tool: only what needs the tool's own
+/// code. Everything else a handle knows (spec, postures, access,
+/// classifier text, self-check, schema) is held without its types in
+/// [`Inner`] and read by code compiled once here: each method below is
+/// compiled once per tool in the user's crate.
 trait ErasedTool: Send + Sync + 'static {
     fn tool_any(&self) -> &dyn Any;
-    fn spec(&self) -> &ToolSpec;
-    fn schema(&self) -> Value;
-    fn enabled(&self) -> bool;
-    fn parse(&self, args: &Value) -> Result<AnyInput, ToolError>;
-    fn posture(&self, question: Question, input: &AnyInput) -> Option<bool>;
-    fn classifier_input(&self, input: &AnyInput) -> Option<String>;
-    /// `None` on an input of the wrong type; `Some(None)` when the tool
-    /// declares no access.
-    fn access(&self, input: &AnyInput) -> Option<Option<Access>>;
+    fn parse(&self, args: &Value) -> Result<AnyInput, (String, String)>;
     fn permission_content(&self, input: &AnyInput) -> Option<PermissionContent>;
-    fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), ToolError>;
-    fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> PermissionDecision;
-    fn call<'a>(
-        &'a self,
-        input: AnyInput,
-        cx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+    fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), Failure>;
+    /// `None` on an input of the wrong type.
+    fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> Option<PermissionDecision>;
+    fn call<'a>(&'a self, input: AnyInput, cx: &'a ToolContext) -> BoxFuture<'a, CallResult>;
+}
+
+/// How a tool's own code failed, before the tool's name is attached (by
+/// non-generic code, so the per-tool methods carry no error building).
+enum Failure {
+    /// The input was not the tool's type.
+    Mismatch,
+    /// `validate_input` said no.
+    Rejected(crate::BoxError),
+    /// `call` returned an error.
+    Failed(crate::BoxError),
+    /// The output could not be rendered.
+    Output(String),
+}
+
+type CallResult = Result<ToolOutput, Failure>;
+
+impl Failure {
+    fn into_error(self, tool: &str) -> ToolError {
+        let tool = tool.to_owned();
+        match self {
+            Failure::Mismatch => ToolError::InputMismatch { tool },
+            Failure::Rejected(source) => ToolError::Rejected { tool, source },
+            Failure::Failed(source) => ToolError::Failed { tool, source },
+            Failure::Output(message) => ToolError::Output { tool, message },
+        }
+    }
+}
+
+/// Turns the body's typed result into the erased one. Generic over the
+/// output and error types only, so tools sharing them (most return
+/// `String`) share one copy.
+fn finish<O: IntoToolOutput, E: Into<crate::BoxError>>(result: Result<O, E>) -> CallResult {
+    match result {
+        Ok(output) => output
+            .into_tool_output()
+            .map_err(|err| Failure::Output(err.to_string())),
+        Err(err) => Err(Failure::Failed(err.into())),
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A body's future, its result made erased by [`finish`] when ready.
+    /// A plain struct with a one-line poll: it is compiled once per tool,
+    /// where an async block or `FutureExt::map` compiles a state machine.
+    struct Finish<F> {
+        #[pin]
+        body: F,
+    }
+}
+
+impl<F, O, E> Future for Finish<F>
+where
+    F: Future<Output = Result<O, E>>,
+    O: IntoToolOutput,
+    E: Into<crate::BoxError>,
+{
+    type Output = CallResult;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<CallResult> {
+        match self.project().body.poll(cx) {
+            Poll::Ready(result) => Poll::Ready(finish(result)),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 struct Typed<T: Tool> {
     tool: T,
-    declaration: Declaration<T::Input>,
-    schema_override: Option<Value>,
-}
-
-impl<T: Tool> Typed<T> {
-    fn mismatch(&self) -> ToolError {
-        input_mismatch(&self.declaration.spec)
-    }
-}
-
-// The errors `Typed<T>` builds, kept out of its generic methods: these are
-// compiled once here, where code inside `Typed<T>` is compiled once per
-// tool in every user's crate.
-
-fn input_mismatch(spec: &ToolSpec) -> ToolError {
-    ToolError::InputMismatch {
-        tool: spec.name().to_owned(),
-    }
-}
-
-fn rejected(spec: &ToolSpec, source: crate::BoxError) -> ToolError {
-    ToolError::Rejected {
-        tool: spec.name().to_owned(),
-        source,
-    }
-}
-
-fn call_failed(spec: &ToolSpec, source: crate::BoxError) -> ToolError {
-    ToolError::Failed {
-        tool: spec.name().to_owned(),
-        source,
-    }
-}
-
-fn output_failed(spec: &ToolSpec, err: &dyn fmt::Display) -> ToolError {
-    ToolError::Output {
-        tool: spec.name().to_owned(),
-        message: err.to_string(),
-    }
 }
 
 impl<T: Tool> ErasedTool for Typed<T> {
@@ -122,56 +141,8 @@ impl<T: Tool> ErasedTool for Typed<T> {
         &self.tool
     }
 
-    fn spec(&self) -> &ToolSpec {
-        &self.declaration.spec
-    }
-
-    fn schema(&self) -> Value {
-        match &self.schema_override {
-            Some(schema) => schema.clone(),
-            None => <T::Input as ToolInput>::__schema(),
-        }
-    }
-
-    fn enabled(&self) -> bool {
-        self.declaration
-            .enabled
-            .as_ref()
-            .is_none_or(|check| check())
-    }
-
-    fn parse(&self, args: &Value) -> Result<AnyInput, ToolError> {
-        match <T::Input as ToolInput>::__parse(args) {
-            Ok(input) => Ok(Box::new(input)),
-            Err((path, message)) => {
-                Err(invalid_input(self.declaration.spec.name(), &path, &message))
-            }
-        }
-    }
-
-    fn posture(&self, question: Question, input: &AnyInput) -> Option<bool> {
-        let input = input.downcast_ref::<T::Input>()?;
-        let declaration = &self.declaration;
-        Some(match question {
-            Question::ConcurrencySafe => declaration.concurrency_safe.evaluate(input),
-            Question::ReadOnly => declaration.read_only.evaluate(input),
-            Question::Destructive => declaration.is_destructive(input),
-        })
-    }
-
-    fn classifier_input(&self, input: &AnyInput) -> Option<String> {
-        let input = input.downcast_ref::<T::Input>()?;
-        Some(
-            self.declaration
-                .classifier_input
-                .as_ref()
-                .map_or_else(String::new, |f| f(input)),
-        )
-    }
-
-    fn access(&self, input: &AnyInput) -> Option<Option<Access>> {
-        let input = input.downcast_ref::<T::Input>()?;
-        Some(self.declaration.access.as_ref().map(|a| (a.eval)(input)))
+    fn parse(&self, args: &Value) -> Result<AnyInput, (String, String)> {
+        Ok(Box::new(<T::Input as ToolInput>::__parse(args)?))
     }
 
     fn permission_content(&self, input: &AnyInput) -> Option<PermissionContent> {
@@ -179,45 +150,46 @@ impl<T: Tool> ErasedTool for Typed<T> {
             .permission_content(input.downcast_ref::<T::Input>()?)
     }
 
-    fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), ToolError> {
-        let input = input
-            .downcast_ref::<T::Input>()
-            .ok_or_else(|| self.mismatch())?;
-        self.tool
-            .validate_input(input, cx)
-            .map_err(|err| rejected(&self.declaration.spec, err.into()))
-    }
-
-    fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> PermissionDecision {
-        match input.downcast_ref::<T::Input>() {
-            Some(input) => self.tool.check_permissions(input, cx),
-            None => PermissionDecision::Deny {
-                reason: self.mismatch().to_string(),
-            },
+    fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), Failure> {
+        let Some(input) = input.downcast_ref::<T::Input>() else {
+            return Err(Failure::Mismatch);
+        };
+        match self.tool.validate_input(input, cx) {
+            Ok(()) => Ok(()),
+            Err(err) => Err(Failure::Rejected(err.into())),
         }
     }
 
-    fn call<'a>(
-        &'a self,
-        input: AnyInput,
-        cx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        // The error arms call non-generic helpers: this future is
-        // generated once per tool in the user's crate, so what it holds
-        // inline is compile time paid per tool.
-        Box::pin(async move {
-            let spec = &self.declaration.spec;
-            let Ok(input) = input.downcast::<T::Input>() else {
-                return Err(input_mismatch(spec));
-            };
-            match self.tool.call(*input, cx).await {
-                Ok(output) => output
-                    .into_tool_output()
-                    .map_err(|err| output_failed(spec, &err)),
-                Err(err) => Err(call_failed(spec, err.into())),
-            }
-        })
+    fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> Option<PermissionDecision> {
+        Some(
+            self.tool
+                .check_permissions(input.downcast_ref::<T::Input>()?, cx),
+        )
     }
+
+    fn call<'a>(&'a self, input: AnyInput, cx: &'a ToolContext) -> BoxFuture<'a, CallResult> {
+        // The body's own future in a thin wrapper, boxed once: no async
+        // block of ours around it, whose state machine would be compiled
+        // once per tool.
+        match input.downcast::<T::Input>() {
+            Ok(input) => Box::pin(Finish {
+                body: self.tool.call(*input, cx),
+            }),
+            Err(_) => mismatch_future(),
+        }
+    }
+}
+
+fn mismatch_future<'a>() -> BoxFuture<'a, CallResult> {
+    Box::pin(std::future::ready(Err(Failure::Mismatch)))
+}
+
+/// Where a tool's input schema comes from.
+enum SchemaSource {
+    /// Generated from the input type on first use.
+    Generated(fn() -> Value),
+    /// Given whole (runtime tools).
+    Given(Value),
 }
 
 /// A tool ready to be listed, rendered and called: cheap to clone, shared
@@ -229,6 +201,9 @@ pub struct ToolHandle {
 
 struct Inner {
     tool: Box<dyn ErasedTool>,
+    spec: ToolSpec,
+    evaluators: Evaluators,
+    schema_source: SchemaSource,
     schema: OnceLock<Value>,
     /// Which schema walks `prepare` can need, derived from `schema` once.
     plan: OnceLock<ArgPlan>,
@@ -256,25 +231,37 @@ impl ToolHandle {
         declaration: Declaration<T::Input>,
         schema_override: Option<Value>,
     ) -> Self {
-        let output_schema = <T::Output as IntoToolOutput>::output_schema();
-        let declaration = if output_schema.is_some() {
-            declaration.output_schema(output_schema)
-        } else {
-            declaration
+        let schema_source = match schema_override {
+            Some(schema) => SchemaSource::Given(schema),
+            None => SchemaSource::Generated(<T::Input as ToolInput>::__schema),
         };
-        Self::from_erased(Box::new(Typed {
-            tool,
-            declaration,
-            schema_override,
-        }))
+        Self::from_erased(
+            Box::new(Typed { tool }),
+            declaration.spec,
+            declaration.evaluators,
+            schema_source,
+            <T::Output as IntoToolOutput>::output_schema,
+        )
     }
 
     /// The non-generic rest of [`from_parts`](Self::from_parts), compiled
     /// once rather than once per tool.
-    fn from_erased(tool: Box<dyn ErasedTool>) -> Self {
+    fn from_erased(
+        tool: Box<dyn ErasedTool>,
+        mut spec: ToolSpec,
+        evaluators: Evaluators,
+        schema_source: SchemaSource,
+        output_schema: fn() -> Option<Value>,
+    ) -> Self {
+        if let Some(schema) = output_schema() {
+            spec.set_output_schema(schema);
+        }
         ToolHandle {
             inner: Arc::new(Inner {
                 tool,
+                spec,
+                evaluators,
+                schema_source,
                 schema: OnceLock::new(),
                 plan: OnceLock::new(),
                 fragments: Fragments::default(),
@@ -289,12 +276,17 @@ impl ToolHandle {
 
     /// Everything known about the tool without an input.
     pub fn spec(&self) -> &ToolSpec {
-        self.inner.tool.spec()
+        &self.inner.spec
     }
 
     /// The JSON Schema of the tool's input, generated once and cached.
     pub fn input_schema(&self) -> &Value {
-        self.inner.schema.get_or_init(|| self.inner.tool.schema())
+        self.inner
+            .schema
+            .get_or_init(|| match &self.inner.schema_source {
+                SchemaSource::Generated(schema) => schema(),
+                SchemaSource::Given(schema) => schema.clone(),
+            })
     }
 
     /// What `prepare` must check of this tool's arguments, worked out
@@ -313,7 +305,7 @@ impl ToolHandle {
     /// Runs the tool's `enabled` self-check (true when it has none).
     /// A self-check that panics counts as disabled.
     pub fn is_enabled(&self) -> bool {
-        catch_unwind(AssertUnwindSafe(|| self.inner.tool.enabled())).unwrap_or_else(|_| {
+        catch_unwind(AssertUnwindSafe(|| self.inner.evaluators.enabled())).unwrap_or_else(|_| {
             tracing::warn!(
                 tool = self.name(),
                 "enabled self-check panicked; treating the tool as disabled"
@@ -348,7 +340,11 @@ impl ToolHandle {
         }
         // Parsed from a borrow so the arguments stay, as sent, for an
         // approver to see (`PreparedCall::args`) without a copy.
-        let input = self.inner.tool.parse(&args)?;
+        let input = self
+            .inner
+            .tool
+            .parse(&args)
+            .map_err(|(path, message)| invalid_input(self.name(), &path, &message))?;
         Ok(PreparedCall {
             tool: self.clone(),
             input,
@@ -480,8 +476,14 @@ impl PreparedCall {
 
     /// The answer, and whether it is the strict fallback.
     fn ask_tracked(&self, question: Question) -> (bool, bool) {
-        let erased = &self.tool.inner.tool;
-        match catch_unwind(AssertUnwindSafe(|| erased.posture(question, &self.input))) {
+        let evaluators = &self.tool.inner.evaluators;
+        let input: &dyn Any = &*self.input;
+        let answer = || match question {
+            Question::ConcurrencySafe => evaluators.concurrency_safe(input),
+            Question::ReadOnly => evaluators.read_only(input),
+            Question::Destructive => evaluators.destructive(input),
+        };
+        match catch_unwind(AssertUnwindSafe(answer)) {
             Ok(Some(answer)) => (answer, false),
             Ok(None) => (question.strict_answer(), true),
             Err(_) => {
@@ -543,8 +545,8 @@ impl PreparedCall {
     /// The declared access, and whether it is the strict fallback of a
     /// panicking expression (the executor counts those per tool).
     pub(crate) fn access_tracked(&self) -> (Option<Access>, bool) {
-        let erased = &self.tool.inner.tool;
-        match catch_unwind(AssertUnwindSafe(|| erased.access(&self.input))) {
+        let evaluators = &self.tool.inner.evaluators;
+        match catch_unwind(AssertUnwindSafe(|| evaluators.access(&*self.input))) {
             Ok(Some(access)) => (access, false),
             Ok(None) => (Some(Access::everything()), true),
             Err(_) => {
@@ -562,21 +564,29 @@ impl PreparedCall {
     /// `None` when producing the text panicked: the caller must then ask a
     /// person rather than skip.
     pub fn classifier_input(&self) -> Option<String> {
-        let erased = &self.tool.inner.tool;
-        catch_unwind(AssertUnwindSafe(|| erased.classifier_input(&self.input)))
-            .ok()
-            .flatten()
+        let evaluators = &self.tool.inner.evaluators;
+        catch_unwind(AssertUnwindSafe(|| {
+            evaluators.classifier_input(&*self.input)
+        }))
+        .ok()
+        .flatten()
     }
 
     /// The tool's own permission view. A hook that panics asks a person.
     pub fn check_permissions(&self, cx: &ToolContext) -> PermissionDecision {
         let erased = &self.tool.inner.tool;
-        catch_unwind(AssertUnwindSafe(|| {
+        let name = self.tool.name();
+        match catch_unwind(AssertUnwindSafe(|| {
             erased.check_permissions(&self.input, cx)
-        }))
-        .unwrap_or_else(|_| PermissionDecision::Ask {
-            reason: format!("the permission check of `{}` panicked", self.tool.name()),
-        })
+        })) {
+            Ok(Some(decision)) => decision,
+            Ok(None) => PermissionDecision::Deny {
+                reason: Failure::Mismatch.into_error(name).to_string(),
+            },
+            Err(_) => PermissionDecision::Ask {
+                reason: format!("the permission check of `{name}` panicked"),
+            },
+        }
     }
 
     /// Validates, runs and caps the call, after the tool's own permission
@@ -622,7 +632,7 @@ impl PreparedCall {
     pub(crate) fn validate(&self, cx: &ToolContext) -> Result<(), ToolError> {
         let erased = &self.tool.inner.tool;
         match catch_unwind(AssertUnwindSafe(|| erased.validate(&self.input, cx))) {
-            Ok(result) => result,
+            Ok(result) => result.map_err(|failure| failure.into_error(self.tool.name())),
             Err(payload) => Err(panicked(self.tool.name(), "validate_input", payload)),
         }
     }
@@ -641,6 +651,7 @@ impl PreparedCall {
         CatchUnwind(future)
             .await
             .map_err(|payload| panicked(name, "call", payload))?
+            .map_err(|failure| failure.into_error(name))
     }
 }
 

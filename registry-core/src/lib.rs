@@ -379,6 +379,7 @@ mod execute;
 mod gate;
 mod handle;
 mod link;
+mod located;
 #[cfg(feature = "lock")]
 pub mod lock;
 #[cfg(feature = "mcp")]

@@ -199,16 +199,6 @@ impl<I> Posture<I> {
             Posture::PerInput { expr, .. } => PostureKind::PerInput(expr.clone()),
         }
     }
-
-    /// Answer for one parsed input. A panicking evaluator is the caller's
-    /// concern: see [`PreparedCall`](crate::PreparedCall), which treats it as
-    /// the strict answer.
-    pub(crate) fn evaluate(&self, input: &I) -> bool {
-        match self {
-            Posture::Fixed(v) => *v,
-            Posture::PerInput { eval, .. } => eval(input),
-        }
-    }
 }
 
 /// How a tool's resource access is decided, as metadata that can be shown

@@ -12,9 +12,9 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::base_list::{LinkedCrate, Registration};
-pub use crate::definition::{Declaration, Origin};
+pub use crate::definition::{Declaration, ErasedAccess, ErasedPosture, Origin};
 pub use crate::gate::CfgPredicate;
-pub use crate::posture::{DeclaredAccess, Loading, Posture, ResultCap};
+pub use crate::posture::{Loading, ResultCap};
 
 use crate::definition::Identity;
 use crate::tool::Tool;
@@ -65,26 +65,23 @@ pub(crate) fn declaration_of<T: ToolDeclaration>() -> Declaration<T::Input> {
     T::declare(Declaration::from_spec(identity.spec())).with_identity(&identity)
 }
 
-/// Not public API. Wraps a posture expression, already bound to
-/// `fn(&Input) -> bool` by the macro (where a mistake is reported on the
-/// expression itself), with its text for display.
-pub fn per_input<I, F>(eval: F, expr: &'static str) -> Posture<I>
-where
-    F: Fn(&I) -> bool + Send + Sync + 'static,
-{
-    Posture::PerInput {
-        eval: std::sync::Arc::new(eval),
-        expr: expr.to_owned(),
-    }
+/// Not public API. A posture fixed by the author (`read_only = true`).
+pub const fn fixed(value: bool) -> ErasedPosture {
+    ErasedPosture::fixed(value)
 }
 
-/// Not public API. Wraps an access expression, already bound to
+/// Not public API. Wraps a posture expression, already coerced to
+/// `fn(&Input) -> bool` by the macro (where a mistake is reported on the
+/// expression itself), with its text for display. A function pointer
+/// rather than a closure type, so nothing here is generic but the input.
+pub fn per_input<I: 'static>(eval: fn(&I) -> bool, expr: &'static str) -> ErasedPosture {
+    ErasedPosture::per_input(eval, expr.to_owned())
+}
+
+/// Not public API. Wraps an access expression, already coerced to
 /// `fn(&Input) -> Access` by the macro, with its text for display.
-pub fn access<I, F>(eval: F, expr: &'static str) -> DeclaredAccess<I>
-where
-    F: Fn(&I) -> crate::Access + Send + Sync + 'static,
-{
-    DeclaredAccess::new(eval, expr)
+pub fn access<I: 'static>(eval: fn(&I) -> crate::Access, expr: &'static str) -> ErasedAccess {
+    ErasedAccess::new(eval, expr.to_owned())
 }
 
 /// Not public API. A result cap the macro has already checked is non-zero.

@@ -39,20 +39,9 @@ pub trait ToolInput: Send + Sync + Sized + 'static {
 #[diagnostic::do_not_recommend]
 impl<T: DeserializeOwned + JsonSchema + Send + Sync + 'static> ToolInput for T {
     fn __parse(args: &serde_json::Value) -> Result<Self, (String, String)> {
-        // Tracking the path costs more than the parse itself, and only a
-        // failure needs it: parse plainly, and on failure parse again
-        // with the path tracked (deserializing a `Value` is deterministic,
-        // so the second run meets the same error).
-        let plain = match <T as serde::Deserialize>::deserialize(args) {
-            Ok(input) => return Ok(input),
-            Err(err) => err,
-        };
-        match serde_path_to_error::deserialize::<_, T>(args) {
-            Err(err) => Err((err.path().to_string(), err.into_inner().to_string())),
-            // Only a `Deserialize` impl that answers differently on the
-            // same input gets here; its first answer stands, unlocated.
-            Ok(_) => Err((String::new(), plain.to_string())),
-        }
+        // One deserializer, so the input's `Deserialize` impl is compiled
+        // once per tool (see `located`).
+        crate::located::parse(args)
     }
 
     fn __schema() -> serde_json::Value {

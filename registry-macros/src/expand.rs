@@ -144,10 +144,13 @@ const LINK_CLAIM_PREFIX: &str = "registry_core$tool_name_or_alias$";
 fn declare_fn(model: &ToolModel) -> TokenStream {
     let krate = &model.krate;
     let mut calls = Vec::new();
+    // The `__` setters take postures already erased to one type (see
+    // `registry_core::__private::fixed`): each tool then compiles no
+    // evaluator code of its own beyond its expressions.
     for (method, posture) in [
-        (quote!(concurrency_safe), &model.concurrency_safe),
-        (quote!(read_only), &model.read_only),
-        (quote!(destructive), &model.destructive),
+        (quote!(__concurrency_safe), &model.concurrency_safe),
+        (quote!(__read_only), &model.read_only),
+        (quote!(__destructive), &model.destructive),
     ] {
         if let Some(posture) = posture {
             let value = posture_tokens(krate, posture);
@@ -186,7 +189,7 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
     if let Some(expr) = &model.access {
         let text = ast::expr_text(expr);
         let checked = check::access_expr(expr, krate);
-        calls.push(quote!(.access(#krate::__private::access::<Self::Input, _>(#checked, #text))));
+        calls.push(quote!(.__access(#krate::__private::access::<Self::Input>(#checked, #text))));
     }
     if let Some(expr) = &model.enabled {
         let checked = check::enabled_expr(expr);
@@ -206,11 +209,11 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
 
 fn posture_tokens(krate: &syn::Path, posture: &PostureArg) -> TokenStream {
     match posture {
-        PostureArg::Fixed(value) => quote!(#krate::__private::Posture::Fixed(#value)),
+        PostureArg::Fixed(value) => quote!(#krate::__private::fixed(#value)),
         PostureArg::PerInput(expr) => {
             let text = ast::expr_text(expr);
             let eval = check::posture_expr(expr);
-            quote!(#krate::__private::per_input::<Self::Input, _>(#eval, #text))
+            quote!(#krate::__private::per_input::<Self::Input>(#eval, #text))
         }
     }
 }

@@ -30,10 +30,9 @@ const _: () = {
             declaration: ::registry_core::__private::Declaration<Self::Input>,
         ) -> ::registry_core::__private::Declaration<Self::Input> {
             declaration
-                .access(
+                .__access(
                     ::registry_core::__private::access::<
                         Self::Input,
-                        _,
                     >(
                         {
                             let checked: fn(&Self::Input) -> ::registry_core::Access = |

@@ -43,8 +43,8 @@ const _: () = {
                 declaration: ::registry_core::__private::Declaration<Self::Input>,
             ) -> ::registry_core::__private::Declaration<Self::Input> {
                 declaration
-                    .concurrency_safe(::registry_core::__private::Posture::Fixed(true))
-                    .read_only(::registry_core::__private::Posture::Fixed(true))
+                    .__concurrency_safe(::registry_core::__private::fixed(true))
+                    .__read_only(::registry_core::__private::fixed(true))
                     .max_result_chars(::registry_core::__private::ResultCap::Unbounded)
             }
         }

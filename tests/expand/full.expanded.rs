@@ -40,10 +40,9 @@ const _: () = {
             declaration: ::registry_core::__private::Declaration<Self::Input>,
         ) -> ::registry_core::__private::Declaration<Self::Input> {
             declaration
-                .concurrency_safe(
+                .__concurrency_safe(
                     ::registry_core::__private::per_input::<
                         Self::Input,
-                        _,
                     >(
                         {
                             let checked: fn(&Self::Input) -> ::core::primitive::bool = is_read_only_command;
@@ -52,10 +51,9 @@ const _: () = {
                         "is_read_only_command",
                     ),
                 )
-                .read_only(
+                .__read_only(
                     ::registry_core::__private::per_input::<
                         Self::Input,
-                        _,
                     >(
                         {
                             let checked: fn(&Self::Input) -> ::core::primitive::bool = is_read_only_command;
@@ -64,10 +62,9 @@ const _: () = {
                         "is_read_only_command",
                     ),
                 )
-                .destructive(
+                .__destructive(
                     ::registry_core::__private::per_input::<
                         Self::Input,
-                        _,
                     >(
                         {
                             let checked: fn(&Self::Input) -> ::core::primitive::bool = |
