@@ -16,12 +16,10 @@
 //! `tool_search` is left out of every render while the session defers
 //! nothing.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::anthropic::anthropic_tool_loading;
-use super::{
-    AnthropicOptions, mcp_tool, openai_chat_tool, openai_responses_tool, prompt_catalog_entry,
-};
+use super::{AnthropicOptions, openai_chat_tool, openai_responses_tool, prompt_catalog_entry};
 use crate::canonical::to_canonical_string;
 use crate::execute::Session;
 use crate::handle::ToolHandle;
@@ -168,12 +166,7 @@ impl<'a> SessionTools<'a> {
 
     /// The MCP `tools/list` result of [`loaded`](Self::loaded).
     pub fn render_mcp_tools_list(&self) -> String {
-        let mut result = Map::new();
-        result.insert(
-            "tools".into(),
-            Value::Array(self.loaded().into_iter().map(mcp_tool).collect()),
-        );
-        to_canonical_string(&Value::Object(result))
+        super::tools_list_json(self.loaded())
     }
 
     /// The plain-text catalog: every offered tool in pool order; a loaded
