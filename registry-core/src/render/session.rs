@@ -40,10 +40,12 @@ impl ToolPool {
     ///
     /// ```standalone_crate
     /// use registry_core::search::{DeferralPolicy, ProviderFormat};
-    /// use registry_core::{PermissionContext, Session, ToolBuilder, ToolOutput, ToolRegistry, Flags, try_all_base_tools};
+    /// use registry_core::{PermissionContext, RemoteOrigin, Session, ToolBuilder, ToolOutput, ToolRegistry, Flags, try_all_base_tools};
     ///
     /// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+    /// // Imported tools, as an MCP import registers them.
     /// let tool = |name: &str| ToolBuilder::new(name, "A tool.")
+    ///     .remote_origin(RemoteOrigin::new("srv", &name["mcp__srv__".len()..]))
     ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
     ///     .unwrap();
     /// let _a = registry.plugins().register("srv", tool("mcp__srv__alpha")).unwrap();
