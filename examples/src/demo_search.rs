@@ -9,8 +9,8 @@ use registry_core::search::{
     ToolSearchScope,
 };
 use registry_core::{
-    Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, Session, ToolBuilder,
-    ToolCall, ToolContext, ToolOutput, ToolRegistry, try_all_base_tools,
+    Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, RemoteOrigin, Session,
+    ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry, try_all_base_tools,
 };
 use serde_json::json;
 
@@ -54,6 +54,7 @@ async fn section() -> Result<(), Box<dyn std::error::Error>> {
     let mut guards = Vec::new();
     for (name, description) in GITHUB {
         let tool = ToolBuilder::new(format!("mcp__github__{name}"), *description)
+            .remote_origin(RemoteOrigin::new("github", *name))
             .read_only(true)
             .build(|_, _| async { Ok(ToolOutput::text("done")) })?;
         guards.push(registry.plugins().register("github", tool)?);

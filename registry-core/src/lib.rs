@@ -443,6 +443,7 @@ pub use posture::{
     ResultCap, SafetyPosture, Setting, Source,
 };
 pub use render::mcp_output_schema;
+pub use render::mcp_tool_json;
 pub use render::{
     AnthropicOptions, SessionTools, StrictSchemaError, anthropic_tool, anthropic_tool_references,
     mcp_tool, openai_chat_tool, openai_responses_tool, openai_strict_schema, prompt_catalog_entry,

@@ -11,8 +11,8 @@ use registry_core::search::{
 };
 use registry_core::{
     AnthropicOptions, BaseTools, Executor, Loading, PermissionContext, PermissionMode,
-    PermissionPipeline, PluginGuard, RuleBehavior, RuleSource, Session, ToolBuilder, ToolCall,
-    ToolContext, ToolHandle, ToolOutput, ToolPool, ToolRegistry,
+    PermissionPipeline, PluginGuard, RemoteOrigin, RuleBehavior, RuleSource, Session, ToolBuilder,
+    ToolCall, ToolContext, ToolHandle, ToolOutput, ToolPool, ToolRegistry,
 };
 use serde_json::{Value, json};
 
@@ -72,13 +72,12 @@ fn world() -> World {
             "List public channels in the workspace.",
         ),
     ] {
-        let owner = name.split("__").nth(1).unwrap();
-        guards.push(
-            registry
-                .plugins()
-                .register(owner, build(tool(name, description)))
-                .unwrap(),
-        );
+        let mut parts = name.split("__").skip(1);
+        let (owner, remote) = (parts.next().unwrap(), parts.next().unwrap());
+        // Imported tools carry their origin: that, not the name, is what
+        // makes them deferrable.
+        let imported = tool(name, description).remote_origin(RemoteOrigin::new(owner, remote));
+        guards.push(registry.plugins().register(owner, build(imported)).unwrap());
     }
     let index = Arc::new(ToolSearchIndex::new(&registry));
     World {

@@ -262,14 +262,22 @@ impl McpServer {
     }
 }
 
-/// The rendered list as rmcp tools: parsed once per view from the cached
-/// render, so `tools/list` sends what every other MCP render sends.
+/// The rendered list as rmcp tools, parsed once per view from the cached
+/// render.
+///
+/// The render writes each tool in MCP wire order, the order rmcp's `Tool`
+/// serialises its fields (see [`crate::mcp_tool_json`]), and the schemas
+/// in sorted order, which is what `serde_json`'s map writes (and, were its
+/// `preserve_order` feature on, what parsing sorted text preserves). So
+/// serialising these tools again writes the render's bytes: what the
+/// client receives is the render, byte for byte. A tool for which that
+/// does not hold is still served (its content is the render's) and logged.
 fn listed_tools(pool: &ToolPool) -> Arc<[Tool]> {
-    let rendered = pool.render_mcp_tools_list();
     #[derive(serde::Deserialize)]
     struct Listed {
         tools: Vec<Value>,
     }
+    let rendered = pool.render_mcp_tools_list();
     let listed: Listed = match serde_json::from_str(&rendered) {
         Ok(listed) => listed,
         Err(err) => {
@@ -280,11 +288,20 @@ fn listed_tools(pool: &ToolPool) -> Arc<[Tool]> {
     listed
         .tools
         .into_iter()
-        .filter_map(|tool| {
-            let name = tool["name"].as_str().unwrap_or_default().to_owned();
-            serde_json::from_value::<Tool>(tool)
-                .map_err(|err| tracing::error!(tool = %name, %err, "tool left out of tools/list"))
-                .ok()
+        .zip(pool.iter())
+        .filter_map(|(value, handle)| {
+            let tool = serde_json::from_value::<Tool>(value)
+                .map_err(|err| {
+                    tracing::error!(tool = handle.name(), %err, "tool left out of tools/list");
+                })
+                .ok()?;
+            if serde_json::to_string(&tool).ok() != Some(crate::mcp_tool_json(handle)) {
+                tracing::warn!(
+                    tool = handle.name(),
+                    "tools/list sends this tool in rmcp's field order, not the render's bytes"
+                );
+            }
+            Some(tool)
         })
         .collect()
 }
@@ -429,8 +446,14 @@ impl ServerHandler for Connection {
         );
         // A client's `notifications/cancelled` cancels `context.ct`:
         // dropping the turn then cancels the tool.
+        //
+        // Boxed: an executor turn is a large future, and rmcp moves this
+        // handler's future (spawning it, wrapping it) before polling it;
+        // inline, every call would copy the whole turn's state several
+        // times. Boxed, it is allocated once, where it runs.
+        let call = Box::pin(self.call(request, id));
         tokio::select! {
-            result = self.call(request, id) => Ok(result.into()),
+            result = call => Ok(result.into()),
             () = context.ct.cancelled() => Ok(CallToolResult::error(vec![ContentBlock::text(
                 "the call was cancelled by the client",
             )]).into()),

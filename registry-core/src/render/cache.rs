@@ -31,7 +31,8 @@ pub(crate) enum Fragment {
     /// [`openai_responses_tool`](super::openai_responses_tool), canonical
     /// JSON.
     OpenAiResponses,
-    /// [`mcp_tool`](super::mcp_tool), canonical JSON.
+    /// [`mcp_tool_json`](super::mcp_tool_json): MCP wire key order,
+    /// canonical schemas.
     Mcp,
     /// [`prompt_catalog_entry`](super::prompt_catalog_entry).
     Prompt,

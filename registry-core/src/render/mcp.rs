@@ -136,19 +136,128 @@ pub fn mcp_output_schema(tool: &ToolHandle) -> Option<&Value> {
     Some(schema)
 }
 
+/// The keys of an MCP `Tool`, in the order the MCP schema declares them
+/// (and rmcp's `Tool` serialises them).
+const TOOL_KEYS: [&str; 8] = [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "icons",
+    "_meta",
+];
+
+/// The keys of MCP `ToolAnnotations`, in the same declared order.
+const ANNOTATION_KEYS: [&str; 5] = [
+    "title",
+    "readOnlyHint",
+    "destructiveHint",
+    "idempotentHint",
+    "openWorldHint",
+];
+
+/// [`mcp_tool`] as compact JSON text in MCP wire order: the `Tool` keys
+/// and the `annotations` keys in the order the MCP schema declares them,
+/// every other object (the schemas) in canonical byte order.
+///
+/// This is the text `tools/list` sends for the tool. The order is the
+/// one an MCP SDK writes when it serialises its own `Tool` type (rmcp's
+/// struct fields; `serde_json`'s default map, which is sorted, for the
+/// schemas), so a server that parses this text into SDK types and
+/// serialises them again sends these bytes unchanged. Canonical key
+/// order inside the `Tool` would not survive that round trip.
+///
+/// ```
+/// use registry_core::{ToolBuilder, ToolOutput, mcp_tool_json};
+///
+/// let tool = ToolBuilder::new("notes_read", "Read a note.")
+///     .read_only(true)
+///     .user_facing_name("Read note")
+///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+///     .unwrap();
+/// assert_eq!(
+///     mcp_tool_json(&tool),
+///     r#"{"name":"notes_read","title":"Read note","description":"Read a note.","inputSchema":{"type":"object"},"annotations":{"title":"Read note","readOnlyHint":true}}"#
+/// );
+/// ```
+pub fn mcp_tool_json(tool: &ToolHandle) -> String {
+    let mut out = String::new();
+    match mcp_tool(tool) {
+        Value::Object(map) => write_in_order(&mut out, &map, &TOOL_KEYS, write_tool_value),
+        other => out.push_str(&to_canonical_string(&other)),
+    }
+    out
+}
+
+/// A `Tool` member's value: `annotations` in [`ANNOTATION_KEYS`] order,
+/// everything else canonical.
+fn write_tool_value(out: &mut String, key: &str, value: &Value) {
+    match value {
+        Value::Object(annotations) if key == "annotations" => {
+            write_in_order(out, annotations, &ANNOTATION_KEYS, write_canonical);
+        }
+        value => write_canonical(out, key, value),
+    }
+}
+
+fn write_canonical(out: &mut String, _key: &str, value: &Value) {
+    out.push_str(&to_canonical_string(value));
+}
+
+/// Writes `map` with the keys in `order` first, in that order, then any
+/// others in byte order (none today: a key the MCP schema does not name
+/// is still written, never dropped), each value by `write_value`.
+fn write_in_order(
+    out: &mut String,
+    map: &Map<String, Value>,
+    order: &[&str],
+    write_value: fn(&mut String, &str, &Value),
+) {
+    let mut rest: Vec<&str> = map
+        .keys()
+        .map(String::as_str)
+        .filter(|key| !order.contains(key))
+        .collect();
+    rest.sort_unstable();
+    let keys = order
+        .iter()
+        .copied()
+        .filter(|key| map.contains_key(*key))
+        .chain(rest);
+    out.push('{');
+    for (i, key) in keys.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(key.to_owned()).to_string());
+        out.push(':');
+        write_value(out, key, &map[key]);
+    }
+    out.push('}');
+}
+
+/// `{"tools":[...]}` with each tool as [`mcp_tool_json`].
+pub(crate) fn tools_list_json<'a>(tools: impl IntoIterator<Item = &'a ToolHandle>) -> String {
+    // Each tool's bytes are rendered once per handle and reused by every
+    // pool (see `render/cache.rs`).
+    let tools = cache::json_array(
+        tools
+            .into_iter()
+            .map(|tool| cache::fragment(tool, Fragment::Mcp, mcp_tool_json)),
+    );
+    format!("{{\"tools\":{tools}}}")
+}
+
 impl ToolPool {
     /// The result of an MCP `tools/list` request, `{"tools": [...]}`
-    /// ([`mcp_tool`] for every tool, pool order; no pagination cursor), as
-    /// compact canonical JSON. Cached.
+    /// ([`mcp_tool_json`] for every tool, pool order; no pagination
+    /// cursor), compact. Each tool's keys are in MCP wire order (see
+    /// [`mcp_tool_json`]); byte-identical across runs. Cached.
     pub fn render_mcp_tools_list(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{KEY}"), |pool| {
-            // `{"tools":[...]}`: the canonical object of one key.
-            let render = |tool: &ToolHandle| to_canonical_string(&mcp_tool(tool));
-            let tools = cache::json_array(
-                pool.iter()
-                    .map(|tool| cache::fragment(tool, Fragment::Mcp, render)),
-            );
-            format!("{{\"tools\":{tools}}}")
+            tools_list_json(pool.iter())
         })
     }
 }
@@ -223,6 +332,33 @@ mod tests {
             .build(|_, _| async { Ok(ToolOutput::text("")) })
             .unwrap_or_else(|err| panic!("{err}"));
         assert!(mcp_tool(&text).get("outputSchema").is_none());
+    }
+
+    #[test]
+    fn tool_json_is_the_value_in_mcp_wire_order() {
+        let tool = typed(Counter);
+        let text = mcp_tool_json(&tool);
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap_or_else(|err| panic!("{err}")),
+            mcp_tool(&tool)
+        );
+        // `Tool` keys in schema order; schemas canonical inside.
+        assert!(
+            text.starts_with(r#"{"name":"typed","description":"A typed tool.","inputSchema":{"#),
+            "{text}"
+        );
+        let output = text.find(r#","outputSchema":{"properties":{"n":{"description":"How many.","format":"uint32","minimum":0,"type":"integer"}},"required":["n"],"type":"object"}"#);
+        assert!(output.is_some(), "{text}");
+
+        let both = ToolBuilder::new("t", "A tool.")
+            .user_facing_name("T")
+            .destructive(false)
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            mcp_tool_json(&both),
+            r#"{"name":"t","title":"T","description":"A tool.","inputSchema":{"type":"object"},"annotations":{"title":"T","destructiveHint":false}}"#
+        );
     }
 
     #[test]

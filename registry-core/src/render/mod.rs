@@ -156,7 +156,8 @@ mod session;
 mod strict;
 
 pub use anthropic::{AnthropicOptions, anthropic_tool, anthropic_tool_references};
-pub use mcp::{mcp_output_schema, mcp_tool};
+pub(crate) use mcp::tools_list_json;
+pub use mcp::{mcp_output_schema, mcp_tool, mcp_tool_json};
 pub use openai::{openai_chat_tool, openai_responses_tool};
 pub use prompt::prompt_catalog_entry;
 pub use session::SessionTools;

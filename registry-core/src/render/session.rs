@@ -16,12 +16,10 @@
 //! `tool_search` is left out of every render while the session defers
 //! nothing.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::anthropic::anthropic_tool_loading;
-use super::{
-    AnthropicOptions, mcp_tool, openai_chat_tool, openai_responses_tool, prompt_catalog_entry,
-};
+use super::{AnthropicOptions, openai_chat_tool, openai_responses_tool, prompt_catalog_entry};
 use crate::canonical::to_canonical_string;
 use crate::execute::Session;
 use crate::handle::ToolHandle;
@@ -42,10 +40,12 @@ impl ToolPool {
     ///
     /// ```standalone_crate
     /// use registry_core::search::{DeferralPolicy, ProviderFormat};
-    /// use registry_core::{PermissionContext, Session, ToolBuilder, ToolOutput, ToolRegistry, Flags, try_all_base_tools};
+    /// use registry_core::{PermissionContext, RemoteOrigin, Session, ToolBuilder, ToolOutput, ToolRegistry, Flags, try_all_base_tools};
     ///
     /// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+    /// // Imported tools, as an MCP import registers them.
     /// let tool = |name: &str| ToolBuilder::new(name, "A tool.")
+    ///     .remote_origin(RemoteOrigin::new("srv", &name["mcp__srv__".len()..]))
     ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
     ///     .unwrap();
     /// let _a = registry.plugins().register("srv", tool("mcp__srv__alpha")).unwrap();
@@ -168,12 +168,7 @@ impl<'a> SessionTools<'a> {
 
     /// The MCP `tools/list` result of [`loaded`](Self::loaded).
     pub fn render_mcp_tools_list(&self) -> String {
-        let mut result = Map::new();
-        result.insert(
-            "tools".into(),
-            Value::Array(self.loaded().into_iter().map(mcp_tool).collect()),
-        );
-        to_canonical_string(&Value::Object(result))
+        super::tools_list_json(self.loaded())
     }
 
     /// The plain-text catalog: every offered tool in pool order; a loaded

@@ -5,13 +5,12 @@ use std::collections::BTreeSet;
 
 use crate::canonical::to_canonical_string;
 use crate::handle::ToolHandle;
-use crate::pool::{Partition, PoolEntry, ToolPool};
+use crate::pool::{PoolEntry, ToolPool};
 use crate::posture::Loading;
 use crate::render::{
     anthropic_tool, mcp_tool, openai_chat_tool, openai_responses_tool, prompt_catalog_entry,
 };
 
-use super::fields::MCP_PREFIX;
 use super::tool::TOOL_SEARCH_NAME;
 
 /// A provider format, for measuring what tools cost and for the shape of
@@ -136,9 +135,14 @@ impl AutoDeferral {
     }
 }
 
-/// Whether a pooled tool may be deferred at all: declared `defer`, or an
-/// imported MCP tool (a plugin named `mcp__<server>__<tool>`) not declared
-/// always-load. `always_load` tools and `tool_search` itself never are.
+/// Whether a pooled tool may be deferred at all: declared `defer`, or a
+/// tool imported from an MCP server (one whose spec carries a
+/// [`RemoteOrigin`](crate::RemoteOrigin)) not declared always-load.
+/// `always_load` tools and `tool_search` itself never are.
+///
+/// An import is known by its recorded origin, not its name: a local plugin
+/// that happens to be called `mcp__x` is loaded like any other local tool,
+/// and an imported tool stays deferrable whatever it is named.
 pub fn is_deferrable(entry: &PoolEntry) -> bool {
     let tool = entry.tool();
     if tool.name() == TOOL_SEARCH_NAME {
@@ -147,9 +151,7 @@ pub fn is_deferrable(entry: &PoolEntry) -> bool {
     match tool.spec().loading().value() {
         Loading::Deferred => true,
         Loading::AlwaysLoad => false,
-        Loading::Eager => {
-            matches!(entry.partition(), Partition::Plugin(_)) && tool.name().starts_with(MCP_PREFIX)
-        }
+        Loading::Eager => tool.spec().remote_origin().is_some(),
     }
 }
 
@@ -158,10 +160,12 @@ pub fn is_deferrable(entry: &PoolEntry) -> bool {
 ///
 /// ```standalone_crate
 /// use registry_core::search::{AutoDeferral, Deferral, DeferralPolicy, ProviderFormat};
-/// use registry_core::{Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry, try_all_base_tools};
+/// use registry_core::{Flags, PermissionContext, RemoteOrigin, ToolBuilder, ToolOutput, ToolRegistry, try_all_base_tools};
 ///
 /// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+/// // What an MCP import registers: a tool recording its server.
 /// let tool = ToolBuilder::new("mcp__docs__search", "Search the docs.")
+///     .remote_origin(RemoteOrigin::new("docs", "search"))
 ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
 ///     .unwrap();
 /// let _guard = registry.plugins().register("docs", tool).unwrap();
@@ -273,6 +277,67 @@ mod tests {
         assert_eq!(
             AutoDeferral::new(5, 101),
             Err(DeferralShareError { share_percent: 101 })
+        );
+    }
+
+    /// An import is known by the origin it records, never by its name.
+    #[test]
+    fn only_tools_with_a_remote_origin_are_deferrable_imports() {
+        use crate::{
+            BaseTools, PermissionContext, RemoteOrigin, ToolBuilder, ToolOutput, ToolRegistry,
+        };
+        let build = |builder: ToolBuilder| {
+            builder
+                .build(|_, _| async { Ok(ToolOutput::text("")) })
+                .unwrap_or_else(|err| panic!("{err}"))
+        };
+        let registry = ToolRegistry::new(
+            BaseTools::__from_handles(vec![build(ToolBuilder::new(
+                "mcp__builtin__named",
+                "A built-in tool that only looks imported.",
+            ))])
+            .unwrap_or_else(|err| panic!("{err}")),
+        );
+        let plugins = [
+            // A local plugin that merely has an import-like name.
+            build(ToolBuilder::new("mcp__x__local", "A local plugin.")),
+            // Imports, whatever they are called.
+            build(
+                ToolBuilder::new("mcp__x__remote", "An imported tool.")
+                    .remote_origin(RemoteOrigin::new("x", "remote")),
+            ),
+            build(
+                ToolBuilder::new("renamed", "An imported tool under another name.")
+                    .remote_origin(RemoteOrigin::new("x", "renamed")),
+            ),
+            // An import the server marked always-load.
+            build(
+                ToolBuilder::new("mcp__x__pinned", "An always-load import.")
+                    .remote_origin(RemoteOrigin::new("x", "pinned"))
+                    .loading(Loading::AlwaysLoad),
+            ),
+        ];
+        let _guards: Vec<_> = plugins
+            .into_iter()
+            .map(|tool| {
+                registry
+                    .plugins()
+                    .register("x", tool)
+                    .unwrap_or_else(|err| panic!("{err}"))
+            })
+            .collect();
+        let pool = registry.assemble_tool_pool(&PermissionContext::new());
+        let deferrable: BTreeSet<&str> = pool
+            .entries()
+            .iter()
+            .filter(|entry| is_deferrable(entry))
+            .map(|entry| entry.tool().name())
+            .collect();
+        assert_eq!(
+            deferrable,
+            BTreeSet::from(["mcp__x__remote", "renamed"]),
+            "pool: {:?}",
+            pool.iter().map(|t| t.name()).collect::<Vec<_>>()
         );
     }
 }
