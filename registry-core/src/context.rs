@@ -61,13 +61,15 @@ pub(crate) struct CallScope {
 /// ends; a token made after that is made cancelled, so work a tool
 /// spawned with it never outlives the call.
 pub(crate) struct CallCancel {
-    parent: CancellationToken,
+    /// Shared, not cloned: a token clone (and its drop) takes the token
+    /// tree's lock, an `Arc` clone is one atomic add.
+    parent: Arc<CancellationToken>,
     own: OnceLock<CancellationToken>,
     ended: AtomicBool,
 }
 
 impl CallCancel {
-    pub(crate) fn new(parent: CancellationToken) -> Self {
+    pub(crate) fn new(parent: Arc<CancellationToken>) -> Self {
         CallCancel {
             parent,
             own: OnceLock::new(),
@@ -241,8 +243,8 @@ mod tests {
     #[test]
     fn a_call_token_follows_its_batch_and_ends_with_the_call() {
         // Asked for before the end: cancelled by the end.
-        let batch = CancellationToken::new();
-        let cancel = CallCancel::new(batch.clone());
+        let batch = Arc::new(CancellationToken::new());
+        let cancel = CallCancel::new(Arc::clone(&batch));
         let token = cancel.token().clone();
         assert!(!cancel.is_cancelled() && !token.is_cancelled());
         cancel.cancel();
@@ -253,13 +255,13 @@ mod tests {
         );
 
         // Asked for only after the end: made cancelled.
-        let cancel = CallCancel::new(batch.clone());
+        let cancel = CallCancel::new(Arc::clone(&batch));
         cancel.cancel();
         assert!(cancel.token().is_cancelled());
 
         // A cancelled batch reaches the call, with or without its token.
-        let cancel = CallCancel::new(batch.clone());
-        let asked = CallCancel::new(batch.clone());
+        let cancel = CallCancel::new(Arc::clone(&batch));
+        let asked = CallCancel::new(Arc::clone(&batch));
         let token = asked.token().clone();
         batch.cancel();
         assert!(cancel.is_cancelled() && asked.is_cancelled() && token.is_cancelled());
@@ -268,7 +270,7 @@ mod tests {
     #[test]
     fn a_token_made_while_the_call_ends_is_cancelled() {
         for _ in 0..500 {
-            let cancel = Arc::new(CallCancel::new(CancellationToken::new()));
+            let cancel = Arc::new(CallCancel::new(Arc::new(CancellationToken::new())));
             let asker = {
                 let cancel = Arc::clone(&cancel);
                 std::thread::spawn(move || cancel.token().clone())

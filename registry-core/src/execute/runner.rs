@@ -307,7 +307,7 @@ impl Executor {
 
         // Dropping the turn (this future) drops every in-flight call; the
         // guard also cancels the token, for work a tool spawned with it.
-        let turn = CancellationToken::new();
+        let turn = Arc::new(CancellationToken::new());
         let _guard = CancelTurnOnDrop(&turn);
         let mut state = Turn { slots, events };
         for (b, batch) in plan.batches.iter().enumerate() {
@@ -381,7 +381,7 @@ impl Executor {
     async fn run_batch(
         &self,
         batch: &Batch,
-        turn: &CancellationToken,
+        turn: &Arc<CancellationToken>,
         state: &mut Turn,
     ) -> Vec<(usize, Vec<ContextModifier>)> {
         let snapshot = self.session.state();
@@ -398,8 +398,11 @@ impl Executor {
             };
         }
         let (limit, token) = match batch.mode {
-            BatchMode::Serial => (1, turn.clone()),
-            BatchMode::Concurrent => (self.config.max_concurrency.get(), turn.child_token()),
+            BatchMode::Serial => (1, Arc::clone(turn)),
+            BatchMode::Concurrent => (
+                self.config.max_concurrency.get(),
+                Arc::new(turn.child_token()),
+            ),
         };
         let mut waiting = batch.calls.iter();
         let mut running = FuturesUnordered::new();
@@ -453,7 +456,7 @@ impl Executor {
         &self,
         index: usize,
         state: &mut Turn,
-        token: &CancellationToken,
+        token: &Arc<CancellationToken>,
         snapshot: &Arc<SessionState>,
     ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
         let slot = &mut state.slots[index];
@@ -466,7 +469,7 @@ impl Executor {
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
-            cancel: CallCancel::new(token.clone()),
+            cancel: CallCancel::new(Arc::clone(token)),
             events: state.events.clone(),
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
