@@ -43,12 +43,15 @@ impl Hasher for Fnv {
     }
 }
 
+/// A pooled tool, and for a plugin tool its owner.
+type Entry = (ToolHandle, Option<Arc<str>>);
+
 /// Every name and alias of one pool's tools, to the tool (and, for a
 /// plugin tool, its owner). Primary names win over aliases (a plugin alias
 /// can never shadow a tool's name).
 #[derive(Debug, Default)]
 pub(crate) struct PoolIndex {
-    by_name: HashMap<Box<str>, (ToolHandle, Option<Arc<str>>), BuildHasherDefault<Fnv>>,
+    by_name: HashMap<Box<str>, Entry, BuildHasherDefault<Fnv>>,
     /// The plugin generation the pool was assembled at.
     plugin_generation: u64,
 }
