@@ -52,22 +52,28 @@ pub(crate) struct CallScope {
     pub(crate) modifiers: Mutex<Vec<ContextModifier>>,
 }
 
-/// A call's cancellation: its own token, a child of its batch's, made
-/// only when the tool asks for it (most never do, and making and dropping
-/// a child token takes the token tree's lock four times).
+/// A call's cancellation: its own token, made only when the tool asks
+/// for it (most never do, and making and dropping a token takes the token
+/// tree's lock four times). In a concurrent batch of several calls it is
+/// a child of the batch's token, which a failing sibling cancels; a call
+/// that runs alone has no parent at all.
 ///
-/// A call is cancelled when its batch's token is (a cancelling sibling, a
-/// dropped turn), or when it ends ([`cancel`](Self::cancel)), however it
-/// ends; a token made after that is made cancelled, so work a tool
-/// spawned with it never outlives the call.
+/// A call is cancelled when it ends ([`cancel`](Self::cancel)), however
+/// it ends (success, error, timeout, a cancelling sibling, a dropped
+/// turn: every call's future lives inside the turn's, and its guard ends
+/// it when dropped); a token made after that is made cancelled, so work a
+/// tool spawned with it never outlives the call.
 pub(crate) struct CallCancel {
-    parent: CancellationToken,
+    /// The batch's token, for a call of a concurrent batch. Shared, not
+    /// cloned: a token clone (and its drop) takes the token tree's lock,
+    /// an `Arc` clone is one atomic add.
+    parent: Option<Arc<CancellationToken>>,
     own: OnceLock<CancellationToken>,
     ended: AtomicBool,
 }
 
 impl CallCancel {
-    pub(crate) fn new(parent: CancellationToken) -> Self {
+    pub(crate) fn new(parent: Option<Arc<CancellationToken>>) -> Self {
         CallCancel {
             parent,
             own: OnceLock::new(),
@@ -77,7 +83,10 @@ impl CallCancel {
 
     /// The call's own token, made on first use.
     pub(crate) fn token(&self) -> &CancellationToken {
-        let token = self.own.get_or_init(|| self.parent.child_token());
+        let token = self.own.get_or_init(|| match &self.parent {
+            Some(parent) => parent.child_token(),
+            None => CancellationToken::new(),
+        });
         // Pairs with the fence in `cancel`: either this load sees `ended`,
         // or `cancel` sees the token and cancels it. Without the fences a
         // token made while the call ends could miss both.
@@ -92,7 +101,7 @@ impl CallCancel {
         self.ended.load(Ordering::Relaxed)
             || match self.own.get() {
                 Some(token) => token.is_cancelled(),
-                None => self.parent.is_cancelled(),
+                None => self.parent.as_deref().is_some_and(|p| p.is_cancelled()),
             }
     }
 
@@ -241,8 +250,8 @@ mod tests {
     #[test]
     fn a_call_token_follows_its_batch_and_ends_with_the_call() {
         // Asked for before the end: cancelled by the end.
-        let batch = CancellationToken::new();
-        let cancel = CallCancel::new(batch.clone());
+        let batch = Arc::new(CancellationToken::new());
+        let cancel = CallCancel::new(Some(Arc::clone(&batch)));
         let token = cancel.token().clone();
         assert!(!cancel.is_cancelled() && !token.is_cancelled());
         cancel.cancel();
@@ -253,22 +262,31 @@ mod tests {
         );
 
         // Asked for only after the end: made cancelled.
-        let cancel = CallCancel::new(batch.clone());
+        let cancel = CallCancel::new(Some(Arc::clone(&batch)));
         cancel.cancel();
         assert!(cancel.token().is_cancelled());
 
         // A cancelled batch reaches the call, with or without its token.
-        let cancel = CallCancel::new(batch.clone());
-        let asked = CallCancel::new(batch.clone());
+        let cancel = CallCancel::new(Some(Arc::clone(&batch)));
+        let asked = CallCancel::new(Some(Arc::clone(&batch)));
         let token = asked.token().clone();
         batch.cancel();
         assert!(cancel.is_cancelled() && asked.is_cancelled() && token.is_cancelled());
     }
 
     #[test]
+    fn a_call_without_a_batch_ends_alone() {
+        let cancel = CallCancel::new(None);
+        let token = cancel.token().clone();
+        assert!(!cancel.is_cancelled() && !token.is_cancelled());
+        cancel.cancel();
+        assert!(cancel.is_cancelled() && token.is_cancelled());
+    }
+
+    #[test]
     fn a_token_made_while_the_call_ends_is_cancelled() {
         for _ in 0..500 {
-            let cancel = Arc::new(CallCancel::new(CancellationToken::new()));
+            let cancel = Arc::new(CallCancel::new(None));
             let asker = {
                 let cancel = Arc::clone(&cancel);
                 std::thread::spawn(move || cancel.token().clone())

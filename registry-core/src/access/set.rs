@@ -4,7 +4,7 @@
 use std::fmt;
 use std::ops::BitOr;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use super::resource::Resource;
 
@@ -114,12 +114,21 @@ pub struct Access {
     touches: Arc<[Touch]>,
 }
 
+/// The three accesses every call without a declaration (and every slot
+/// the planner empties) takes, made once per process: handing one out is
+/// a reference count, not an allocation per call.
+static NONE: LazyLock<Access> = LazyLock::new(|| Access {
+    touches: Arc::from([]),
+});
+static EVERYTHING: LazyLock<Access> =
+    LazyLock::new(|| Access::one(AccessMode::Write, Scope::Everything));
+static READ_EVERYTHING: LazyLock<Access> =
+    LazyLock::new(|| Access::one(AccessMode::Read, Scope::Everything));
+
 impl Default for Access {
     /// [`Access::none`].
     fn default() -> Self {
-        Access {
-            touches: Arc::from([]),
-        }
+        NONE.clone()
     }
 }
 
@@ -154,13 +163,13 @@ impl Access {
     /// What an unsafe call without a declaration has, and what a panicking
     /// access expression means.
     pub fn everything() -> Access {
-        Access::one(AccessMode::Write, Scope::Everything)
+        EVERYTHING.clone()
     }
 
     /// Reads everything: shares a batch with readers, never with a writer.
     /// What a concurrency-safe call without a declaration has.
     pub fn read_everything() -> Access {
-        Access::one(AccessMode::Read, Scope::Everything)
+        READ_EVERYTHING.clone()
     }
 
     fn one(mode: AccessMode, scope: Scope) -> Access {

@@ -252,7 +252,10 @@ pub fn plan(
     max_concurrency: NonZeroUsize,
 ) -> Plan {
     let mut batches: Vec<Batch> = Vec::new();
-    let mut open: Option<(Batch, Box<dyn OpenBatch + '_>)> = None;
+    // The open batch, and the rule's record of it, made only when a second
+    // call is offered: an empty batch takes any call, so a batch of one
+    // (every one-call turn) never builds an index.
+    let mut open: Option<(Batch, Option<Box<dyn OpenBatch + '_>>)> = None;
     for call in calls {
         if rule.runs_alone(&call) {
             let reason = if batches.is_empty() && open.is_none() {
@@ -269,13 +272,21 @@ pub fn plan(
             continue;
         }
         let reason = match &mut open {
-            Some((batch, record)) => match record.admit(&call) {
-                Ok(()) => {
-                    batch.calls.push(call);
-                    continue;
+            Some((batch, record)) => {
+                let record = record.get_or_insert_with(|| {
+                    let mut record = rule.open_batch();
+                    // An empty batch takes any call; what it answers is moot.
+                    let _ = record.admit(&batch.calls[0]);
+                    record
+                });
+                match record.admit(&call) {
+                    Ok(()) => {
+                        batch.calls.push(call);
+                        continue;
+                    }
+                    Err(conflict) => BatchReason::Conflict(*conflict),
                 }
-                Err(conflict) => BatchReason::Conflict(*conflict),
-            },
+            }
             None => match batches.last().and_then(|b| b.calls.last()) {
                 Some(alone) => BatchReason::AfterAlone {
                     earlier: alone.index,
@@ -284,16 +295,13 @@ pub fn plan(
             },
         };
         batches.extend(open.take().map(|(batch, _)| batch));
-        let mut record = rule.open_batch();
-        // An empty batch takes any call; what it answers is moot.
-        let _ = record.admit(&call);
         open = Some((
             Batch {
                 mode: BatchMode::Concurrent,
                 calls: vec![call],
                 reason,
             },
-            record,
+            None,
         ));
     }
     batches.extend(open.map(|(batch, _)| batch));

@@ -8,6 +8,7 @@
 //! refused too: a crashed plugin leaves no ghost tools.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::error::CallError;
@@ -16,12 +17,41 @@ use crate::handle::ToolHandle;
 use crate::permission::PermissionContext;
 use crate::pool::{Partition, PoolEntry, ToolPool, ToolRegistry};
 
+/// FNV-1a: the index is hashed once per call, on a name of a few bytes,
+/// where SipHash's setup costs more than the lookup. The keys are the
+/// pool's own names, never the model's, so a name the model sends can
+/// cost one probe sequence at most: there is no flooding to defend
+/// against with a keyed hash.
+#[derive(Clone, Copy)]
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// A pooled tool, and for a plugin tool its owner.
+type Entry = (ToolHandle, Option<Arc<str>>);
+
 /// Every name and alias of one pool's tools, to the tool (and, for a
 /// plugin tool, its owner). Primary names win over aliases (a plugin alias
 /// can never shadow a tool's name).
 #[derive(Debug, Default)]
 pub(crate) struct PoolIndex {
-    by_name: HashMap<Box<str>, (ToolHandle, Option<Arc<str>>)>,
+    by_name: HashMap<Box<str>, Entry, BuildHasherDefault<Fnv>>,
     /// The plugin generation the pool was assembled at.
     plugin_generation: u64,
 }
@@ -32,7 +62,8 @@ impl PoolIndex {
             Partition::BuiltIn => None,
             Partition::Plugin(owner) => Some(Arc::clone(owner)),
         };
-        let mut by_name = HashMap::with_capacity(pool.len() * 2);
+        let mut by_name =
+            HashMap::with_capacity_and_hasher(pool.len() * 2, BuildHasherDefault::default());
         for entry in pool.entries() {
             by_name.insert(
                 entry.tool().name().into(),

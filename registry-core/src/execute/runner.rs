@@ -305,10 +305,9 @@ impl Executor {
             queued(events, &plan, &slots);
         }
 
-        // Dropping the turn (this future) drops every in-flight call; the
-        // guard also cancels the token, for work a tool spawned with it.
-        let turn = CancellationToken::new();
-        let _guard = CancelTurnOnDrop(&turn);
+        // Dropping the turn (this future) drops every in-flight call, and
+        // each call's guard cancels the token its tool may have handed to
+        // spawned work: the turn needs no token of its own.
         let mut state = Turn { slots, events };
         for (b, batch) in plan.batches.iter().enumerate() {
             for item in &batch.calls {
@@ -320,10 +319,7 @@ impl Executor {
                 mode = ?batch.mode,
                 calls = batch.calls.len(),
             );
-            let mut modifiers = self
-                .run_batch(batch, &turn, &mut state)
-                .instrument(span)
-                .await;
+            let mut modifiers = self.run_batch(batch, &mut state).instrument(span).await;
             // In call order, after the whole batch.
             modifiers.sort_unstable_by_key(|(index, _)| *index);
             self.session
@@ -381,14 +377,13 @@ impl Executor {
     async fn run_batch(
         &self,
         batch: &Batch,
-        turn: &CancellationToken,
         state: &mut Turn,
     ) -> Vec<(usize, Vec<ContextModifier>)> {
         let snapshot = self.session.state();
         if let [item] = batch.calls.as_slice() {
             // One call (every serial batch): no sibling to cancel, nothing
             // to interleave; run it in place.
-            let outcome = self.start(item.index, state, turn, &snapshot).await;
+            let outcome = self.start(item.index, state, None, &snapshot).await;
             let modifiers = outcome.modifiers;
             self.finish(state, item.index, outcome.result);
             return if modifiers.is_empty() {
@@ -397,14 +392,17 @@ impl Executor {
                 vec![(item.index, modifiers)]
             };
         }
-        let (limit, token) = match batch.mode {
-            BatchMode::Serial => (1, turn.clone()),
-            BatchMode::Concurrent => (self.config.max_concurrency.get(), turn.child_token()),
+        let limit = match batch.mode {
+            BatchMode::Serial => 1,
+            BatchMode::Concurrent => self.config.max_concurrency.get(),
         };
+        // The batch's token, which a failing sibling cancels; each call's
+        // own token (if it asks for one) is its child.
+        let token = Arc::new(CancellationToken::new());
         let mut waiting = batch.calls.iter();
         let mut running = FuturesUnordered::new();
         for item in waiting.by_ref().take(limit) {
-            running.push(self.start(item.index, state, &token, &snapshot));
+            running.push(self.start(item.index, state, Some(&token), &snapshot));
         }
         let mut modifiers = Vec::new();
         let mut finished: Vec<usize> = Vec::with_capacity(batch.calls.len());
@@ -442,7 +440,7 @@ impl Executor {
                 break;
             }
             if let Some(item) = waiting.next() {
-                running.push(self.start(item.index, state, &token, &snapshot));
+                running.push(self.start(item.index, state, Some(&token), &snapshot));
             }
         }
         modifiers
@@ -453,20 +451,21 @@ impl Executor {
         &self,
         index: usize,
         state: &mut Turn,
-        token: &CancellationToken,
+        token: Option<&Arc<CancellationToken>>,
         snapshot: &Arc<SessionState>,
     ) -> impl std::future::Future<Output = Outcome> + Send + '_ {
         let slot = &mut state.slots[index];
         let call = slot.prepared.take().expect("each planned call runs once");
-        // The call's own token (made when the tool first asks for it): a
-        // child of the batch's, so a cancelling sibling or a dropped turn
-        // reaches it, and cancelled by the guard the moment the call's
-        // future ends or is dropped (a timeout included), so work the tool
-        // spawned with it cannot outlive the call and overlap the next one.
+        // The call's own token (made when the tool first asks for it): in a
+        // batch of several, a child of the batch's, so a cancelling sibling
+        // reaches it; always cancelled by the guard the moment the call's
+        // future ends or is dropped (a timeout or a dropped turn included),
+        // so work the tool spawned with it cannot outlive the call and
+        // overlap the next one.
         let scope = Arc::new(CallScope {
             index,
             id: Arc::from(slot.id.as_str()),
-            cancel: CallCancel::new(token.clone()),
+            cancel: CallCancel::new(token.cloned()),
             events: state.events.clone(),
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
@@ -658,16 +657,6 @@ struct CancelOnDrop(Arc<CallScope>);
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.0.cancel.cancel();
-    }
-}
-
-/// Cancels the turn's token when the turn's future ends or is dropped; a
-/// borrow, not the clone `DropGuard` needs.
-struct CancelTurnOnDrop<'a>(&'a CancellationToken);
-
-impl Drop for CancelTurnOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.cancel();
     }
 }
 
