@@ -51,7 +51,7 @@ impl fmt::Display for Namespace {
 /// // A path and a table never meet.
 /// assert!(!Resource::path("users").overlaps(&Resource::table("users", "users")));
 /// ```
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone)]
 pub struct Resource {
     namespace: Namespace,
     /// For a path: `/` first when it is absolute, then its normal
@@ -62,6 +62,41 @@ pub struct Resource {
     /// the parts. Derived from the fields above, so it never changes what
     /// equality or order say.
     prefix_hashes: Box<[u64]>,
+    /// For a path in which `..` cancelled a name (`link/../f`): the path
+    /// as written. The OS resolves `link/..` to the parent of the link's
+    /// *target*, so only the filesystem can say what it names; `resolve`
+    /// asks it. Not part of the key: before resolution, lexical
+    /// equality is what the type promises.
+    climbs_through_name: Option<Box<Path>>,
+}
+
+// Equality, order and hash are the key's (namespace and parts); the
+// other fields are derived from it or only steer `resolve`.
+impl PartialEq for Resource {
+    fn eq(&self, other: &Self) -> bool {
+        self.namespace == other.namespace && self.parts == other.parts
+    }
+}
+
+impl Eq for Resource {}
+
+impl Hash for Resource {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.namespace.hash(state);
+        self.parts.hash(state);
+    }
+}
+
+impl PartialOrd for Resource {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Resource {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (&self.namespace, &self.parts).cmp(&(&other.namespace, &other.parts))
+    }
 }
 
 impl fmt::Debug for Resource {
@@ -82,7 +117,13 @@ impl Resource {
     /// A filesystem path, normalised lexically. Relative paths are
     /// anchored later, by [`resolve`](Self::resolve).
     pub fn path(path: impl AsRef<Path>) -> Resource {
-        Resource::from_parts(Namespace::Path, lexical_parts(path.as_ref()))
+        let path = path.as_ref();
+        let (parts, climbed) = lexical_parts(path);
+        let mut key = Resource::from_parts(Namespace::Path, parts);
+        if climbed {
+            key.climbs_through_name = Some(path.into());
+        }
+        key
     }
 
     /// Every path: conflicts with any path key at all.
@@ -134,6 +175,7 @@ impl Resource {
             namespace,
             parts,
             prefix_hashes: prefix_hashes.into_boxed_slice(),
+            climbs_through_name: None,
         }
     }
 
@@ -201,11 +243,20 @@ impl Resource {
                 }
             };
             let mut path = root;
-            path.extend(&self.parts);
+            match &self.climbs_through_name {
+                Some(written) => path.push(written),
+                None => path.extend(&self.parts),
+            }
             path
         } else {
-            self.parts.iter().collect()
+            match &self.climbs_through_name {
+                Some(written) => written.to_path_buf(),
+                None => self.parts.iter().collect(),
+            }
         };
+        if self.climbs_through_name.is_some() {
+            return physical_key(&joined);
+        }
         match canonical_prefix(&Resource::path(&joined).to_path_buf()) {
             Some(path) => Resource::path(path),
             None => Resource::all_paths(),
@@ -255,11 +306,36 @@ fn write_joined<'a>(
     Ok(())
 }
 
+/// The key of a path that climbs through a name (`link/../f`), asked of
+/// the filesystem, which applies `..` after following a link: the longest
+/// prefix that exists (`..` left in, for the OS to resolve) canonicalised,
+/// the rest applied lexically (names that do not exist cannot be links).
+/// Where the filesystem cannot answer (a dangling link, a file used as a
+/// directory, no permission), the key is every path.
+fn physical_key(path: &Path) -> Resource {
+    let components: Vec<Component<'_>> = path.components().collect();
+    for split in (1..=components.len()).rev() {
+        let prefix: PathBuf = components[..split].iter().collect();
+        match std::fs::canonicalize(&prefix) {
+            Ok(mut canonical) => {
+                canonical.extend(&components[split..]);
+                return Resource::path(canonical);
+            }
+            Err(err) if err.kind() != io::ErrorKind::NotFound => break,
+            Err(_) if prefix.symlink_metadata().is_ok() => break,
+            Err(_) => {}
+        }
+    }
+    Resource::all_paths()
+}
+
 /// The parts of `path` with `.` dropped and `..` applied lexically; `..`
 /// at the root stays at the root, `..` at the start of a relative path is
-/// kept (its base is not known yet).
-fn lexical_parts(path: &Path) -> Vec<OsString> {
+/// kept (its base is not known yet). Also whether a `..` cancelled a name,
+/// which only the filesystem can resolve (see [`physical_key`]).
+fn lexical_parts(path: &Path) -> (Vec<OsString>, bool) {
     let mut parts: Vec<OsString> = Vec::new();
+    let mut climbed = false;
     let mut absolute = false;
     for component in path.components() {
         match component {
@@ -272,6 +348,7 @@ fn lexical_parts(path: &Path) -> Vec<OsString> {
             Component::ParentDir => match parts.last() {
                 Some(last) if last != ROOT && last != PARENT && !is_prefix(last) => {
                     parts.pop();
+                    climbed = true;
                 }
                 _ if absolute => {}
                 _ => parts.push(OsString::from(PARENT)),
@@ -279,7 +356,7 @@ fn lexical_parts(path: &Path) -> Vec<OsString> {
             Component::Normal(name) => parts.push(name.to_owned()),
         }
     }
-    parts
+    (parts, climbed)
 }
 
 /// Whether `part` is a Windows path prefix (`C:`), which `..` cannot pop.

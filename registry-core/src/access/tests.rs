@@ -238,3 +238,38 @@ proptest! {
         prop_assert_eq!(once, again);
     }
 }
+
+/// `..` after a symlink: the OS resolves `link/..` to the parent of the
+/// link's *target*, not to the directory holding the link, so a lexical
+/// cut there would key the call under a file it never touches.
+#[cfg(unix)]
+#[test]
+fn dot_dot_after_a_symlink_is_the_targets_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::create_dir_all(root.join("other/deep")).unwrap();
+    std::fs::write(root.join("other/f"), "x").unwrap();
+    std::os::unix::fs::symlink(root.join("other/deep"), root.join("sub/link")).unwrap();
+    let through_link = p("sub/link/../f").resolve(Some(&root));
+    let direct = p("other/f").resolve(Some(&root));
+    assert!(
+        through_link.overlaps(&direct),
+        "{through_link} must overlap {direct}: both name the same file"
+    );
+    // A file not there yet is keyed under the physical parent too.
+    let new_through_link = p("sub/link/../new.txt").resolve(Some(&root));
+    assert_eq!(new_through_link, p("other/new.txt").resolve(Some(&root)));
+    // Past the longest existing prefix `..` applies lexically: names
+    // that do not exist cannot be links.
+    assert_eq!(
+        p("sub/missing/../../x/y").resolve(Some(&root)),
+        p("x/y").resolve(Some(&root))
+    );
+    // Where the filesystem cannot answer (a file used as a directory),
+    // the key covers every path.
+    assert_eq!(
+        p("other/f/../f").resolve(Some(&root)),
+        Resource::all_paths()
+    );
+}
