@@ -862,6 +862,32 @@ mod tests {
         text.parse().unwrap()
     }
 
+    /// Name-part splitting applies to the query as to the names: a query
+    /// spelled in camelCase, kebab-case or as one snake_case word finds
+    /// the tool whose name has those parts (a spelling the issue did not
+    /// list among its forms).
+    #[test]
+    fn a_query_spelled_like_an_identifier_finds_the_tool() {
+        let mut index = SearchIndex::new();
+        index.insert(doc(
+            "mcp__gh__create_issue",
+            "Open a ticket in a repository.",
+        ));
+        index.insert(doc("mcp__gh__list_issues", "List tickets in a repository."));
+        index.insert(doc("mcp__fs__createDirectory", "Make a folder."));
+        let all = index.membership_of_all();
+        for text in ["createIssue", "create-issue", "create_issue", "CreateIssue"] {
+            let found = index.search(&query(text), 5, &all);
+            assert_eq!(
+                names(&found).first(),
+                Some(&"mcp__gh__create_issue"),
+                "{text}"
+            );
+        }
+        let found = index.search(&query("create directory"), 5, &all);
+        assert_eq!(names(&found).first(), Some(&"mcp__fs__createDirectory"));
+    }
+
     #[test]
     fn removal_takes_a_tool_out_of_every_form_of_search() {
         let mut index = SearchIndex::new();
