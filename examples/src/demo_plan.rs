@@ -101,6 +101,10 @@ mod tests {
     fn the_sample_turn_batches_by_what_each_call_touches() {
         let tools = try_all_base_tools(&Flags::new()).unwrap();
         let dir = tempfile::tempdir().unwrap();
+        // The files the turn names exist, as in the demo's scratch
+        // workspace: `./src/../src/a.rs` is `src/a.rs` only when `src`
+        // is a directory (for the OS, `..` out of a missing one fails).
+        std::fs::create_dir(dir.path().join("src")).unwrap();
         let text = plan_text(&tools, dir.path());
         let batches: Vec<&str> = text.lines().filter(|l| l.starts_with("  batch")).collect();
         assert_eq!(

@@ -38,7 +38,7 @@
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
-//! let cx = ToolContext::new().with(Sandbox::new(dir.path())?);
+//! let cx = Sandbox::new(dir.path())?.context();
 //! let tools = try_all_base_tools(&Flags::new())?;
 //!
 //! let write = tools.get("write_file").ok_or("no write_file")?;

@@ -9,16 +9,25 @@
 //! # How a path is checked
 //!
 //! [`Sandbox::resolve`] turns the model's path into the absolute path the
-//! tool then opens, so what is checked is exactly what is used:
+//! tool then opens, so what is checked is exactly what is used. It is
+//! registry-core's one resolver ([`registry_core::path::resolve`]), the
+//! same the permission pipeline judges path rules and the `accept_edits`
+//! workspace with, against the same base: the sandbox root is the call's
+//! [working directory](registry_core::ToolContext::with_working_dir), and
+//! [`Sandbox::from_context`] refuses a context whose working directory is
+//! another one.
 //!
-//! 1. The path is joined to the root (an absolute path replaces it) and `.`
-//!    and `..` are resolved lexically.
-//! 2. The longest prefix that exists is canonicalized, which follows every
-//!    symlink in it; the components that do not exist yet (a file about to
-//!    be created) are appended unchanged, since they cannot be symlinks.
-//! 3. The result must lie under the canonical root. Anything else,
-//!    including a dangling symlink that cannot be followed, is refused with
-//!    an error naming the path as the model wrote it.
+//! 1. The path is walked from the root (an absolute path from `/`) one
+//!    component at a time, as the kernel walks it: symlinks are followed
+//!    as they are met, and `..` leaves the directory reached so far,
+//!    *after* its links were followed.
+//! 2. Components that do not exist yet (a file about to be created) are
+//!    appended unchanged, since they cannot be symlinks.
+//! 3. The result must lie under the canonical root. Anything else (a
+//!    symlink pointing out, a dangling symlink whose target is outside, a
+//!    path through `/proc`) is refused with an error naming the path as
+//!    the model wrote it; a loop or a `..` after a missing directory
+//!    cannot be resolved and is refused too.
 //!
 //! Every tool checks its paths twice: in `check_permissions` (a
 //! [`PermissionDecision::Deny`] the runtime shows before anything runs) and
@@ -76,9 +85,8 @@ mod lines;
 mod open;
 mod replace;
 
-use std::ffi::OsString;
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use registry_core::{PermissionDecision, ToolContext};
 
@@ -109,8 +117,13 @@ pub(crate) fn shown(path: &str) -> String {
 /// use registry_examples::Sandbox;
 ///
 /// let dir = tempfile::tempdir().unwrap();
-/// let cx = ToolContext::new().with(Sandbox::new(dir.path()).unwrap());
+/// let cx = Sandbox::new(dir.path()).unwrap().context();
 /// assert!(Sandbox::from_context(&cx).is_ok());
+/// // The sandbox root is the one base relative paths resolve against.
+/// assert_eq!(cx.working_dir(), Some(Sandbox::from_context(&cx).unwrap().root()));
+/// // A sandbox in a context whose working directory is elsewhere is refused.
+/// let elsewhere = ToolContext::new().with(Sandbox::new(dir.path()).unwrap());
+/// assert!(Sandbox::from_context(&elsewhere).is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sandbox {
@@ -129,6 +142,20 @@ pub enum SandboxError {
         "no sandbox is configured for this call: the runtime must add a `Sandbox` to the tool context"
     )]
     Missing,
+    /// The tool context's working directory is not the sandbox root (or
+    /// it has none), so relative paths would be judged against one
+    /// directory and opened in another.
+    #[error(
+        "the sandbox root `{}` is not the tool context's working directory ({}); add the sandbox with `Sandbox::context` or `Sandbox::install`",
+        root.display(),
+        working_dir.as_ref().map_or_else(|| "none is set".to_owned(), |d| format!("`{}`", d.display()))
+    )]
+    OtherWorkingDir {
+        /// The sandbox root.
+        root: PathBuf,
+        /// The context's working directory, if any.
+        working_dir: Option<PathBuf>,
+    },
     /// The path leads outside the sandbox root (`..`, an absolute path
     /// elsewhere, or a symlink pointing out).
     #[error(
@@ -232,9 +259,32 @@ impl Sandbox {
         &self.root
     }
 
-    /// The sandbox the runtime put into `cx`.
+    /// A tool context holding this sandbox, with the sandbox root as its
+    /// [working directory](ToolContext::with_working_dir).
+    pub fn context(self) -> ToolContext {
+        self.install(ToolContext::new())
+    }
+
+    /// `cx` with this sandbox added and the sandbox root as its working
+    /// directory.
+    pub fn install(self, cx: ToolContext) -> ToolContext {
+        cx.with_working_dir(self.root.clone()).with(self)
+    }
+
+    /// The sandbox the runtime put into `cx`. Refused when the context's
+    /// [working directory](ToolContext::working_dir) is not the sandbox
+    /// root: the permission pipeline resolves relative paths against the
+    /// working directory, and a tool resolving them against another root
+    /// would write a file other than the one judged.
     pub fn from_context(cx: &ToolContext) -> Result<&Sandbox, SandboxError> {
-        cx.get::<Sandbox>().ok_or(SandboxError::Missing)
+        let sandbox = cx.get::<Sandbox>().ok_or(SandboxError::Missing)?;
+        match cx.working_dir() {
+            Some(dir) if dir == sandbox.root => Ok(sandbox),
+            working_dir => Err(SandboxError::OtherWorkingDir {
+                root: sandbox.root.clone(),
+                working_dir: working_dir.map(Path::to_path_buf),
+            }),
+        }
     }
 
     /// The absolute path `path` refers to, if it stays inside the sandbox.
@@ -243,48 +293,18 @@ impl Sandbox {
     /// `path` is relative to the root; an absolute path is accepted only if
     /// it lies under the root. The path does not need to exist.
     pub fn resolve(&self, path: &str) -> Result<PathBuf, SandboxError> {
-        let normalized = normalize(&self.root.join(path));
-
-        // Split into the longest existing prefix and the missing tail.
-        let mut existing = normalized.as_path();
-        let mut tail: Vec<OsString> = Vec::new();
-        loop {
-            match std::fs::symlink_metadata(existing) {
-                Ok(_) => break,
-                Err(err) if err.kind() == io::ErrorKind::NotFound => {
-                    match (existing.file_name(), existing.parent()) {
-                        (Some(name), Some(parent)) => {
-                            tail.push(name.to_os_string());
-                            existing = parent;
-                        }
-                        // Only a filesystem root has no parent, and it exists.
-                        _ => {
-                            return Err(SandboxError::Inaccessible {
-                                path: shown(path),
-                                source: err,
-                            });
-                        }
-                    }
-                }
-                Err(source) => {
-                    return Err(SandboxError::Inaccessible {
-                        path: shown(path),
-                        source,
-                    });
-                }
-            }
-        }
-
-        let mut resolved =
-            std::fs::canonicalize(existing).map_err(|source| SandboxError::Unresolvable {
+        use registry_core::path::{ResolveError, resolve};
+        match resolve(&self.root, Path::new(path)) {
+            Ok(resolved) if resolved.path.starts_with(&self.root) => Ok(resolved.path),
+            Ok(_) | Err(ResolveError::Procfs) => Err(SandboxError::Escapes { path: shown(path) }),
+            Err(ResolveError::Io { source, .. }) => Err(SandboxError::Inaccessible {
                 path: shown(path),
                 source,
-            })?;
-        resolved.extend(tail.iter().rev());
-        if resolved.starts_with(&self.root) {
-            Ok(resolved)
-        } else {
-            Err(SandboxError::Escapes { path: shown(path) })
+            }),
+            Err(err) => Err(SandboxError::Unresolvable {
+                path: shown(path),
+                source: io::Error::other(err.to_string()),
+            }),
         }
     }
 
@@ -409,22 +429,6 @@ fn looks_like_git_dir(dir: &Path) -> bool {
     is("HEAD", false) && is("objects", true) && is("refs", true)
 }
 
-/// Resolves `.` and `..` without touching the filesystem. `..` at a
-/// filesystem root stays there, as the operating system does.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
 /// What a directory walk found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EntryKind {
@@ -508,12 +512,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn normalize_resolves_dots_lexically() {
-        assert_eq!(normalize(Path::new("/a/./b/../c")), Path::new("/a/c"));
-        assert_eq!(normalize(Path::new("/a/../../..")), Path::new("/"));
-    }
-
-    #[test]
     fn paths_inside_resolve_and_outside_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let sandbox = Sandbox::new(dir.path()).unwrap();
@@ -569,10 +567,19 @@ mod tests {
             sandbox.resolve("in.txt").unwrap(),
             sandbox.root().join("real.txt")
         );
+        // A dangling link leads where writing through it would create a
+        // file: outside, here.
         assert!(matches!(
             sandbox.resolve("dangling"),
-            Err(SandboxError::Unresolvable { .. })
+            Err(SandboxError::Escapes { .. })
         ));
+        // `..` after a link leaves the link's target, as the OS does.
+        std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("a/b"), dir.path().join("ab")).unwrap();
+        assert_eq!(
+            sandbox.resolve("ab/../x").unwrap(),
+            sandbox.root().join("a/x")
+        );
     }
 
     #[test]

@@ -259,10 +259,14 @@ fn run_command_posture_expressions_name_the_classifiers() {
         (
             "concurrency_safe",
             spec.concurrency_safe(),
-            "is_read_only_command",
+            "classification().read_only",
         ),
-        ("read_only", spec.read_only(), "is_read_only_command"),
-        ("destructive", spec.destructive(), "is_destructive_command"),
+        ("read_only", spec.read_only(), "classification().read_only"),
+        (
+            "destructive",
+            spec.destructive(),
+            "classification().destructive",
+        ),
     ] {
         match setting.value() {
             PostureKind::PerInput(expr) => {

@@ -41,7 +41,7 @@ impl Fixture {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(dir.path().join("notes.txt"), "one\ntwo\n").expect("write");
         let sandbox = configure(Sandbox::new(dir.path()).expect("sandbox"));
-        let cx = ToolContext::new().with(sandbox);
+        let cx = sandbox.context();
         let tools = try_all_base_tools(&Flags::new()).expect("catalog");
         Fixture { dir, tools, cx }
     }
@@ -534,7 +534,7 @@ fn writes_that_fail_halfway_leave_the_original() {
 #[ignore = "run by writes_that_fail_halfway_leave_the_original under a file size limit"]
 async fn child_writes_under_a_file_size_limit() {
     let dir = std::env::var_os(FSIZE_DIR_VAR).expect("run by the parent test");
-    let cx = ToolContext::new().with(Sandbox::new(&dir).expect("sandbox"));
+    let cx = Sandbox::new(&dir).expect("sandbox").context();
     let tools = try_all_base_tools(&Flags::new()).expect("catalog");
     let big = "x".repeat(8 * 1024);
     for (name, args) in [

@@ -6,7 +6,7 @@ registry_core::link!(registry_examples);
 
 use registry_core::{
     AllowedBy, Authorization, DeniedBy, Flags, PermissionContext, PermissionMode,
-    PermissionPipeline, RuleBehavior, RuleSource, ToolContext, ToolHandle, try_all_base_tools,
+    PermissionPipeline, RuleBehavior, RuleSource, ToolHandle, try_all_base_tools,
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};
@@ -61,7 +61,7 @@ async fn rules_reach_past_the_tools_own_allow_and_modes_use_the_path() {
     std::fs::write(dir.path().join("secrets/key"), "k").unwrap();
     let sandbox = Sandbox::new(dir.path()).expect("sandbox");
     let workspace = sandbox.root().to_path_buf();
-    let tool_cx = ToolContext::new().with(sandbox);
+    let tool_cx = sandbox.context();
     let mut cx = PermissionContext::new();
     // Written against the alias: applies to `read_file`.
     cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "cat(secrets:*)")

@@ -22,7 +22,7 @@ fn run_command() -> ToolHandle {
 fn sandbox() -> (TempDir, ToolContext) {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n").expect("write");
-    let cx = ToolContext::new().with(Sandbox::new(dir.path()).expect("sandbox"));
+    let cx = Sandbox::new(dir.path()).expect("sandbox").context();
     (dir, cx)
 }
 
@@ -79,10 +79,14 @@ fn permission_asks_before_destructive_commands() {
         decide("rm -rf src", &cx),
         PermissionDecision::Ask { reason } if reason.contains("rm -rf src")
     ));
+    // What the reader cannot vouch for asks, saying why.
     assert!(matches!(
-        decide("echo $(date)", &cx),
-        PermissionDecision::Ask { reason } if reason.contains("does not model")
+        decide("c=rm; $c -rf src", &cx),
+        PermissionDecision::Ask { reason } if reason.contains("cannot be fully read")
+            && reason.contains("`$c` is only known when the shell expands it")
     ));
+    // A substitution is read: `date` destroys nothing.
+    assert_eq!(decide("echo $(date)", &cx), PermissionDecision::Delegate);
     let long = format!("rm {}", "x".repeat(100_000));
     assert!(matches!(
         decide(&long, &cx),

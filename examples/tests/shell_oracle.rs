@@ -17,7 +17,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
-use registry_core::{Flags, ToolContext, ToolHandle, try_all_base_tools};
+use registry_core::{Flags, ToolHandle, try_all_base_tools};
 use registry_examples::Sandbox;
 use registry_examples::command_safety::classify;
 use serde_json::json;
@@ -611,7 +611,7 @@ fn read_only_commands_change_nothing() {
     // case (and each shrinking step) is judged on its own.
     let fresh = || {
         let dir = scratch();
-        let cx = ToolContext::new().with(Sandbox::new(dir.path()).expect("sandbox"));
+        let cx = Sandbox::new(dir.path()).expect("sandbox").context();
         (dir, cx)
     };
     let state = std::cell::RefCell::new(fresh());

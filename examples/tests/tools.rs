@@ -44,7 +44,7 @@ impl Fixture {
         }
         std::fs::write(dir.path().join("blob.bin"), [0xff, 0xfe, b'T', b'O', 0x00])
             .expect("write blob");
-        let cx = ToolContext::new().with(Sandbox::new(dir.path()).expect("sandbox"));
+        let cx = Sandbox::new(dir.path()).expect("sandbox").context();
         let tools = try_all_base_tools(&Flags::new()).expect("catalog");
         Fixture { dir, tools, cx }
     }

@@ -42,6 +42,10 @@ pub struct ToolContext {
     call: Option<Arc<CallScope>>,
 }
 
+/// The directory relative paths are resolved against (see
+/// [`ToolContext::with_working_dir`]).
+struct WorkingDir(std::path::PathBuf);
+
 /// What the executor attaches to one call's context.
 pub(crate) struct CallScope {
     pub(crate) index: usize,
@@ -149,6 +153,28 @@ impl ToolContext {
         self.extensions
             .get(&TypeId::of::<T>())
             .and_then(|v| v.downcast_ref::<T>())
+    }
+
+    /// Sets the working directory: the one directory every relative path
+    /// of a call is resolved against, by the tools themselves, by the
+    /// [permission pipeline](crate::PermissionPipeline) (path rules and the
+    /// `accept_edits` workspace check) and by the executor's access keys,
+    /// so a relative path can never be judged against one directory and
+    /// opened in another. See [`path`](crate::path).
+    ///
+    /// ```
+    /// use registry_core::ToolContext;
+    ///
+    /// let cx = ToolContext::new().with_working_dir("/work/project");
+    /// assert_eq!(cx.working_dir(), Some(std::path::Path::new("/work/project")));
+    /// ```
+    pub fn with_working_dir(self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.with(WorkingDir(dir.into()))
+    }
+
+    /// The working directory, when the runtime set one.
+    pub fn working_dir(&self) -> Option<&std::path::Path> {
+        self.get::<WorkingDir>().map(|dir| dir.0.as_path())
     }
 
     /// This context with a call scope attached (the executor's per-call

@@ -387,6 +387,7 @@ pub mod mcp;
 mod naming;
 mod nulls;
 mod output;
+pub mod path;
 mod permission;
 mod plugins;
 mod pool;

@@ -20,9 +20,15 @@ fn the_three_forms() {
     let exact = pattern_of("run_command(npm test)");
     assert!(exact.matches(&command("npm test")));
     assert!(!exact.matches(&command("npm test --watch")));
-    // Deny and ask readings collapse whitespace; allow readings do not.
+    // Rules read the words the shell hands the program: blanks and quotes
+    // are not part of them.
     assert!(exact.matches(&command("npm  test")));
-    assert!(!exact.allows(&command("npm  test")));
+    assert!(exact.allows(&command("npm  test")));
+    assert!(exact.allows(&command("'npm' \"test\"")));
+    // A program of another name is not allowed by it...
+    assert!(!exact.allows(&command("./npm test")));
+    // ...but is denied by it, by the name the shell looks up.
+    assert!(exact.matches(&command("/usr/bin/npm test")));
 
     let prefix = pattern_of("run_command(npm run:*)");
     assert!(prefix.matches(&command("npm run build")));
@@ -42,7 +48,7 @@ fn the_three_forms() {
 fn rule_escapes_reach_the_pattern() {
     // `\(` and `\)` are the rule string's; the pattern sees parentheses.
     let parens = pattern_of(r"run_command(echo \(hi\))");
-    assert!(parens.matches(&command("echo (hi)")));
+    assert!(parens.matches(&command("echo '(hi)'")));
     // `\\*` in a rule string is `\*` in the pattern: a literal star.
     let star = pattern_of(r"run_command(rm \\*.tmp)");
     assert!(star.matches(&command("rm *.tmp")));

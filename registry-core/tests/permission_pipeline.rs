@@ -384,7 +384,11 @@ async fn accept_edits_runs_only_non_destructive_writes_to_paths_in_the_workspace
 #[tokio::test]
 async fn deny_beats_ask_beats_allow() {
     let approver = Recording::new(Approval::AllowOnce);
-    let pipeline = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    // Relative rules are written against the workspace, which is also where
+    // relative paths resolve when the call has no working directory.
+    let pipeline = PermissionPipeline::new(PermissionMode::Default)
+        .with_approver(approver.clone())
+        .with_workspace("/work");
     let cx = rules(&[
         (RuleBehavior::Allow, "probe(src:*)"),
         (RuleBehavior::Allow, "probe(secrets:*)"),

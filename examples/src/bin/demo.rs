@@ -208,7 +208,7 @@ async fn run_calls(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::err
         std::fs::remove_dir_all(dir)?;
     }
     std::fs::create_dir(dir)?;
-    let cx = ToolContext::new().with(Sandbox::new(dir)?);
+    let cx = Sandbox::new(dir)?.context();
 
     println!("== Calls in a scratch sandbox ==");
     call(
@@ -391,7 +391,7 @@ async fn print_modes(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::e
     // takes them relative to the workspace).
     let root = sandbox.root().to_string_lossy().into_owned();
     let workspace = sandbox.root().join("project");
-    let tool_cx = ToolContext::new().with(sandbox);
+    let tool_cx = sandbox.context();
     let mut rules = PermissionContext::new();
     for (source, behavior, rule) in MODE_RULES {
         rules.add_rule(source, behavior, rule)?;
@@ -581,7 +581,7 @@ async fn run_turn(tools: BaseTools, dir: &Path) -> Result<(), Box<dyn std::error
         PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(DemoApprover)),
         Arc::new(Session::new()),
     )
-    .with_context(ToolContext::new().with(Sandbox::new(dir)?))
+    .with_context(Sandbox::new(dir)?.context())
     .with_access_root(dir);
 
     let calls = vec![

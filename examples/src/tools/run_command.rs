@@ -3,9 +3,11 @@
 //! # Posture: decided per call
 //!
 //! One shell tool can `ls` or `rm -rf`, so no fixed answer would be right.
-//! Each posture is computed on the parsed command by
-//! [`command_safety`](crate::command_safety), whose module docs list
-//! exactly what is allowed:
+//! Each posture is computed on the command's one reading
+//! ([`shell_reading`], through the [`command_safety`](crate::command_safety)
+//! adapter), made once per call and shared by every decision below and by
+//! the permission rules (`run_command(rm:*)`, through
+//! [`RunCommandInput::line`]):
 //!
 //! - `read_only = is_read_only_command`: an allow-list that fails closed.
 //!   Only simple commands joined by `|`, `&&`, `||`, `;` qualify, each an
@@ -45,9 +47,14 @@
 //! A command classified read-only runs with a hardened git configuration
 //! (no system or global files, every key that names a program overridden;
 //! see [`HARDENED_GIT_CONFIG`] and the `hardened_env` module; the shell
-//! variables bash would act on are removed too), so a hostile
-//! `.git/config` cannot make `git status` run a program. Other commands
-//! run with the caller's environment: they were approved as writers.
+//! variables bash would act on and every variable that points a program at
+//! other configuration are removed too), so a hostile `.git/config` cannot
+//! make `git status` run a program. Whether git runs is decided from the
+//! reading (the program as the shell resolves it, `g''it` included), never
+//! from the text. A read-only git command is not run at all in a
+//! repository with submodules: their own configuration can name programs
+//! too. Other commands run with the caller's environment: they were
+//! approved as writers.
 //!
 //! # Processes
 //!
@@ -63,14 +70,14 @@ mod hardened_env;
 mod process;
 
 use std::io;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::command_safety::{
-    classify, command_access, is_destructive_command, is_read_only_command,
-};
+use crate::command_safety::{Classification, classify_reading, reading_access};
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use shell_reading::CommandLine;
 
 use crate::sandbox::{Sandbox, SandboxError};
 pub use hardened_env::{
@@ -78,6 +85,39 @@ pub use hardened_env::{
 };
 pub use process::RUN_MARKER_VAR;
 use process::{Captured, Environment, Finished};
+
+/// The shell `run_command` hands commands to: `sh` unless the runtime puts
+/// another into the tool context. Only the two shells the command reader
+/// reads as they run ([`shell_reading`]: dash's `sh` and bash) can be
+/// chosen; where they read a text as different programs, the reader calls
+/// it unreadable.
+///
+/// ```
+/// use registry_examples::Sandbox;
+/// use registry_examples::tools::run_command::Shell;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let cx = Sandbox::new(dir.path()).unwrap().context().with(Shell::Bash);
+/// # let _ = cx;
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Shell {
+    /// `sh -c` (dash on Debian, bash in POSIX mode elsewhere).
+    #[default]
+    Sh,
+    /// `bash -c`.
+    Bash,
+}
+
+impl Shell {
+    /// The program run.
+    pub fn program(self) -> &'static str {
+        match self {
+            Shell::Sh => "sh",
+            Shell::Bash => "bash",
+        }
+    }
+}
 
 /// Seconds a command may run when the call does not say.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 30;
@@ -113,10 +153,10 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 /// here-documents, are flagged as destructive.
 #[tool(
     name = "run_command",
-    concurrency_safe = |i: &RunCommandInput| is_read_only_command(&i.command),
-    read_only = |i: &RunCommandInput| is_read_only_command(&i.command),
-    destructive = |i: &RunCommandInput| is_destructive_command(&i.command),
-    access = |i: &RunCommandInput| command_access(&i.command),
+    concurrency_safe = |i: &RunCommandInput| i.classification().read_only,
+    read_only = |i: &RunCommandInput| i.classification().read_only,
+    destructive = |i: &RunCommandInput| i.classification().destructive,
+    access = |i: &RunCommandInput| reading_access(i.line().reading()),
     classifier_input = |i: &RunCommandInput| i.command.clone(),
     search_hint = "shell bash terminal execute exec program",
 )]
@@ -132,6 +172,47 @@ pub struct RunCommandInput {
     /// Seconds before the command is killed. Defaults to 30; at most 600.
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
+    /// The command's one reading, made on first use.
+    #[serde(skip)]
+    #[schemars(skip)]
+    read: OnceLock<Read>,
+}
+
+/// A command read once, with what it was classified as.
+#[derive(Debug, Clone)]
+struct Read {
+    line: Arc<CommandLine>,
+    class: Classification,
+}
+
+impl RunCommandInput {
+    /// The arguments for running `command` with the default timeout.
+    pub fn new(command: impl Into<String>) -> Self {
+        RunCommandInput {
+            command: command.into(),
+            timeout_secs: DEFAULT_TIMEOUT_SECS,
+            read: OnceLock::new(),
+        }
+    }
+
+    fn read(&self) -> &Read {
+        self.read.get_or_init(|| {
+            let line = Arc::new(CommandLine::new(self.command.clone()));
+            let class = classify_reading(line.reading());
+            Read { line, class }
+        })
+    }
+
+    /// The command with its reading: what the permission rules, the posture
+    /// and the git hardening all decide on.
+    pub fn line(&self) -> &Arc<CommandLine> {
+        &self.read().line
+    }
+
+    /// What the command was classified as.
+    pub fn classification(&self) -> Classification {
+        self.read().class
+    }
 }
 
 fn default_timeout() -> u64 {
@@ -167,6 +248,15 @@ pub enum RunCommandError {
         /// What the operating system said.
         #[source]
         source: io::Error,
+    },
+    /// A read-only command runs git in a repository with submodules, whose
+    /// own configuration nothing vets; it was not run.
+    #[error(
+        "this read-only command runs git in a repository with submodules (`{marker}`), whose own configuration can make git run a program, so it was not run; ask the user to run it"
+    )]
+    Submodules {
+        /// What shows the repository has submodules.
+        marker: String,
     },
     /// The workspace repository's git configuration could not be read
     /// before a read-only command, so it was not run.
@@ -214,13 +304,14 @@ impl Tool for RunCommand {
     ) -> Result<String, RunCommandError> {
         input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
-        let env = if is_read_only_command(&input.command) {
-            hardened_env::hardened_environment(sandbox.root(), &input.command).await?
+        let env = if input.classification().read_only {
+            hardened_env::hardened_environment(sandbox.root(), input.line().reading()).await?
         } else {
             Environment::default()
         };
         let limit = Duration::from_secs(input.timeout_secs);
-        let finished = process::run(sandbox.root(), &input.command, limit, &env).await?;
+        let shell = cx.get::<Shell>().copied().unwrap_or_default();
+        let finished = process::run(sandbox.root(), shell, &input.command, limit, &env).await?;
         Ok(finished.render())
     }
 
@@ -238,16 +329,20 @@ impl Tool for RunCommand {
                 reason: err.to_string(),
             };
         }
-        let verdict = classify(&input.command);
+        let verdict = input.classification();
         if verdict.destructive {
             let command = excerpt(&input.command);
             let reason = if verdict.understood {
                 format!("`{command}` can delete or overwrite data")
             } else {
+                let why = input
+                    .line()
+                    .reading()
+                    .hazards()
+                    .first()
+                    .map_or_else(String::new, |hazard| format!(": {hazard}"));
                 format!(
-                    "`{command}` uses shell syntax the safety classifier does not model \
-                     (substitutions, subshells, functions, here-documents, ...), so it may \
-                     delete or overwrite data"
+                    "`{command}` cannot be fully read before it runs{why}; so it may delete or overwrite data"
                 )
             };
             return PermissionDecision::Ask { reason };
@@ -260,8 +355,8 @@ impl Tool for RunCommand {
         &self,
         input: &RunCommandInput,
     ) -> Option<registry_core::PermissionContent> {
-        Some(registry_core::PermissionContent::command(
-            input.command.clone(),
+        Some(registry_core::PermissionContent::from_command_line(
+            Arc::clone(input.line()),
         ))
     }
 }

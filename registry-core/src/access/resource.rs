@@ -214,11 +214,14 @@ impl Resource {
         self.covers(other) || other.covers(self)
     }
 
-    /// The key anchored at `root` (for a relative path) and, for a path,
-    /// with the longest prefix that exists canonicalised, so a symlink and
-    /// its target are one key, and a file about to be created under a
-    /// symlinked directory is keyed under the directory's target. Keys of
-    /// other namespaces are returned unchanged.
+    /// The key anchored at `root` (for a relative path) and resolved as
+    /// the OS will open it, by the one resolver every path decision uses
+    /// ([`path::resolve`](crate::path::resolve)): links followed, `..`
+    /// applied after them, so a symlink and its target are one key, and a
+    /// file about to be created under a symlinked directory is keyed under
+    /// the directory's target. A path that cannot be resolved (a loop, a
+    /// path through `/proc`) covers every path. Keys of other namespaces
+    /// are returned unchanged.
     ///
     /// `root` should be the directory the tool itself resolves relative
     /// paths against (its sandbox or workspace root). A relative `root` is
@@ -231,35 +234,32 @@ impl Resource {
         if self.namespace != Namespace::Path {
             return self.clone();
         }
-        let joined = if self.is_relative_path() {
+        let base = if self.is_relative_path() {
             let Some(root) = root else {
                 return Resource::all_paths();
             };
-            let root = match absolute(root) {
+            match absolute(root) {
                 Ok(root) => root,
                 Err(err) => {
                     tracing::warn!(%err, "cannot anchor a relative access path; it covers every path");
                     return Resource::all_paths();
                 }
-            };
-            let mut path = root;
-            match &self.climbs_through_name {
-                Some(written) => path.push(written),
-                None => path.extend(&self.parts),
             }
-            path
         } else {
-            match &self.climbs_through_name {
-                Some(written) => written.to_path_buf(),
-                None => self.parts.iter().collect(),
-            }
+            PathBuf::from("/")
         };
-        if self.climbs_through_name.is_some() {
-            return physical_key(&joined);
-        }
-        match canonical_prefix(&Resource::path(&joined).to_path_buf()) {
-            Some(path) => Resource::path(path),
-            None => Resource::all_paths(),
+        // The path as written when `..` cancelled a name (the OS applies
+        // it after following links), else the lexical key.
+        let written = match &self.climbs_through_name {
+            Some(written) => written.to_path_buf(),
+            None => self.to_path_buf(),
+        };
+        match crate::path::resolve(&base, &written) {
+            Ok(resolved) => Resource::path(resolved.path),
+            Err(err) => {
+                tracing::debug!(%err, "an access path cannot be resolved; it covers every path");
+                Resource::all_paths()
+            }
         }
     }
 
@@ -306,29 +306,6 @@ fn write_joined<'a>(
     Ok(())
 }
 
-/// The key of a path that climbs through a name (`link/../f`), asked of
-/// the filesystem, which applies `..` after following a link: the longest
-/// prefix that exists (`..` left in, for the OS to resolve) canonicalised,
-/// the rest applied lexically (names that do not exist cannot be links).
-/// Where the filesystem cannot answer (a dangling link, a file used as a
-/// directory, no permission), the key is every path.
-fn physical_key(path: &Path) -> Resource {
-    let components: Vec<Component<'_>> = path.components().collect();
-    for split in (1..=components.len()).rev() {
-        let prefix: PathBuf = components[..split].iter().collect();
-        match std::fs::canonicalize(&prefix) {
-            Ok(mut canonical) => {
-                canonical.extend(&components[split..]);
-                return Resource::path(canonical);
-            }
-            Err(err) if err.kind() != io::ErrorKind::NotFound => break,
-            Err(_) if prefix.symlink_metadata().is_ok() => break,
-            Err(_) => {}
-        }
-    }
-    Resource::all_paths()
-}
-
 /// The parts of `path` with `.` dropped and `..` applied lexically; `..`
 /// at the root stays at the root, `..` at the start of a relative path is
 /// kept (its base is not known yet). Also whether a `..` cancelled a name,
@@ -373,34 +350,5 @@ fn absolute(path: &Path) -> io::Result<PathBuf> {
         Ok(path.to_owned())
     } else {
         Ok(std::env::current_dir()?.join(path))
-    }
-}
-
-/// `path` (absolute, lexically normal) with its longest existing prefix
-/// canonicalised and the rest appended: the components that do not exist
-/// yet cannot be symlinks. `None` when something exists that cannot be
-/// canonicalised (a dangling or looping symlink, a directory that may not
-/// be searched): where it leads is unknown, so the caller covers every
-/// path.
-fn canonical_prefix(path: &Path) -> Option<PathBuf> {
-    let mut existing = path;
-    let mut rest: Vec<&OsStr> = Vec::new();
-    loop {
-        match std::fs::canonicalize(existing) {
-            Ok(mut canonical) => {
-                canonical.extend(rest.iter().rev());
-                return Some(canonical);
-            }
-            Err(err) if err.kind() != io::ErrorKind::NotFound => return None,
-            Err(_) if existing.symlink_metadata().is_ok() => return None,
-            Err(_) => match (existing.parent(), existing.file_name()) {
-                (Some(parent), Some(name)) => {
-                    rest.push(name);
-                    existing = parent;
-                }
-                // Nothing exists, not even the root: keep it lexical.
-                _ => return Some(path.to_owned()),
-            },
-        }
     }
 }

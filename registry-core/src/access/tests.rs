@@ -127,9 +127,15 @@ fn resolving_anchors_relative_paths_and_follows_symlinks() {
             p("link/new.txt").resolve(Some(&root)),
             Resource::path(root.join("real/new.txt"))
         );
-        // A dangling symlink leads nobody knows where: every path.
+        // A dangling symlink leads to its target, as it does for the OS.
         std::os::unix::fs::symlink(root.join("missing"), root.join("dangling")).unwrap();
-        assert_eq!(p("dangling/x").resolve(Some(&root)), Resource::all_paths());
+        assert_eq!(
+            p("dangling/x").resolve(Some(&root)),
+            Resource::path(root.join("missing/x"))
+        );
+        // A loop leads nowhere anyone can say: every path.
+        std::os::unix::fs::symlink("loop", root.join("loop")).unwrap();
+        assert_eq!(p("loop/x").resolve(Some(&root)), Resource::all_paths());
     }
     // Paths that do not exist stay lexical under the canonical root.
     assert_eq!(
@@ -260,11 +266,11 @@ fn dot_dot_after_a_symlink_is_the_targets_parent() {
     // A file not there yet is keyed under the physical parent too.
     let new_through_link = p("sub/link/../new.txt").resolve(Some(&root));
     assert_eq!(new_through_link, p("other/new.txt").resolve(Some(&root)));
-    // Past the longest existing prefix `..` applies lexically: names
-    // that do not exist cannot be links.
+    // `..` out of a directory that does not exist fails for the OS: no
+    // one can say what the call names, so the key covers every path.
     assert_eq!(
         p("sub/missing/../../x/y").resolve(Some(&root)),
-        p("x/y").resolve(Some(&root))
+        Resource::all_paths()
     );
     // Where the filesystem cannot answer (a file used as a directory),
     // the key covers every path.

@@ -171,17 +171,23 @@ impl Executor {
     /// relative paths against (a sandbox or workspace root); a relative
     /// root is taken from the process's working directory.
     ///
-    /// Unset, the executor cannot know what a relative path names, so a
-    /// call that declares one conflicts with every call touching any path
-    /// (absolute paths still compare). Set it wrong and two names of one
+    /// Unset, the [working directory](ToolContext::with_working_dir) of
+    /// the executor's context is used; with neither, the executor cannot
+    /// know what a relative path names, so a call that declares one
+    /// conflicts with every call touching any path (absolute paths still
+    /// compare). Set it wrong and two names of one
     /// file can look disjoint: give the root the tools themselves use.
     pub fn with_access_root(mut self, root: impl Into<PathBuf>) -> Self {
         self.access_root = Some(root.into());
         self
     }
 
+    /// The access root, or else the context's working directory: the one
+    /// base relative paths are resolved against.
     fn access_root(&self) -> Option<&Path> {
-        self.access_root.as_deref()
+        self.access_root
+            .as_deref()
+            .or_else(|| self.context.working_dir())
     }
 
     /// Replaces the permission context: rules changed since the pool was

@@ -2,13 +2,22 @@
 //! text a tool names as its permission content, and what kind of text it
 //! is.
 //!
-//! The kind decides how the text is compared, never whether: a path is
-//! normalised lexically so that `src/./secret` and `src/x/../secret` cannot
-//! slip past a rule for `src/secret`; a shell command is split at control
-//! operators so that a deny rule for `rm:*` still sees `ls && rm -rf x`.
+//! The kind decides how the text is read, never whether: a shell command
+//! is read once, by [`shell_reading`], into every program the shell will
+//! start (through quoting, paths, wrappers, substitutions, functions and
+//! `sh -c` strings), and rules are matched against those programs; a path
+//! is compared as written (lexically normalised, so `src/./secret` and
+//! `src/x/../secret` cannot slip past a rule for `src/secret`) and as the
+//! file the operating system will open ([`path::resolve`](crate::path::resolve)).
 //!
-//! This module owns the content and its normalisation; the pattern forms
-//! live in [`pattern`](super::pattern).
+//! This module owns the content; how a pattern reaches into it lives in
+//! [`reach`](super::reach), the pattern forms in
+//! [`pattern`](super::pattern).
+
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use shell_reading::CommandLine;
 
 /// How a content text is compared with rule patterns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -16,13 +25,16 @@
 pub enum ContentKind {
     /// Opaque text, compared as written (a URL, a query).
     Text,
-    /// A shell command line. `prefix:*` ends at a word boundary; deny and
-    /// ask rules also match each `;` / `&` / `|` / newline separated
-    /// segment; allow rules' wildcards never cover shell control
-    /// characters (see [`ContentPattern::allows`](super::ContentPattern::allows)).
+    /// A shell command line, read by [`shell_reading`]: a deny or ask rule
+    /// covers it when it covers any program the line may start (as named,
+    /// or by the name the shell looks up: `/bin/rm` is `rm`), and an allow
+    /// rule only when every program is covered by an allow rule, named as
+    /// written, once wrappers are peeled. A line the reader cannot vouch
+    /// for is uncheckable (see the [pipeline](super::PermissionPipeline)).
     Command,
-    /// A file path, normalised lexically (see [`normalize_path`]).
-    /// `prefix:*` ends at a path-component boundary.
+    /// A file path, normalised lexically (see [`normalize_path`]) and
+    /// resolved as the OS will (see [`path`](crate::path)). `prefix:*` ends
+    /// at a path-component boundary.
     Path,
 }
 
@@ -39,52 +51,105 @@ pub enum ContentKind {
 ///
 /// let command = PermissionContent::command("git status");
 /// assert_eq!(command.as_str(), "git status");
+/// assert!(command.command_line().unwrap().reading().is_checkable());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct PermissionContent {
-    kind: ContentKind,
-    text: String,
+    inner: Inner,
+}
+
+#[derive(Debug, Clone)]
+enum Inner {
+    Text(String),
+    Command(Arc<CommandLine>),
+    Path(String),
+}
+
+impl PartialEq for PermissionContent {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind() == other.kind() && self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for PermissionContent {}
+
+impl Hash for PermissionContent {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.kind().hash(state);
+        self.as_str().hash(state);
+    }
 }
 
 impl PermissionContent {
     /// Opaque text, compared as written.
     pub fn text(text: impl Into<String>) -> Self {
         PermissionContent {
-            kind: ContentKind::Text,
-            text: text.into(),
+            inner: Inner::Text(text.into()),
         }
     }
 
-    /// A shell command line, kept as written (whitespace included: a
-    /// command is not re-tokenised, so an exact rule matches exactly).
+    /// A shell command line, kept as written and read once (see
+    /// [`ContentKind::Command`]).
     pub fn command(command: impl Into<String>) -> Self {
+        Self::from_command_line(Arc::new(CommandLine::new(command)))
+    }
+
+    /// A command line already read: a tool that reads its command for its
+    /// own decisions (posture, hardening) shares that one reading with the
+    /// rules.
+    pub fn from_command_line(line: Arc<CommandLine>) -> Self {
         PermissionContent {
-            kind: ContentKind::Command,
-            text: command.into(),
+            inner: Inner::Command(line),
         }
     }
 
-    /// A file path, normalised lexically with [`normalize_path`].
+    /// A file path, normalised lexically with [`normalize_path`] (a path
+    /// longer than [`MAX_PATH_BYTES`](crate::path::MAX_PATH_BYTES) is kept
+    /// as written: it cannot be resolved, so no rule can be checked
+    /// against it).
     pub fn path(path: impl AsRef<str>) -> Self {
+        let path = path.as_ref();
+        let text = if path.len() > crate::path::MAX_PATH_BYTES {
+            path.to_owned()
+        } else {
+            normalize_path(path)
+        };
         PermissionContent {
-            kind: ContentKind::Path,
-            text: normalize_path(path.as_ref()),
+            inner: Inner::Path(text),
         }
     }
 
     /// How the text is compared.
     pub fn kind(&self) -> ContentKind {
-        self.kind
+        match self.inner {
+            Inner::Text(_) => ContentKind::Text,
+            Inner::Command(_) => ContentKind::Command,
+            Inner::Path(_) => ContentKind::Path,
+        }
     }
 
     /// The text (for a path, the normalised path).
     pub fn as_str(&self) -> &str {
-        &self.text
+        match &self.inner {
+            Inner::Text(text) | Inner::Path(text) => text,
+            Inner::Command(line) => line.text(),
+        }
+    }
+
+    /// The command line and its reading, for command content.
+    pub fn command_line(&self) -> Option<&CommandLine> {
+        match &self.inner {
+            Inner::Command(line) => Some(line),
+            _ => None,
+        }
     }
 
     /// Consumes the content, returning its text.
     pub fn into_string(self) -> String {
-        self.text
+        match self.inner {
+            Inner::Text(text) | Inner::Path(text) => text,
+            Inner::Command(line) => line.text().to_owned(),
+        }
     }
 }
 
@@ -135,82 +200,6 @@ pub fn normalize_path(path: &str) -> String {
     }
 }
 
-/// The characters through which one shell command line runs, or feeds,
-/// another: what an allow rule's wildcard must never cover.
-pub(crate) fn is_shell_control(c: char) -> bool {
-    matches!(
-        c,
-        ';' | '&' | '|' | '`' | '$' | '<' | '>' | '(' | ')' | '\n' | '\r'
-    )
-}
-
-/// The simple commands of a command line, split at `;`, `&`, `|`, line
-/// breaks, backquotes, `$(`, braces, parentheses and `!` (line
-/// continuations joined first), with runs of whitespace collapsed to one
-/// space and leading keywords, plain wrappers and assignments dropped
-/// (`then`, `env`, `sudo`, `FOO=1`); empty ones dropped. So `rm:*` covers
-/// `ls && rm x`, `echo $(rm x)`, `if :; then rm x; fi` and `env rm x`, and
-/// `git push:*` covers `git  push`. A command that can run text its words
-/// do not show (see [`command_is_opaque`]) is not matched at all: the
-/// pipeline treats it as content no rule can check.
-///
-/// Not a shell parser: quoting is ignored, so a quoted `;` splits too.
-/// That only ever adds segments, and segments are used only to find more
-/// deny and ask matches. Quotes and escapes are not resolved either
-/// (`g''it push` is not `git push`): deny rules on commands are a first
-/// filter, behind the tool's own check and the safety classifier.
-pub(crate) fn command_segments(command: &str) -> impl Iterator<Item = String> {
-    // A line continuation joins its two lines (`git push\<newline>--force`).
-    let joined = command.replace("\\\r\n", "").replace("\\\n", "");
-    joined
-        .split([';', '&', '|', '\n', '\r', '`', '{', '}', '(', ')', '!'])
-        .map(|segment| {
-            let mut words: Vec<&str> = segment
-                .split(|c: char| c.is_whitespace() || c == '$')
-                .filter(|word| !word.is_empty())
-                .collect();
-            // What the shell runs after a keyword or a plain wrapper is the
-            // command a rule is about (`if :; then rm -rf x; fi`,
-            // `env rm -rf x`, `sudo rm -rf x`).
-            let leading = words
-                .iter()
-                .take_while(|word| LEADING_WORDS.contains(word) || word.contains('='))
-                .count();
-            words.drain(..leading);
-            words.join(" ")
-        })
-        .filter(|segment| !segment.is_empty())
-        .collect::<Vec<_>>()
-        .into_iter()
-}
-
-/// Shell keywords and argument-less wrappers that stand before the command
-/// they run.
-const LEADING_WORDS: &[&str] = &[
-    "if", "then", "else", "elif", "while", "until", "do", "time", "env", "command", "exec",
-    "nohup", "sudo", "doas", "builtin",
-];
-
-/// Whether a command can run text its words do not show, so no content
-/// rule can vouch for what it does: a substitution, `eval`, a shell given a
-/// script with `-c`, or `xargs` (its command's arguments come from input).
-pub(crate) fn command_is_opaque(command: &str) -> bool {
-    command.contains("$(")
-        || command.contains('`')
-        || command.contains("<(")
-        || command.contains(">(")
-        || command_segments(command).any(|segment| {
-            let mut words = segment.split(' ');
-            let first = words.next().unwrap_or_default();
-            let program = first.rsplit('/').next().unwrap_or(first);
-            matches!(program, "eval" | "xargs" | "source" | ".")
-                || (matches!(program, "sh" | "bash" | "dash" | "zsh" | "ksh" | "fish")
-                    && segment
-                        .split(' ')
-                        .any(|w| w.starts_with('-') && w.contains('c')))
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -235,54 +224,6 @@ mod tests {
         ];
         for (given, normalised) in cases {
             assert_eq!(normalize_path(given), normalised, "{given:?}");
-        }
-    }
-
-    #[test]
-    fn command_segments_split_at_control_operators() {
-        let segments: Vec<String> =
-            command_segments("ls -l && rm  -rf\tx; (cd a | wc)\necho done &").collect();
-        assert_eq!(segments, ["ls -l", "rm -rf x", "cd a", "wc", "echo done"]);
-    }
-
-    #[test]
-    fn command_segments_see_through_keywords_wrappers_and_substitutions() {
-        let segments = |c: &str| command_segments(c).collect::<Vec<_>>();
-        for (command, inner) in [
-            ("echo $(rm -rf x)", "rm -rf x"),
-            ("echo `rm -rf x`", "rm -rf x"),
-            ("{ rm -rf x; }", "rm -rf x"),
-            ("if :; then rm -rf x; fi", "rm -rf x"),
-            ("env FOO=1 rm -rf x", "rm -rf x"),
-            ("sudo rm -rf x", "rm -rf x"),
-            ("! rm -rf x", "rm -rf x"),
-            ("git push \\\n--force", "git push --force"),
-            ("git pu\\\nsh --force", "git push --force"),
-        ] {
-            assert!(
-                segments(command).iter().any(|s| s == inner),
-                "{command:?}: {:?}",
-                segments(command)
-            );
-        }
-    }
-
-    #[test]
-    fn opaque_commands_are_recognised() {
-        for command in [
-            "echo $(id)",
-            "echo `id`",
-            "eval \"$X\"",
-            "sh -c 'rm x'",
-            "bash -lc 'rm x'",
-            "find . | xargs rm",
-            ". ./script",
-            "cat <(id)",
-        ] {
-            assert!(command_is_opaque(command), "{command}");
-        }
-        for command in ["git status", "ls -la", "grep -c x f"] {
-            assert!(!command_is_opaque(command), "{command}");
         }
     }
 }

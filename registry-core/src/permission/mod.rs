@@ -4,7 +4,9 @@
 //! [`PermissionPipeline`] that decides each call at execution.
 //!
 //! One file per job: `rule` parses rule strings, `context` holds them,
-//! `content` and `pattern` match `Tool(content)` rules against a call,
+//! `content` holds a call's content (a command read once, a path),
+//! `pattern` parses `Tool(content)` patterns, `reach` says how far a
+//! pattern reaches into a call's content (covers, misses, or cannot tell),
 //! `mode` is the general policy for delegated calls, `approval` the
 //! runtime-supplied judges, `pipeline` the order in which all of it is
 //! consulted. Nothing here runs a tool.
@@ -16,6 +18,7 @@ mod decision;
 mod mode;
 mod pattern;
 pub(crate) mod pipeline;
+mod reach;
 mod rule;
 
 pub use approval::{

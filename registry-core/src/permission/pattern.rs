@@ -16,11 +16,15 @@
 //! itself. [`ContentPattern::escape`] writes the pattern that matches one
 //! text exactly.
 //!
-//! Deny and ask rules use [`ContentPattern::matches`]; allow rules use the
-//! stricter [`ContentPattern::allows`]. The two differ only for commands,
-//! so that an allow rule never reaches further than it reads.
+//! For a command, the pattern is matched against each program the command
+//! line starts, as its words (`rm -f x`, quotes removed, one space between
+//! words), never against the raw text alone: see
+//! [`ContentKind::Command`]. Deny and ask rules use
+//! [`ContentPattern::matches`]; allow rules use the stricter
+//! [`ContentPattern::allows`], so that an allow rule never reaches further
+//! than it reads.
 
-use super::content::{ContentKind, PermissionContent, command_segments, is_shell_control};
+use super::content::{ContentKind, PermissionContent};
 
 /// A parsed content pattern. Every string is a pattern; parsing cannot
 /// fail.
@@ -34,6 +38,9 @@ use super::content::{ContentKind, PermissionContent, command_segments, is_shell_
 /// assert!(!npm.matches(&PermissionContent::command("npm runner")));
 /// // An allow rule's wildcard never covers a second command.
 /// assert!(!npm.allows(&PermissionContent::command("npm run x && rm -rf ~")));
+/// // A deny rule sees every program, however it is spelt.
+/// let rm = ContentPattern::parse("rm:*");
+/// assert!(rm.matches(&PermissionContent::command("ls && nice '/bin/rm' -f x")));
 ///
 /// let src = ContentPattern::parse("src:*");
 /// assert!(src.matches(&PermissionContent::path("./src/lib.rs")));
@@ -112,15 +119,38 @@ impl ContentPattern {
     }
 
     /// Whether the pattern covers this content, the reading used for deny
-    /// and ask rules: a command matches when the whole line or any of its
-    /// `;` / `&` / `|` / newline separated segments (whitespace collapsed)
-    /// matches, so `rm:*` covers `ls && rm -rf x` and `git push:*` covers
-    /// `git  push`.
+    /// and ask rules: a command matches when any program its line may
+    /// start matches (see [`ContentKind::Command`]); a path as written
+    /// (relative paths are not resolved here: the
+    /// [pipeline](super::PermissionPipeline) also matches the path the OS
+    /// will open). A command the reader cannot vouch for does not match
+    /// here; the pipeline treats it as uncheckable.
     pub fn matches(&self, content: &PermissionContent) -> bool {
-        let text = content.as_str();
-        match content.kind() {
-            // A leading `**/` or `*/` also covers a path with no directory
-            // in front (`**/.env` covers `.env`): tried as `./.env`.
+        matches!(
+            super::reach::CallContent::new(content, None, None).deny_reach(self),
+            super::reach::Reach::Covers
+        )
+    }
+
+    /// Whether the pattern lets this content run, the reading used for
+    /// allow rules: a command only when its reading is checkable and this
+    /// one pattern covers every program it starts (the pipeline lets
+    /// several allow rules share a line), each named as written, with no
+    /// assignment in front and no redirection that writes; `git status:*`
+    /// allows `git status -s`, not `git status; rm -rf ~`; an exact
+    /// pattern also allows exactly its text.
+    pub fn allows(&self, content: &PermissionContent) -> bool {
+        super::reach::CallContent::new(content, None, None)
+            .allowed_by(std::slice::from_ref(self))
+            .is_some()
+    }
+
+    /// Whether the text matches, read as `kind` and nothing more: the
+    /// whole line of a command, a path as given (a leading `**/` or `*/`
+    /// also covers a path with no directory in front: `**/.env` covers
+    /// `.env`, tried as `./.env`).
+    pub(crate) fn matches_text(&self, text: &str, kind: ContentKind) -> bool {
+        match kind {
             ContentKind::Path => {
                 self.path_form
                     .matches(text, Boundary::PathComponent, |_| true)
@@ -132,36 +162,93 @@ impl ContentPattern {
                             |_| true,
                         ))
             }
-            ContentKind::Command => {
-                self.form.matches(text, Boundary::Word, |_| true)
-                    || command_segments(text)
-                        .any(|segment| self.form.matches(&segment, Boundary::Word, |_| true))
-            }
-            // `ContentKind::Text` and any kind added later: as written.
+            ContentKind::Command => self.form.matches(text, Boundary::Word, |_| true),
             _ => self.form.matches(text, Boundary::Anywhere, |_| true),
         }
     }
 
-    /// Whether the pattern lets this content run, the reading used for
-    /// allow rules. As [`matches`](Self::matches), except for commands:
-    /// the whole line must match, and the part a wildcard or a prefix
-    /// covers may hold no shell control character (`; & | $ \` < > ( )`
-    /// or a line break). `git status:*` allows `git status -s`, not
-    /// `git status; rm -rf ~`; an exact pattern allows exactly its text.
-    pub fn allows(&self, content: &PermissionContent) -> bool {
-        match content.kind() {
-            ContentKind::Command => self
-                .form
-                .matches(content.as_str(), Boundary::Word, |c| !is_shell_control(c)),
-            // Paths as written: the `./` reading above only ever widens
-            // what deny and ask rules cover.
-            ContentKind::Path => {
-                self.path_form
-                    .matches(content.as_str(), Boundary::PathComponent, |_| true)
+    /// Whether the pattern is exactly `text` (no wildcard).
+    pub(crate) fn is_exactly(&self, text: &str) -> bool {
+        matches!(&self.form, Form::Exact(exact) if exact == text)
+    }
+
+    /// How the pattern meets a program's words (each with whether the
+    /// shell has yet to expand it), joined by single spaces; `unseen`
+    /// when the program gets more arguments than the words show (`xargs`).
+    /// A word to be expanded ends what is known: after it, anything may
+    /// follow.
+    pub(crate) fn match_words<'w>(
+        &self,
+        words: impl IntoIterator<Item = (&'w str, bool)>,
+        unseen: bool,
+    ) -> WordsMatch {
+        let mut known = String::new();
+        let mut complete = !unseen;
+        for (i, (word, dynamic)) in words.into_iter().enumerate() {
+            if dynamic {
+                complete = false;
+                break;
             }
-            _ => self.matches(content),
+            if i > 0 {
+                known.push(' ');
+            }
+            known.push_str(word);
+        }
+        // Whether more words after `known` could still give `text`.
+        let could_extend_to = |text: &str| {
+            known.is_empty()
+                || text == known
+                || text
+                    .strip_prefix(known.as_str())
+                    .is_some_and(|rest| rest.starts_with(' '))
+        };
+        let yes_or_no = |yes: bool| if yes { WordsMatch::Yes } else { WordsMatch::No };
+        match &self.form {
+            Form::Exact(exact) if complete => yes_or_no(*exact == known),
+            Form::Exact(exact) => {
+                if could_extend_to(exact) {
+                    WordsMatch::Maybe
+                } else {
+                    WordsMatch::No
+                }
+            }
+            Form::Prefix(prefix) => {
+                if prefix_rest(&known, prefix, Boundary::Word).is_some() {
+                    WordsMatch::Yes
+                } else if !complete && could_extend_to(prefix) {
+                    WordsMatch::Maybe
+                } else {
+                    WordsMatch::No
+                }
+            }
+            Form::Glob(tokens) if complete => yes_or_no(glob_matches(tokens, &known, |_| true)),
+            Form::Glob(tokens) => {
+                let head: String = tokens
+                    .iter()
+                    .map_while(|t| match t {
+                        Token::Char(c) => Some(*c),
+                        Token::Star => None,
+                    })
+                    .collect();
+                if head.starts_with(known.as_str()) || known.starts_with(head.as_str()) {
+                    WordsMatch::Maybe
+                } else {
+                    WordsMatch::No
+                }
+            }
         }
     }
+}
+
+/// How a pattern meets a program's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WordsMatch {
+    /// Covered, whatever the shell expands.
+    Yes,
+    /// Not covered, whatever the shell expands.
+    No,
+    /// Covered or not depending on what the shell expands.
+    Maybe,
 }
 
 impl Form {
@@ -346,14 +433,30 @@ mod tests {
     }
 
     #[test]
-    fn deny_readings_see_every_segment_and_allow_readings_see_one_command() {
+    fn deny_readings_see_every_program_and_allow_readings_every_command() {
         let rm = ContentPattern::parse("rm:*");
-        assert!(rm.matches(&command("ls && rm -rf x")));
-        assert!(rm.matches(&command("ls\nrm x")));
-        assert!(rm.matches(&command("  rm x")));
+        for spelling in [
+            "ls && rm -rf x",
+            "ls\nrm x",
+            "  rm x",
+            "'rm' x",
+            "\\rm x",
+            "/bin/rm x",
+            "nice -n 5 rm x",
+            "2>/dev/null rm x",
+            "sh -c 'rm x'",
+            "echo $(rm x)",
+            "if :; then rm x; fi",
+            "f() { rm x; }",
+            "env FOO=1 rm x",
+            "find . -exec rm {} +",
+            "ls | xargs rm",
+        ] {
+            assert!(rm.matches(&command(spelling)), "{spelling}");
+        }
         let push = ContentPattern::parse("git push:*");
         assert!(push.matches(&command("git  push\t--force")));
-        assert!(!push.allows(&command("git  push")));
+        assert!(push.allows(&command("git  push")));
         assert!(!rm.allows(&command("ls && rm -rf x")));
         let git = ContentPattern::parse("git status*");
         assert!(git.allows(&command("git status -s")));
@@ -364,13 +467,39 @@ mod tests {
             "git status `rm x`",
             "git status > ~/.bashrc",
             "git status\nrm x",
+            "PATH=. git status",
+            "./git status",
+            "git status &",
         ] {
             assert!(!git.allows(&command(hostile)), "{hostile}");
-            assert!(git.matches(&command(hostile)), "{hostile}");
         }
         // An exact allow rule allows exactly what it says.
         let exact = ContentPattern::parse("make && make test");
         assert!(exact.allows(&command("make && make test")));
+    }
+
+    #[test]
+    fn words_the_shell_expands_are_maybe() {
+        let words = |text: &'static str| -> Vec<(&'static str, bool)> {
+            text.split(' ').map(|w| (w, w.starts_with('$'))).collect()
+        };
+        let check = |pattern: &str, text: &'static str| {
+            ContentPattern::parse(pattern).match_words(words(text), false)
+        };
+        assert_eq!(check("rm:*", "rm $X"), WordsMatch::Yes);
+        assert_eq!(
+            check("git push --force:*", "git push $X"),
+            WordsMatch::Maybe
+        );
+        assert_eq!(check("git push --force:*", "git pull $X"), WordsMatch::No);
+        assert_eq!(check("npm test", "npm $X"), WordsMatch::Maybe);
+        assert_eq!(check("npm test", "rm $X"), WordsMatch::No);
+        assert_eq!(check("git * --force", "git push $X"), WordsMatch::Maybe);
+        assert_eq!(check("git * --force", "ls $X"), WordsMatch::No);
+        assert_eq!(check("rm:*", "$C -f x"), WordsMatch::Maybe);
+        let rm = ContentPattern::parse("rm -rf:*");
+        assert_eq!(rm.match_words(words("rm"), true), WordsMatch::Maybe);
+        assert_eq!(rm.match_words(words("rm"), false), WordsMatch::No);
     }
 
     #[test]

@@ -54,19 +54,19 @@
 //! answers the strict way, which here means: ask (and for the approver:
 //! deny).
 
-use std::cell::OnceCell;
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
-use super::content::{ContentKind, PermissionContent, normalize_path};
+use super::content::{PermissionContent, normalize_path};
 use super::context::{PermissionContext, RuleBehavior, RuleSource};
 use super::decision::PermissionDecision;
-use super::mode::{CallFacts, Settled, path_is_inside, plan_mode_reason};
+use super::mode::{CallFacts, Settled, plan_mode_reason};
 use super::pattern::ContentPattern;
+use super::reach::{CallContent, Reach};
 use super::rule::PermissionRule;
 use crate::context::ToolContext;
 use crate::error::{cap_error_text, capped_message};
@@ -212,8 +212,9 @@ struct Config {
     mode: PermissionMode,
     approver: Option<Arc<dyn Approver>>,
     classifier: Option<Arc<dyn SafetyClassifier>>,
-    /// Normalised lexically.
-    workspace: Option<String>,
+    /// Normalised lexically; resolved (links followed) when a call is
+    /// judged.
+    workspace: Option<PathBuf>,
 }
 
 /// An allow-always grant: a tool (primary name), and the exact content it
@@ -284,64 +285,6 @@ fn denied(by: DeniedBy, reason: String) -> Next {
     Next::Done(Authorization::Denied { by, reason })
 }
 
-/// The ways a rule may have been written for this content: as given and,
-/// for a path with a workspace known, in its other form (relative to the
-/// workspace, or absolute under it), so that `/work/.env` cannot slip past
-/// a rule written as `write_file(.env)` nor the other way round. Every
-/// spelling names the same file lexically, so each may match an allow
-/// rule as well as a deny rule.
-fn spellings_of(
-    content: Option<&PermissionContent>,
-    workspace: Option<&str>,
-) -> Vec<PermissionContent> {
-    let Some(content) = content else {
-        return Vec::new();
-    };
-    let mut all = vec![content.clone()];
-    if let (ContentKind::Path, Some(workspace)) = (content.kind(), workspace) {
-        let path = content.as_str();
-        if path.starts_with('/') {
-            if path_is_inside(path, workspace) {
-                // `path` is `workspace`, or `workspace` then `/...`.
-                let below = if workspace == "/" {
-                    path
-                } else {
-                    &path[workspace.len()..]
-                };
-                all.push(PermissionContent::path(below.trim_start_matches('/')));
-            }
-        } else {
-            all.push(PermissionContent::path(format!("{workspace}/{path}")));
-        }
-    }
-    all
-}
-
-/// Whether a deny or ask pattern can be checked against this content at
-/// all. A command that runs text its words do not show (a substitution,
-/// `eval`, `sh -c`, `xargs`) cannot be; nor can a path whose absolute or
-/// relative form differs from the pattern's when no workspace is set to
-/// convert between them (`.env` against `/work/.env`). Such calls are
-/// treated like calls with no content: the rule asks (denies in bypass).
-fn checkable(pattern: &str, content: &PermissionContent, workspace: Option<&str>) -> bool {
-    match content.kind() {
-        ContentKind::Command => !super::content::command_is_opaque(content.as_str()),
-        ContentKind::Path => {
-            // `*...` and `:*` cover both forms already.
-            workspace.is_some()
-                || pattern.starts_with(['*', ':'])
-                || pattern.starts_with('/') == content.as_str().starts_with('/')
-        }
-        _ => true,
-    }
-}
-
-/// Whether a deny or ask pattern covers any spelling of the content.
-fn covers(pattern: &str, spellings: &[PermissionContent]) -> bool {
-    let pattern = ContentPattern::parse(pattern);
-    spellings.iter().any(|spelling| pattern.matches(spelling))
-}
-
 /// A rule as quoted in a reason: capped, since content may be long.
 fn quoted(rule: &PermissionRule) -> String {
     cap_error_text(&rule.to_string()).into_owned()
@@ -384,13 +327,19 @@ impl PermissionPipeline {
         self
     }
 
-    /// Sets the workspace root `accept_edits` accepts edits inside. It is
-    /// normalised lexically, like path content (symbolic links are not
-    /// resolved: the file tools' own sandbox does that); a call's relative
-    /// path is taken as relative to it.
+    /// Sets the workspace root `accept_edits` accepts edits inside, and
+    /// which relative path rules (`write_file(.env)`) are written against.
+    ///
+    /// A call's relative path is resolved against the call's
+    /// [working directory](ToolContext::with_working_dir), the directory
+    /// the tool itself resolves it against, or, when the runtime set none,
+    /// against this root; then links are followed and `..` applied as the
+    /// OS does ([`path::resolve`](crate::path::resolve)), and the
+    /// resolved path is what is compared with the (equally resolved)
+    /// workspace.
     pub fn with_workspace(mut self, root: impl AsRef<Path>) -> Self {
         let root = normalize_path(&root.as_ref().to_string_lossy());
-        Arc::make_mut(&mut self.config).workspace = Some(root);
+        Arc::make_mut(&mut self.config).workspace = Some(PathBuf::from(root));
         self
     }
 
@@ -459,10 +408,13 @@ impl PermissionPipeline {
         let name = call.tool().name();
         let aliases = call.tool().spec().aliases();
         let mode = self.config.mode;
-        // Built on the first content rule for this tool: most calls meet none.
-        let spellings = OnceCell::new();
-        let spellings =
-            || spellings.get_or_init(|| spellings_of(content, self.config.workspace.as_deref()));
+        let call_content = content.map(|content| {
+            CallContent::new(
+                content,
+                tool_cx.working_dir(),
+                self.config.workspace.as_deref(),
+            )
+        });
         let targeting = |behavior| {
             cx.rules_with(behavior)
                 .filter(|(_, rule)| rule.targets(name, aliases))
@@ -486,25 +438,34 @@ impl PermissionPipeline {
             let Some(pattern) = rule.content() else {
                 continue;
             };
-            match content {
-                Some(content) if !checkable(pattern, content, self.config.workspace.as_deref()) => {
-                    unchecked_deny.get_or_insert((source, rule));
-                }
-                Some(content) if covers(pattern, spellings()) => {
+            let Some(call_content) = &call_content else {
+                unchecked_deny.get_or_insert((
+                    source,
+                    rule,
+                    "this call names no content to check it against".to_owned(),
+                ));
+                continue;
+            };
+            match call_content.deny_reach(&ContentPattern::parse(pattern)) {
+                Reach::Covers => {
                     return denied(
                         DeniedBy::DenyRule(rule.to_string()),
                         format!(
                             "this call of `{name}` (`{}`) is denied by the {} deny rule `{}`",
-                            cap_error_text(content.as_str()),
+                            cap_error_text(call_content.content().as_str()),
                             source_name(source),
                             quoted(rule)
                         ),
                     );
                 }
-                Some(_) => {}
-                None => {
-                    unchecked_deny.get_or_insert((source, rule));
+                Reach::Unknown(why) => {
+                    unchecked_deny.get_or_insert((
+                        source,
+                        rule,
+                        format!("this call's content {why}"),
+                    ));
                 }
+                Reach::Misses => {}
             }
         }
 
@@ -515,21 +476,28 @@ impl PermissionPipeline {
         }
 
         // 4. Plan mode runs nothing that is not read-only.
+        let edit_inside = || match &call_content {
+            Some(call_content) => call_content.edit_inside_workspace(),
+            None if self.config.workspace.is_none() => {
+                Err("has no workspace to accept edits in".to_owned())
+            }
+            None => Err("cannot tell which path the call writes".to_owned()),
+        };
         let facts = CallFacts {
             tool: name,
             read_only: call.is_read_only(),
             destructive: call.is_destructive(),
-            content,
-            workspace: self.config.workspace.as_deref(),
+            edit_inside: &edit_inside,
         };
         if mode == PermissionMode::Plan && !facts.reads_only() {
             return denied(DeniedBy::Mode(mode), plan_mode_reason(name));
         }
 
-        // 5. A deny content rule nobody can check.
-        if let Some((source, rule)) = unchecked_deny {
+        // 5. A deny content rule nobody can check: in bypass a deny rule
+        // still holds, so it denies; elsewhere it asks.
+        if let Some((source, rule, why)) = unchecked_deny {
             let why = format!(
-                "the {} deny rule `{}` covers some calls of `{name}`, and this call names no content to check it against",
+                "the {} deny rule `{}` covers some calls of `{name}`, and {why}",
                 source_name(source),
                 quoted(rule)
             );
@@ -544,19 +512,15 @@ impl PermissionPipeline {
 
         // 6. Ask rules.
         for (source, rule) in targeting(RuleBehavior::Ask) {
-            let what = match (rule.content(), content) {
+            let what = match (rule.content(), &call_content) {
                 (None, _) => format!("asks before every call of `{name}`"),
-                (Some(pattern), Some(c))
-                    if !checkable(pattern, c, self.config.workspace.as_deref()) =>
-                {
-                    format!(
-                        "covers some calls of `{name}`, and this call's content cannot be checked against it"
-                    )
-                }
-                (Some(pattern), Some(_)) if covers(pattern, spellings()) => {
-                    format!("covers this call of `{name}`")
-                }
-                (Some(_), Some(_)) => continue,
+                (Some(pattern), Some(c)) => match c.deny_reach(&ContentPattern::parse(pattern)) {
+                    Reach::Covers => format!("covers this call of `{name}`"),
+                    Reach::Unknown(why) => {
+                        format!("covers some calls of `{name}`, and this call's content {why}")
+                    }
+                    Reach::Misses => continue,
+                },
                 (Some(_), None) => format!(
                     "covers some calls of `{name}`, and this call names no content to check it against"
                 ),
@@ -568,18 +532,28 @@ impl PermissionPipeline {
             ));
         }
 
-        // 7. Allow rules.
-        for (_, rule) in targeting(RuleBehavior::Allow) {
-            let allows = match (rule.content(), content) {
-                (None, _) => true,
-                (Some(pattern), Some(_)) => {
-                    let pattern = ContentPattern::parse(pattern);
-                    spellings().iter().any(|spelling| pattern.allows(spelling))
-                }
-                (Some(_), None) => false,
-            };
-            if allows {
-                return allowed(AllowedBy::AllowRule(rule.to_string()));
+        // 7. Allow rules: a whole-tool rule, or content rules that together
+        // cover the call (each program of a command line by some rule).
+        let allow: Vec<&PermissionRule> = targeting(RuleBehavior::Allow)
+            .map(|(_, rule)| rule)
+            .collect();
+        if let Some(rule) = allow.iter().find(|rule| rule.content().is_none()) {
+            return allowed(AllowedBy::AllowRule(rule.to_string()));
+        }
+        if let Some(call_content) = &call_content {
+            let with_content: Vec<&PermissionRule> = allow
+                .iter()
+                .copied()
+                .filter(|r| r.content().is_some())
+                .collect();
+            let patterns: Vec<ContentPattern> = with_content
+                .iter()
+                .filter_map(|rule| rule.content().map(ContentPattern::parse))
+                .collect();
+            if let Some(used) = call_content.allowed_by(&patterns) {
+                let rules: Vec<String> =
+                    used.iter().map(|&i| with_content[i].to_string()).collect();
+                return allowed(AllowedBy::AllowRule(rules.join(", ")));
             }
         }
 

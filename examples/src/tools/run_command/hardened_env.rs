@@ -30,13 +30,29 @@
 //! allow-listed program ([`REMOVED_SHELL_VARS`]); this matters when `sh`
 //! is bash.
 //!
+//! Whether git may run is read from the command's reading (any program
+//! the shell will start, through quoting and paths: `g''it diff` is git),
+//! never from its text. When it may, the repository's configuration is
+//! scanned, and a repository with submodules (a `.gitmodules` file in its
+//! work tree, or a `modules` directory in its git directory) is refused:
+//! a submodule's own configuration names programs too, and git reads it
+//! whenever a submodule is looked into.
+//!
+//! Every other variable that points a program on the read-only list at
+//! other configuration ([`shell_reading::names_what_runs`]: `XDG_CONFIG_*`,
+//! `LESSOPEN`, `GREP_OPTIONS`, `LD_*`, ...) is removed as well; `HOME` is
+//! kept, since git reads no file under it once `GIT_CONFIG_GLOBAL` is
+//! `/dev/null`.
+//!
 //! Read-only git commands may not use `-C`, `--git-dir` or `--work-tree`
 //! (see [`command_safety`](crate::command_safety)), so the repository
 //! vetted here is the one they read.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
+
+use shell_reading::{Reading, names_what_runs};
 
 use super::RunCommandError;
 use super::process::Environment;
@@ -122,14 +138,17 @@ const SCAN_LIMIT: Duration = Duration::from_secs(5);
 /// repository's configuration has.
 pub(super) async fn hardened_environment(
     root: &Path,
-    command: &str,
+    reading: &Reading,
 ) -> Result<Environment, RunCommandError> {
     let mut config: Vec<(String, String)> = HARDENED_GIT_CONFIG
         .iter()
         .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
         .collect();
-    // Only worth a process when git may run at all.
-    if command.contains("git") {
+    // Only worth a process when git may run at all, as the shell reads it.
+    if reading.may_run("git") {
+        if let Some(marker) = submodules(root).await? {
+            return Err(RunCommandError::Submodules { marker });
+        }
         for key in program_keys(root).await? {
             if !config.iter().any(|(k, _)| k.eq_ignore_ascii_case(&key)) {
                 config.push((key, String::new()));
@@ -161,12 +180,73 @@ pub(super) async fn hardened_environment(
         .chain(REMOVED_SHELL_VARS)
         .map(|name| (*name).to_owned())
         .collect();
+    // Every variable that points a program at other configuration (the
+    // ones set above are set again after the removal).
     remove.extend(
         std::env::vars_os()
             .filter_map(|(name, _)| name.into_string().ok())
-            .filter(|name| name.starts_with("BASH_FUNC_")),
+            .filter(|name| name != "HOME" && names_what_runs(name)),
     );
     Ok(Environment { set, remove })
+}
+
+/// What shows that the repository `root` is in has submodules: a
+/// `.gitmodules` file at the top of its work tree, or a `modules`
+/// directory in its git directory. `None` when it has none, or `root` is
+/// not in a repository (or git is not installed).
+async fn submodules(root: &Path) -> Result<Option<String>, RunCommandError> {
+    let Some(output) =
+        git_output(root, &["rev-parse", "--show-toplevel", "--git-common-dir"]).await?
+    else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(&output);
+    let mut lines = text.lines();
+    let (Some(top), Some(git_dir)) = (lines.next(), lines.next()) else {
+        return Ok(None);
+    };
+    let top = PathBuf::from(top);
+    let git_dir = root.join(git_dir);
+    let gitmodules = top.join(".gitmodules");
+    if std::fs::symlink_metadata(&gitmodules).is_ok() {
+        return Ok(Some(gitmodules.display().to_string()));
+    }
+    let modules = git_dir.join("modules");
+    if std::fs::symlink_metadata(&modules).is_ok() {
+        return Ok(Some(modules.display().to_string()));
+    }
+    Ok(None)
+}
+
+/// Runs `git args...` in `root` with the hardened variables, bounded by
+/// [`SCAN_LIMIT`]: its standard output when it succeeds, `None` when git is
+/// not installed or fails (`root` is not a repository).
+async fn git_output(root: &Path, args: &[&str]) -> Result<Option<Vec<u8>>, RunCommandError> {
+    let mut cmd = tokio::process::Command::new("git");
+    cmd.args(args)
+        .current_dir(root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    for name in REMOVED_GIT_VARS {
+        cmd.env_remove(name);
+    }
+    for (name, value) in HARDENED_GIT_VARS {
+        cmd.env(name, value);
+    }
+    match tokio::time::timeout(SCAN_LIMIT, cmd.output()).await {
+        Ok(Ok(output)) if output.status.success() => Ok(Some(output.stdout)),
+        Ok(Ok(_)) => Ok(None),
+        Ok(Err(err)) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Ok(Err(source)) => Err(RunCommandError::GitConfigScan { source }),
+        Err(_elapsed) => Err(RunCommandError::GitConfigScan {
+            source: std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("`git` did not answer within {} s", SCAN_LIMIT.as_secs()),
+            ),
+        }),
+    }
 }
 
 /// The program-naming keys the repository at `root` configures (local,

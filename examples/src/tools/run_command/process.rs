@@ -55,15 +55,16 @@ pub(super) struct Finished {
     pub stderr: Captured,
 }
 
-/// Runs `sh -c command` in `root` with `env`, for at most `limit`.
+/// Runs `shell -c command` in `root` with `env`, for at most `limit`.
 pub(super) async fn run(
     root: &Path,
+    shell: super::Shell,
     command: &str,
     limit: Duration,
     env: &Environment,
 ) -> Result<Finished, RunCommandError> {
     let marker = next_marker();
-    let mut cmd = tokio::process::Command::new("sh");
+    let mut cmd = tokio::process::Command::new(shell.program());
     cmd.arg("-c")
         .arg(command)
         .current_dir(root)
