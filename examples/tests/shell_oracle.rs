@@ -1,8 +1,10 @@
 //! The oracle for the shell classifier: commands generated from a grammar
-//! of shell constructs and programs (every attack class of issue 6 among
-//! them) are classified, and every one classified read-only is run for
-//! real, through `run_command`, in a scratch directory holding files and a
-//! git repository. Nothing may change: same entries, same contents, same
+//! of shell constructs and programs (every attack class of issues 6 and 16
+//! among them, git spelt so only the shell sees it is git) are classified,
+//! and every one classified read-only is run for real, through
+//! `run_command`, under `sh` (dash) and under `bash`, in a scratch
+//! directory holding files and a git repository with a hostile
+//! configuration. Nothing may change: same entries, same contents, same
 //! modes and modification times, and no process of the call left running.
 //!
 //! The default budget keeps CI fast (1,000 cases, a few seconds). For a longer
@@ -20,6 +22,7 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
 use registry_core::{Flags, ToolHandle, try_all_base_tools};
 use registry_examples::Sandbox;
 use registry_examples::command_safety::classify;
+use registry_examples::tools::run_command::Shell;
 use serde_json::json;
 
 /// Cases generated when `SHELL_ORACLE_CASES` is not set.
@@ -142,45 +145,49 @@ const READERS: &[(&str, &[&str], &[&str])] = &[
         &[">out", "x>|out", "$(touch x)"],
     ),
     ("pwd", &["-P", "-L"], &[">out"]),
-    (
-        "git",
-        &[
-            "status",
-            "log",
-            "diff",
-            "show",
-            "--stat",
-            "--oneline",
-            "-p",
-            "HEAD",
-            "--cached",
-            "-s",
-        ],
-        &[
-            "diff --output=out",
-            "diff --output</dev/null out",
-            "log --output=out",
-            "-c core.fsmonitor=touch status",
-            "-c alias.st=!touch st",
-            "--exec-path=. status",
-            "branch -D x",
-            "branch -qD x",
-            "reset --hard",
-            "reset --har",
-            "checkout -f",
-            "checkout -qf",
-            "clean -fdx",
-            "config core.fsmonitor touch",
-            "-C sub status",
-            "-C . clean -fdx",
-            "stash",
-            "archive -o out HEAD",
-            "format-patch -1",
-            "--ext-diff",
-            "--textconv",
-            "diff --out=out",
-        ],
-    ),
+    ("git", GIT_PLAIN, GIT_ATTACK),
+    // git spelt so that only the shell sees it is git: it must be
+    // hardened all the same.
+    ("g''it", GIT_PLAIN, GIT_ATTACK),
+    ("\"git\"", GIT_PLAIN, GIT_ATTACK),
+];
+
+const GIT_PLAIN: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "--stat",
+    "--oneline",
+    "-p",
+    "HEAD",
+    "--cached",
+    "-s",
+];
+
+const GIT_ATTACK: &[&str] = &[
+    "diff --output=out",
+    "diff --output</dev/null out",
+    "log --output=out",
+    "-c core.fsmonitor=touch status",
+    "-c alias.st=!touch st",
+    "--exec-path=. status",
+    "branch -D x",
+    "branch -qD x",
+    "reset --hard",
+    "reset --har",
+    "checkout -f",
+    "checkout -qf",
+    "clean -fdx",
+    "config core.fsmonitor touch",
+    "-C sub status",
+    "-C . clean -fdx",
+    "stash",
+    "archive -o out HEAD",
+    "format-patch -1",
+    "--ext-diff",
+    "--textconv",
+    "diff --out=out",
 ];
 
 /// Writers, wrappers, shells and things that are not programs at all.
@@ -632,32 +639,37 @@ fn read_only_commands_change_nothing() {
             return Ok(());
         }
         ran.set(ran.get() + 1);
-        let (changed, left) = {
-            let (dir, cx) = &*state.borrow();
-            let before = snapshot(dir.path());
-            // A timeout is a fine outcome (`tail -f`); a change is not.
-            let _ = runtime
-                .block_on(tool.call_json(json!({ "command": command, "timeout_secs": 1 }), cx));
-            let after = snapshot(dir.path());
-            let changed: std::collections::BTreeSet<String> = before
-                .keys()
-                .chain(after.keys())
-                .filter(|k| before.get(*k) != after.get(*k))
-                .cloned()
-                .collect();
-            (changed, leftover_processes())
-        };
-        if !changed.is_empty() {
-            *state.borrow_mut() = fresh();
+        // Under both shells `run_command` can run: dash's `sh` and bash.
+        for shell in [Shell::Sh, Shell::Bash] {
+            let (changed, left) = {
+                let (dir, cx) = &*state.borrow();
+                let cx = cx.clone().with(shell);
+                let before = snapshot(dir.path());
+                // A timeout is a fine outcome (`tail -f`); a change is not.
+                let _ = runtime.block_on(
+                    tool.call_json(json!({ "command": command, "timeout_secs": 1 }), &cx),
+                );
+                let after = snapshot(dir.path());
+                let changed: std::collections::BTreeSet<String> = before
+                    .keys()
+                    .chain(after.keys())
+                    .filter(|k| before.get(*k) != after.get(*k))
+                    .cloned()
+                    .collect();
+                (changed, leftover_processes())
+            };
+            if !changed.is_empty() {
+                *state.borrow_mut() = fresh();
+            }
+            prop_assert!(
+                changed.is_empty(),
+                "{command:?} classified read-only changed {changed:?} under {shell:?}"
+            );
+            prop_assert!(
+                left.is_empty(),
+                "{command:?} left processes running under {shell:?}: {left:?}"
+            );
         }
-        prop_assert!(
-            changed.is_empty(),
-            "{command:?} classified read-only changed {changed:?}"
-        );
-        prop_assert!(
-            left.is_empty(),
-            "{command:?} left processes running: {left:?}"
-        );
         Ok(())
     });
     if let Err(err) = result {

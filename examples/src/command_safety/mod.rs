@@ -2,12 +2,12 @@
 //! `run_command`, as an adapter over [`shell_reading`].
 //!
 //! Every decision about a command reads one [`Reading`] of it: the
-//! read-only and destructive answers ([`shell_reading::classify`], whose
+//! read-only and destructive answers ([`shell_reading::classify()`], whose
 //! docs list exactly what is allowed), the resource access `run_command`
 //! declares ([`reading_access`]), the git hardening of read-only commands,
 //! and registry-core's permission rules (`run_command(rm:*)`), which read
 //! the same structure through
-//! [`PermissionContent::command_reading`](registry_core::PermissionContent::command_reading).
+//! [`PermissionContent::from_command_line`](registry_core::PermissionContent::from_command_line).
 //! `run_command` reads each call's command once and shares that reading
 //! among all of them.
 

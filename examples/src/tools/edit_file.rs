@@ -259,7 +259,8 @@ impl Tool for EditFile {
         check_write_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
     }
 
-    /// The path, so rules like `edit_file(src/*)` apply; normalised lexically.
+    /// The path, so rules like `edit_file(src/*)` apply; the pipeline matches it as written
+    /// (normalised lexically) and as resolved against the sandbox root.
     fn permission_content(&self, input: &EditFileInput) -> Option<PermissionContent> {
         Some(PermissionContent::path(&input.path))
     }

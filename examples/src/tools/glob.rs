@@ -223,7 +223,8 @@ impl Tool for Glob {
         check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
     }
 
-    /// The path, so rules like `glob(src/*)` apply; normalised lexically.
+    /// The path, so rules like `glob(src/*)` apply; the pipeline matches it as written
+    /// (normalised lexically) and as resolved against the sandbox root.
     fn permission_content(&self, input: &GlobInput) -> Option<PermissionContent> {
         Some(PermissionContent::path(&input.path))
     }

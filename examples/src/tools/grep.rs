@@ -275,7 +275,8 @@ impl Tool for Grep {
         check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
     }
 
-    /// The path, so rules like `grep(src/*)` apply; normalised lexically.
+    /// The path, so rules like `grep(src/*)` apply; the pipeline matches it as written
+    /// (normalised lexically) and as resolved against the sandbox root.
     fn permission_content(&self, input: &GrepInput) -> Option<PermissionContent> {
         Some(PermissionContent::path(&input.path))
     }

@@ -137,7 +137,8 @@ impl Tool for ListDir {
         check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
     }
 
-    /// The path, so rules like `list_dir(src/*)` apply; normalised lexically.
+    /// The path, so rules like `list_dir(src/*)` apply; the pipeline matches it as written
+    /// (normalised lexically) and as resolved against the sandbox root.
     fn permission_content(&self, input: &ListDirInput) -> Option<PermissionContent> {
         Some(PermissionContent::path(&input.path))
     }

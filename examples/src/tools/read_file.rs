@@ -189,7 +189,8 @@ impl Tool for ReadFile {
         check_paths(cx, [input.path.as_str()], PermissionDecision::Allow)
     }
 
-    /// The path, so rules like `read_file(src/*)` apply; normalised lexically.
+    /// The path, so rules like `read_file(src/*)` apply; the pipeline matches it as written
+    /// (normalised lexically) and as resolved against the sandbox root.
     fn permission_content(&self, input: &ReadFileInput) -> Option<PermissionContent> {
         Some(PermissionContent::path(&input.path))
     }

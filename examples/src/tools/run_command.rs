@@ -9,26 +9,28 @@
 //! the permission rules (`run_command(rm:*)`, through
 //! [`RunCommandInput::line`]):
 //!
-//! - `read_only = is_read_only_command`: an allow-list that fails closed.
-//!   Only simple commands joined by `|`, `&&`, `||`, `;` qualify, each an
-//!   allow-listed program (`ls`, `cat`, `head`, `tail`, `wc`, `grep`,
-//!   `sort`, `uniq`, `stat`, `du`, `find`, `echo`, `pwd`, `true`, `false`,
-//!   `git status|log|diff|show`) with allow-listed options, no expansions,
-//!   no assignments, and no redirection but input from a file, output to
-//!   `/dev/null` and descriptor duplication.
-//! - `concurrency_safe = is_read_only_command`: only commands known to
-//!   only read may run alongside other calls; anything else runs alone.
-//! - `access = command_access`: what decides batching. A read-only command
-//!   whose words name what it reads (`cat a.rs`, `grep -rn x src`, `ls`)
-//!   reads those paths, relative to the workspace root it runs in, so it
-//!   shares a batch with edits of other files; a read-only command whose
-//!   words do not say (`git log`) reads everything; any other command
-//!   writes everything and runs alone.
-//! - `destructive = is_destructive_command`: a deny-list (`rm`, `mv`, `dd`,
-//!   truncating `>`, `git reset --hard`, `sort -o`, ...) that sees through
-//!   wrappers, nested `sh -c`, global options and abbreviations, plus
-//!   everything the parser does not understand (substitutions, subshells,
-//!   functions, here-documents, ...), so a runtime asks before them.
+//! - `read_only = i.classification().read_only`: an allow-list that
+//!   fails closed. Only simple commands joined by `|`, `&&`, `||`, `;`
+//!   qualify, each an allow-listed program (`ls`, `cat`, `head`, `tail`,
+//!   `wc`, `grep`, `sort`, `uniq`, `stat`, `du`, `find`, `echo`, `pwd`,
+//!   `true`, `false`, `git status|log|diff|show`) with allow-listed
+//!   options, no expansions, no assignments, and no redirection but input
+//!   from a file, output to `/dev/null` and descriptor duplication.
+//! - `concurrency_safe`: the same answer; only commands known to only
+//!   read may run alongside other calls; anything else runs alone.
+//! - `access = reading_access(...)`: what decides batching. A read-only
+//!   command whose words name what it reads (`cat a.rs`, `grep -rn x src`,
+//!   `ls`) reads those paths, relative to the workspace root it runs in,
+//!   so it shares a batch with edits of other files; a read-only command
+//!   whose words do not say (`git log`) reads everything; any other
+//!   command writes everything and runs alone.
+//! - `destructive = i.classification().destructive`: a deny-list (`rm`,
+//!   `mv`, `dd`, truncating `>`, `git reset --hard`, `sort -o`, sed
+//!   scripts that write, ...) applied to every program the reading finds
+//!   (through wrappers, compound commands, substitutions and `sh -c`
+//!   strings), plus everything the reading cannot vouch for (a program in
+//!   a variable, text piped into a shell, a function definition, ...), so
+//!   a runtime asks before them.
 //! - `classifier_input = the command`: a runtime's safety classifier sees
 //!   exactly the text that will run.
 //!

@@ -185,7 +185,8 @@ impl Tool for WriteFile {
         check_write_paths(cx, [input.path.as_str()], PermissionDecision::Delegate)
     }
 
-    /// The path, so rules like `write_file(src/*)` apply; normalised lexically.
+    /// The path, so rules like `write_file(src/*)` apply; the pipeline matches it as written
+    /// (normalised lexically) and as resolved against the sandbox root.
     fn permission_content(&self, input: &WriteFileInput) -> Option<PermissionContent> {
         Some(PermissionContent::path(&input.path))
     }

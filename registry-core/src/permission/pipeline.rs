@@ -10,12 +10,12 @@
 //! | # | step | ends the call with |
 //! |---|---|---|
 //! | 1 | whole-tool deny rules of the **current** [`PermissionContext`] (`Tool`, an alias, `mcp__server`, `mcp__server__*`), so a pool assembled before a rule changed still refuses | `Denied { by: DenyRule }` |
-//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::Tool::permission_content) (a path with a [workspace](PermissionPipeline::with_workspace) set is matched both relative to it and absolute) | `Denied { by: DenyRule }` |
+//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::Tool::permission_content): a command's every program as the shell will run it, a path as written and as the OS will open it (see [`ContentKind`](super::ContentKind)) | `Denied { by: DenyRule }` |
 //! | 3 | the tool's own `check_permissions` when it says `Deny` (a deny always holds: no allow rule, mode or approval loosens it) | `Denied { by: Tool }` |
 //! | 4 | `plan` mode: a call that is not read-only | `Denied { by: Mode(Plan) }` |
-//! | 5 | a deny content rule for the tool when the call has **no** content to check it against: ask (in `bypass` mode: deny) | ask / `Denied { by: DenyRule }` |
-//! | 6 | ask rules (whole-tool, or content matched; a content ask rule and no content asks too) | ask |
-//! | 7 | allow rules (whole-tool, or content matched with [`ContentPattern::allows`]) | `Allowed { by: AllowRule }` |
+//! | 5 | a deny content rule for the tool that **cannot be checked** against the call (no content, a command the reader cannot vouch for, a path that cannot be resolved or has several names): ask (in `bypass` mode: deny, for a deny rule holds in every mode; in `dont_ask` the ask is a deny) | ask / `Denied { by: DenyRule }` |
+//! | 6 | ask rules (whole-tool, or content matched; a content ask rule that cannot be checked asks too) | ask |
+//! | 7 | allow rules (whole-tool, or content rules that together cover the call: each program of a command line covered by some allow rule, a path as the OS will open it) | `Allowed { by: AllowRule }` |
 //! | 8 | this session's allow-always grants | `Allowed { by: SessionRule }` |
 //! | 9 | the tool's `check_permissions`: `Allow`, `Ask` | `Allowed { by: Tool }` / ask |
 //! | 10 | `Delegate` in `auto` mode with a classifier: the [`SafetyClassifier`] reviews the call's `classifier_input` (empty: skipped; its hook panicked: ask; classifier error or panic: ask) | `Allowed`/`Denied { by: Classifier }` / ask |

@@ -1,5 +1,5 @@
 //! The syntax of a command line: the tree ([`ast`]) and the parser that
-//! builds it ([`parse`]).
+//! builds it ([`parse()`]).
 
 pub mod ast;
 pub mod parse;

@@ -255,36 +255,12 @@ async fn git_output(root: &Path, args: &[&str]) -> Result<Option<Vec<u8>>, RunCo
 /// (including when `root` is not a repository). A scan that cannot finish
 /// is an error: the command is not run unvetted.
 async fn program_keys(root: &Path) -> Result<Vec<String>, RunCommandError> {
-    let mut cmd = tokio::process::Command::new("git");
-    cmd.args(["config", "--name-only", "--get-regexp", PROGRAM_KEYS])
-        .current_dir(root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
-    for name in REMOVED_GIT_VARS {
-        cmd.env_remove(name);
-    }
-    for (name, value) in HARDENED_GIT_VARS {
-        cmd.env(name, value);
-    }
-    let output = match tokio::time::timeout(SCAN_LIMIT, cmd.output()).await {
-        Ok(Ok(output)) => output,
-        Ok(Err(err)) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Ok(Err(source)) => return Err(RunCommandError::GitConfigScan { source }),
-        Err(_elapsed) => {
-            return Err(RunCommandError::GitConfigScan {
-                source: std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    format!(
-                        "`git config` did not answer within {} s",
-                        SCAN_LIMIT.as_secs()
-                    ),
-                ),
-            });
-        }
+    // `git config --get-regexp` fails when nothing matches: no keys.
+    let args = ["config", "--name-only", "--get-regexp", PROGRAM_KEYS];
+    let Some(stdout) = git_output(root, &args).await? else {
+        return Ok(Vec::new());
     };
-    let mut keys: Vec<String> = String::from_utf8_lossy(&output.stdout)
+    let mut keys: Vec<String> = String::from_utf8_lossy(&stdout)
         .lines()
         .filter(|k| !k.is_empty())
         .map(str::to_owned)

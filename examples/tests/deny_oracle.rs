@@ -1,0 +1,354 @@
+//! The deny oracle: spellings of one denied program, by class, each run
+//! through the executor with the real `run_command` in every permission
+//! mode, under the real `sh` (dash) and `bash`, in a fresh directory
+//! holding `victim.txt`. With the rule `run_command(rm:*)` the victim must
+//! survive every one of them in every mode; in `bypass` each must be
+//! refused by the deny rule itself.
+//!
+//! So that the table tests something, each case is also run once with no
+//! rule at all in `bypass`, under both shells: it must delete the victim
+//! under at least one of them (a spelling no shell runs as `rm` proves
+//! nothing).
+//!
+//! A property test then composes spellings from the same classes
+//! (program spellings, wrappers, leading redirections and assignments,
+//! containers, separators) and asserts the same of each.
+
+registry_core::link!(registry_examples);
+
+use std::path::Path;
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
+use registry_core::{
+    Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, RuleBehavior,
+    RuleSource, Session, ToolCall, ToolRegistry, try_all_base_tools,
+};
+use registry_examples::Sandbox;
+use registry_examples::tools::run_command::Shell;
+use serde_json::json;
+
+/// (class, command): every command deletes `victim.txt` when a shell runs
+/// it as written.
+const CASES: &[(&str, &str)] = &[
+    // Quoting and escapes: quote removal gives `rm`.
+    ("quoting", "'rm' -f victim.txt"),
+    ("quoting", "\"rm\" -f victim.txt"),
+    ("quoting", "r''m -f victim.txt"),
+    ("quoting", "\\rm -f victim.txt"),
+    ("quoting", "r\\m -f victim.txt"),
+    ("quoting", "r\"m\" -f victim.txt"),
+    ("quoting", "r\\\nm -f victim.txt"),
+    ("quoting", "rm \\\n-f victim.txt"),
+    ("quoting", "$'rm' -f victim.txt"),
+    // A program named by its path.
+    ("program path", "/bin/rm -f victim.txt"),
+    ("program path", "/usr/bin/rm -f victim.txt"),
+    ("program path", "/usr/bin/../bin/rm -f victim.txt"),
+    ("program path", "//bin//rm -f victim.txt"),
+    ("program path", "'/bin/rm' -f victim.txt"),
+    // Wrappers that run the program named in their arguments.
+    ("wrapper", "nice rm -f victim.txt"),
+    ("wrapper", "nice -n 5 rm -f victim.txt"),
+    ("wrapper", "nohup rm -f victim.txt"),
+    ("wrapper", "timeout 5 rm -f victim.txt"),
+    ("wrapper", "timeout -s KILL 5 rm -f victim.txt"),
+    ("wrapper", "env rm -f victim.txt"),
+    ("wrapper", "env -i FOO=1 rm -f victim.txt"),
+    ("wrapper", "env -S 'rm -f victim.txt'"),
+    ("wrapper", "command rm -f victim.txt"),
+    ("wrapper", "command -p rm -f victim.txt"),
+    ("wrapper", "exec rm -f victim.txt"),
+    ("wrapper", "stdbuf -oL rm -f victim.txt"),
+    ("wrapper", "setsid -w rm -f victim.txt"),
+    ("wrapper", "nice nohup env timeout 9 rm -f victim.txt"),
+    ("wrapper", "echo victim.txt | xargs rm -f"),
+    ("wrapper", "xargs -I{} rm -f {} <<< victim.txt"),
+    ("wrapper", "find . -name victim.txt -exec rm -f {} +"),
+    (
+        "wrapper",
+        "find . -name victim.txt -exec sh -c 'rm -f \"$1\"' _ {} \\;",
+    ),
+    ("wrapper", "coproc rm -f victim.txt; wait"),
+    // Redirections and assignments before the program.
+    ("leading redirection", "2>/dev/null rm -f victim.txt"),
+    ("leading redirection", ">/dev/null rm -f victim.txt"),
+    ("leading redirection", "</dev/null rm -f victim.txt"),
+    ("leading redirection", "rm>/dev/null -f victim.txt"),
+    ("leading redirection", "X=1 rm -f victim.txt"),
+    ("leading redirection", "2>&1 X=1 rm -f victim.txt"),
+    // A program chosen through a variable or a substitution.
+    ("indirection", "c=rm; $c -f victim.txt"),
+    ("indirection", "c=rm; \"$c\" -f victim.txt"),
+    ("indirection", "${c:-rm} -f victim.txt"),
+    ("indirection", "c=r; ${c}m -f victim.txt"),
+    ("indirection", "set -- rm; \"$@\" -f victim.txt"),
+    ("indirection", "a=rm b=-f; $a $b victim.txt"),
+    ("indirection", "$(echo rm) -f victim.txt"),
+    ("indirection", "`echo rm` -f victim.txt"),
+    ("indirection", "/bin/r? -f victim.txt"),
+    ("indirection", "/bin/r[m] -f victim.txt"),
+    ("indirection", "/*/rm -f victim.txt"),
+    // A command run to expand a word.
+    ("substitution", "echo $(rm -f victim.txt)"),
+    ("substitution", "x=$(rm -f victim.txt)"),
+    ("substitution", ": \"`rm -f victim.txt`\""),
+    ("substitution", "cat <<E\n$(rm -f victim.txt)\nE"),
+    ("substitution", "echo ${x:-$(rm -f victim.txt)}"),
+    ("substitution", "cat <(rm -f victim.txt)"),
+    // Text fed to a shell or an evaluator.
+    ("shell input", "echo rm -f victim.txt | sh"),
+    ("shell input", "echo 'rm -f victim.txt' | bash"),
+    ("shell input", "sh -c 'rm -f victim.txt'"),
+    ("shell input", "bash -c \"rm -f victim.txt\""),
+    ("shell input", "sh -c 'sh -c \"rm -f victim.txt\"'"),
+    ("shell input", "sh <<< 'rm -f victim.txt'"),
+    ("shell input", "eval 'rm -f victim.txt'"),
+    ("shell input", "eval \"r\"\"m -f victim.txt\""),
+    ("shell input", "x='rm -f victim.txt'; eval \"$x\""),
+    ("shell input", "x='rm -f victim.txt'; sh -c \"$x\""),
+    ("shell input", "echo 'rm -f victim.txt' > s.sh; sh s.sh"),
+    ("shell input", "echo 'rm -f victim.txt' > s.sh; . ./s.sh"),
+    ("shell input", "trap 'rm -f victim.txt' EXIT"),
+    ("shell input", "git -c alias.x='!rm -f victim.txt' x"),
+    // Function and alias bodies.
+    ("function", "f() { rm -f victim.txt; }; f"),
+    ("function", "f() (rm -f victim.txt); f"),
+    ("function", "function f { rm -f victim.txt; }; f"),
+    ("function", "ls() { rm -f victim.txt; }; ls"),
+    ("function", "alias ls='rm -f victim.txt'\nls"),
+    ("function", "x='a[$(rm -f victim.txt)]'; echo $((x))"),
+    ("function", "x='a[$(rm -f victim.txt)]'; [[ $x -eq 1 ]]"),
+    // Compound commands.
+    ("compound", "if true; then rm -f victim.txt; fi"),
+    ("compound", "{ rm -f victim.txt; }"),
+    ("compound", "(rm -f victim.txt)"),
+    ("compound", "while :; do rm -f victim.txt; break; done"),
+    ("compound", "for x in 1; do rm -f victim.txt; done"),
+    ("compound", "case a in a) rm -f victim.txt;; esac"),
+    ("compound", "! rm -f victim.txt"),
+    // Separators, pipes and newlines.
+    ("separator", "ls\nrm -f victim.txt"),
+    ("separator", "ls;rm -f victim.txt"),
+    ("separator", "true&&rm -f victim.txt"),
+    ("separator", "false||rm -f victim.txt"),
+    ("separator", "ls|rm -f victim.txt"),
+    ("separator", "rm -f victim.txt & wait"),
+    ("separator", "ls # comment\nrm -f victim.txt"),
+    ("separator", "ls\r\nrm -f victim.txt"),
+];
+
+const MODES: [PermissionMode; 6] = PermissionMode::ALL;
+
+const SHELLS: [Shell; 2] = [Shell::Sh, Shell::Bash];
+
+fn registry() -> Arc<ToolRegistry> {
+    Arc::new(ToolRegistry::new(
+        try_all_base_tools(&Flags::new()).expect("catalog"),
+    ))
+}
+
+fn deny_rm() -> PermissionContext {
+    let mut cx = PermissionContext::new();
+    cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "run_command(rm:*)")
+        .expect("rule");
+    cx
+}
+
+/// Runs `command` as one `run_command` call in a fresh directory; whether
+/// the victim survived, and the call's result text.
+async fn run(
+    registry: &Arc<ToolRegistry>,
+    rules: &PermissionContext,
+    mode: PermissionMode,
+    shell: Shell,
+    command: &str,
+) -> (bool, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("victim.txt"), "v").expect("victim");
+    let pool = registry.assemble_tool_pool(rules);
+    let executor = Executor::new(
+        Arc::clone(registry),
+        &pool,
+        rules.clone(),
+        PermissionPipeline::new(mode),
+        Arc::new(Session::new()),
+    )
+    .with_context(
+        Sandbox::new(dir.path())
+            .expect("sandbox")
+            .context()
+            .with(shell),
+    );
+    let call = ToolCall::new(
+        "call-1",
+        "run_command",
+        json!({ "command": command, "timeout_secs": 5 }),
+    );
+    let results = executor.run_turn(vec![call]).await;
+    let text = results[0].content().to_owned();
+    (victim(dir.path()), text)
+}
+
+fn victim(dir: &Path) -> bool {
+    dir.join("victim.txt").exists()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+#[test]
+fn every_spelling_of_a_denied_program_is_denied_in_every_mode() {
+    let runtime = runtime();
+    let registry = registry();
+    let rules = deny_rm();
+    let none = PermissionContext::new();
+    let mut failures = Vec::new();
+    let mut classes: std::collections::BTreeMap<&str, usize> = Default::default();
+    for &(class, command) in CASES {
+        *classes.entry(class).or_default() += 1;
+        // The case is a spelling of `rm` for at least one shell.
+        let effective: Vec<Shell> = SHELLS
+            .into_iter()
+            .filter(|&shell| {
+                !runtime
+                    .block_on(run(
+                        &registry,
+                        &none,
+                        PermissionMode::Bypass,
+                        shell,
+                        command,
+                    ))
+                    .0
+            })
+            .collect();
+        if effective.is_empty() {
+            failures.push(format!(
+                "[{class}] {command:?} deletes nothing in sh or bash: not a test"
+            ));
+        }
+        for mode in MODES {
+            for shell in SHELLS {
+                let (alive, text) = runtime.block_on(run(&registry, &rules, mode, shell, command));
+                if !alive {
+                    failures.push(format!(
+                        "[{class}] {command:?} ran in {mode} under {shell:?}: {text}"
+                    ));
+                } else if mode == PermissionMode::Bypass && !text.contains("deny rule") {
+                    failures.push(format!(
+                        "[{class}] {command:?} in bypass was not refused by the deny rule: {text}"
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("deny oracle, cases per class: {classes:?}");
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
+
+/// How the program is spelt.
+const PROGRAMS: &[&str] = &[
+    "rm",
+    "'rm'",
+    "\"rm\"",
+    "\\rm",
+    "r''m",
+    "r\\\nm",
+    "/bin/rm",
+    "/usr/bin/rm",
+    "$c",
+    "\"$c\"",
+    "${c}",
+    "$(echo rm)",
+    "`echo rm`",
+    "/bin/r?",
+];
+
+/// Wrappers in front of it (several may stack).
+const WRAPPERS: &[&str] = &[
+    "nice ",
+    "nice -n 3 ",
+    "nohup ",
+    "timeout 5 ",
+    "env ",
+    "env -i ",
+    "env A=1 ",
+    "command ",
+    "exec ",
+    "stdbuf -o0 ",
+    "xargs -a /dev/null -r ",
+];
+
+/// What comes before the program in its own command.
+const PREFIXES: &[&str] = &["", "2>/dev/null ", "X=1 ", "</dev/null ", ">/dev/null "];
+
+/// Where the command sits (`@` is the command).
+const CONTAINERS: &[&str] = &[
+    "@",
+    "ls; @",
+    "ls\n@",
+    "true && @",
+    "false || @",
+    "ls | @",
+    "{ @; }",
+    "(@)",
+    "if true; then @; fi",
+    "f() { @; }; f",
+    "echo $(@)",
+    "sh -c '@'",
+    "eval '@'",
+    "echo '@' | sh",
+    "case x in x) @;; esac",
+];
+
+fn spelling() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(CONTAINERS),
+        prop::sample::select(PREFIXES),
+        prop::collection::vec(prop::sample::select(WRAPPERS), 0..3),
+        prop::sample::select(PROGRAMS),
+    )
+        .prop_map(|(container, prefix, wrappers, program)| {
+            let command = format!("{prefix}{}{program} -f victim.txt", wrappers.concat());
+            // Quotes inside a single-quoted container would end it: such a
+            // spelling goes in as is.
+            let body = if container.contains('\'') && command.contains('\'') {
+                command
+            } else {
+                container.replace('@', &command)
+            };
+            format!("c=rm; {body}")
+        })
+}
+
+#[test]
+fn generated_spellings_never_run_in_any_mode() {
+    let runtime = runtime();
+    let registry = registry();
+    let rules = deny_rm();
+    let mut runner = TestRunner::new(Config {
+        cases: 128,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
+        ..Config::default()
+    });
+    let result = runner.run(&spelling(), |command| {
+        for mode in MODES {
+            for shell in SHELLS {
+                let (alive, text) = runtime.block_on(run(&registry, &rules, mode, shell, &command));
+                prop_assert!(alive, "{command:?} ran in {mode} under {shell:?}: {text}");
+                if mode == PermissionMode::Bypass {
+                    prop_assert!(text.contains("deny rule"), "{command:?} in bypass: {text}");
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Err(err) = result {
+        panic!("{err}");
+    }
+}
