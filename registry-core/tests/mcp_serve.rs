@@ -20,6 +20,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Notify;
 
 #[derive(Deserialize, JsonSchema)]
@@ -469,4 +470,148 @@ async fn an_http_import_reconnects_with_backoff_after_the_server_restarts() {
     .expect("reconnected and re-imported");
     assert!(import.is_connected());
     again.shutdown().await;
+}
+
+/// One request over a raw keep-alive socket, and its whole response
+/// (headers and body, chunked or not).
+async fn exchange(
+    socket: &mut tokio::net::TcpStream,
+    addr: std::net::SocketAddr,
+    session: Option<&str>,
+    body: &str,
+) -> String {
+    let session = session.map_or_else(String::new, |s| format!("mcp-session-id: {s}\r\n"));
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{session}\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    socket.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = socket.read(&mut buf).await.unwrap();
+        assert!(
+            n > 0,
+            "connection closed: {}",
+            String::from_utf8_lossy(&response)
+        );
+        response.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&response);
+        let Some(head_end) = text.find("\r\n\r\n") else {
+            continue;
+        };
+        let head = &text[..head_end].to_ascii_lowercase();
+        if head.contains("transfer-encoding: chunked") {
+            if text.ends_with("\r\n0\r\n\r\n") {
+                return text.into_owned();
+            }
+        } else if let Some(len) = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length: "))
+            .and_then(|l| l.trim().parse::<usize>().ok())
+        {
+            if response.len() >= head_end + 4 + len {
+                return text.into_owned();
+            }
+        } else {
+            return text.into_owned();
+        }
+    }
+}
+
+/// Initializes a session over a raw socket; its id.
+async fn raw_session(socket: &mut tokio::net::TcpStream, addr: std::net::SocketAddr) -> String {
+    let init = exchange(
+        socket,
+        addr,
+        None,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    )
+    .await;
+    let session = init
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("mcp-session-id:")
+                .then(|| l["mcp-session-id:".len()..].trim().to_owned())
+        })
+        .expect("a session id");
+    exchange(
+        socket,
+        addr,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    session
+}
+
+/// An idle session ends, and a request in it is refused: its state is
+/// gone.
+#[tokio::test]
+async fn idle_sessions_expire() {
+    let registry = registry();
+    let server = server(&registry);
+    let http = server
+        .serve_http(
+            HttpOptions::new("127.0.0.1:0".parse().unwrap())
+                .session_idle_timeout(Duration::from_millis(200)),
+        )
+        .await
+        .unwrap();
+    let addr = http.local_addr();
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let session = raw_session(&mut socket, addr).await;
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"lookup","arguments":{"key":"k"}}}"#;
+    assert!(
+        exchange(&mut socket, addr, Some(&session), call)
+            .await
+            .contains("hits")
+    );
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let after = exchange(&mut socket, addr, Some(&session), call).await;
+    assert!(!after.starts_with("HTTP/1.1 200"), "{after}");
+    assert!(!after.contains("hits"), "{after}");
+    http.shutdown().await;
+}
+
+/// Sequential calls over a real socket answer in well under the 40 ms a
+/// delayed ACK costs when the server leaves Nagle's algorithm on (every
+/// response goes out in more than one write, and a client that only reads
+/// ACKs late). The client is a plain keep-alive HTTP/1.1 socket, as the
+/// Python and TypeScript SDKs' are. Not a speed target (that is
+/// `benches/mcp_load.rs`): a 40 ms stall is deterministic, so even a busy
+/// machine's median stays far below it once `TCP_NODELAY` is set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sequential_http_calls_do_not_wait_for_a_delayed_ack() {
+    let registry = registry();
+    let server = server(&registry);
+    let http = server
+        .serve_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+        .await
+        .unwrap();
+    let mut socket = tokio::net::TcpStream::connect(http.local_addr())
+        .await
+        .unwrap();
+    let addr = http.local_addr();
+    let session = raw_session(&mut socket, addr).await;
+    let mut times = Vec::new();
+    for i in 1..=31 {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{{"name":"lookup","arguments":{{"key":"k{i}"}}}}}}"#
+        );
+        let start = std::time::Instant::now();
+        let response = exchange(&mut socket, addr, Some(&session), &body).await;
+        times.push(start.elapsed());
+        assert!(response.contains("hits"), "{response}");
+    }
+    times.sort();
+    let median = times[times.len() / 2];
+    assert!(
+        median < Duration::from_millis(25),
+        "median {median:?} of {times:?}: a delayed ACK is back"
+    );
+    http.shutdown().await;
 }

@@ -4,12 +4,13 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::local::{LocalSessionManager, SessionConfig};
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use sha2::{Digest, Sha256};
 use tokio::net::TcpListener;
@@ -19,11 +20,16 @@ use tokio_util::sync::CancellationToken;
 use super::McpError;
 use super::server::McpServer;
 
+/// How long a session may stay idle (no request, no open stream) before
+/// the server ends it and frees its memory, unless configured otherwise.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+
 /// How an HTTP server is reached and who may call it.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     addr: SocketAddr,
     bearer_token: Option<Arc<str>>,
+    session_idle_timeout: Duration,
 }
 
 impl HttpOptions {
@@ -33,7 +39,16 @@ impl HttpOptions {
         HttpOptions {
             addr,
             bearer_token: None,
+            session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
         }
+    }
+
+    /// Ends a session that has been idle this long (default
+    /// [`DEFAULT_SESSION_IDLE_TIMEOUT`]): its state is dropped and its
+    /// memory returned; a client that comes back must initialize again.
+    pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
     }
 
     /// Refuse every request without `Authorization: Bearer <token>` with
@@ -113,11 +128,12 @@ impl McpServer {
             }
         }
         let server = self.clone();
-        let service = StreamableHttpService::new(
-            move || Ok(server.connection()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let mut session_config = SessionConfig::default();
+        session_config.keep_alive = Some(options.session_idle_timeout);
+        let mut sessions = LocalSessionManager::default();
+        sessions.session_config = session_config;
+        let service =
+            StreamableHttpService::new(move || Ok(server.connection()), Arc::new(sessions), config);
         let token = options.bearer_token.map(|t| Sha256::digest(t.as_bytes()));
         let loop_stop = stop.clone();
         let task = tokio::spawn(async move {
@@ -133,6 +149,12 @@ impl McpServer {
                         }
                     },
                 };
+                // Each response goes out in more than one write; with
+                // Nagle's algorithm on, the second waits for the client's
+                // delayed ACK (about 40 ms a call).
+                if let Err(err) = stream.set_nodelay(true) {
+                    tracing::debug!(%err, "could not set TCP_NODELAY on an MCP HTTP connection");
+                }
                 let service = service.clone();
                 let handler = hyper::service::service_fn(move |request| {
                     let service = service.clone();

@@ -58,7 +58,7 @@ mod naming;
 mod server;
 mod trust;
 
-pub use http::{HttpOptions, HttpServerHandle};
+pub use http::{DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServerHandle};
 pub use import::{
     Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_HEARTBEAT, McpImport, McpServerConfig, RefusedTool,
 };
