@@ -175,6 +175,84 @@ impl PluginRegistry {
         })
     }
 
+    /// Replaces every tool `owner` contributed with `tools`, in one step:
+    /// no snapshot ever sees some of the old set and some of the new, and
+    /// the generation moves once, or not at all when nothing changed.
+    ///
+    /// A tool of `tools` that is the very handle already registered
+    /// ([`ToolHandle::ptr_eq`]) keeps its registration: whoever holds it
+    /// sees nothing happen to it. Tools whose input schema is not an
+    /// object are left out, each with its error; the rest are registered.
+    ///
+    /// ```
+    /// use registry_core::{PluginRegistry, ToolBuilder, ToolOutput};
+    ///
+    /// let tool = |name: &str| {
+    ///     ToolBuilder::new(name, "A plugin tool.")
+    ///         .build(|_, _| async { Ok(ToolOutput::text("")) })
+    ///         .unwrap()
+    /// };
+    /// let registry = PluginRegistry::new();
+    /// let kept = tool("kept");
+    /// registry.replace_owner("srv", vec![kept.clone(), tool("old")]);
+    /// let before = registry.generation();
+    /// registry.replace_owner("srv", vec![kept.clone(), tool("new")]);
+    /// assert_eq!(registry.generation(), before + 1);
+    /// // Replacing with the same handles changes nothing.
+    /// let snapshot = registry.snapshot();
+    /// let same: Vec<_> = snapshot.tools().iter().map(|t| t.tool().clone()).collect();
+    /// registry.replace_owner("srv", same);
+    /// assert_eq!(registry.generation(), before + 1);
+    /// ```
+    pub fn replace_owner(
+        &self,
+        owner: impl Into<Arc<str>>,
+        tools: Vec<ToolHandle>,
+    ) -> Vec<PluginError> {
+        let owner: Arc<str> = owner.into();
+        let mut errors = Vec::new();
+        let mut valid = Vec::with_capacity(tools.len());
+        for tool in tools {
+            match crate::schema::require_object_schema(tool.input_schema()) {
+                Ok(()) => valid.push(tool),
+                Err(source) => errors.push(PluginError::InputNotObject {
+                    tool: tool.name().to_owned(),
+                    source,
+                }),
+            }
+        }
+        let mut entries = self.inner.write();
+        let before = entries.len();
+        // Keep what is still offered, by identity; drop the rest.
+        entries.retain(|_, entry| {
+            *entry.owner != *owner || valid.iter().any(|t| t.ptr_eq(entry.tool()))
+        });
+        let mut changed = entries.len() != before;
+        for tool in valid {
+            let registered = entries
+                .values()
+                .any(|entry| *entry.owner == *owner && entry.tool().ptr_eq(&tool));
+            if !registered {
+                let id = self.inner.next_id.fetch_add(1, Ordering::AcqRel);
+                entries.insert(id, PluginTool::new(Arc::clone(&owner), tool));
+                changed = true;
+            }
+        }
+        if changed {
+            self.inner.bump();
+        }
+        errors
+    }
+
+    /// Whether `owner` has a tool named `name` registered (whatever its
+    /// handle: a refresh may have replaced it).
+    pub fn contains(&self, owner: &str, name: &str) -> bool {
+        self.inner
+            .read()
+            .values()
+            .any(|entry| entry.owner() == owner && entry.tool().name() == name)
+    }
+
     /// Removes every tool `owner` contributed (a crashed or disconnected
     /// plugin leaves no ghost tools). Returns how many were removed.
     pub fn unregister_owner(&self, owner: &str) -> usize {

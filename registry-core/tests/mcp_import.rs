@@ -463,3 +463,134 @@ async fn server_wide_deny_rules_remove_an_import_from_the_pool_and_refuse_its_ca
         "no denied call reached the server"
     );
 }
+
+#[tokio::test]
+async fn a_refresh_that_changes_nothing_changes_nothing() {
+    let registry = PluginRegistry::new();
+    let fake = FakeServer::new(vec![plain("a"), plain("b")], 0);
+    let (import, _server) = fake.import(&registry, "srv", |c| c).await;
+    let a = handle(&registry, "mcp__srv__a");
+    let generation = registry.generation();
+    for _ in 0..3 {
+        import.refresh().await.unwrap();
+    }
+    assert_eq!(registry.generation(), generation, "nothing changed");
+    assert!(handle(&registry, "mcp__srv__a").ptr_eq(&a), "same handle");
+    // A changed definition gets a new handle, in one generation step; the
+    // unchanged tool keeps its own.
+    let b = handle(&registry, "mcp__srv__b");
+    *fake.0.tools.lock().unwrap() = vec![
+        tool(
+            json!({ "name": "a", "description": "Now different.", "inputSchema": { "type": "object" } }),
+        ),
+        plain("b"),
+        plain("c"),
+    ];
+    import.refresh().await.unwrap();
+    assert_eq!(registry.generation(), generation + 1, "one atomic swap");
+    assert!(!handle(&registry, "mcp__srv__a").ptr_eq(&a));
+    assert!(handle(&registry, "mcp__srv__b").ptr_eq(&b));
+    assert_eq!(
+        names(&registry),
+        ["mcp__srv__a", "mcp__srv__b", "mcp__srv__c"]
+    );
+}
+
+/// 1,000 refreshes, each changing the server's list (a tool comes or goes,
+/// the kept one's description changes),
+/// while calls run through an executor built before the first: every call
+/// to a tool that stays offered succeeds, and no snapshot ever sees the
+/// server with fewer tools than it keeps offering.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn executors_built_before_a_refresh_keep_every_tool_that_still_exists() {
+    use registry_core::{
+        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session,
+        ToolCall, ToolRegistry,
+    };
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let fake = FakeServer::new(vec![plain("kept"), plain("other")], 0);
+    let (import, _server) = fake
+        .import(registry.plugins(), "srv", |c| c.trusted(true))
+        .await;
+    let rules = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&rules);
+    let session = Arc::new(Session::new());
+    session.discover("mcp__srv__kept");
+    session.discover("mcp__srv__other");
+    let executor = Arc::new(Executor::new(
+        Arc::clone(&registry),
+        &pool,
+        rules,
+        PermissionPipeline::new(PermissionMode::Bypass),
+        session,
+    ));
+    let done = Arc::new(AtomicBool::new(false));
+    let callers: Vec<_> = (0..4)
+        .map(|worker| {
+            let executor = Arc::clone(&executor);
+            let done = Arc::clone(&done);
+            tokio::spawn(async move {
+                let mut calls = 0usize;
+                while !done.load(Ordering::Acquire) {
+                    let id = format!("w{worker}-{calls}");
+                    let result = executor
+                        .run_turn(vec![ToolCall::new(
+                            id,
+                            "mcp__srv__kept",
+                            json!({ "n": calls }),
+                        )])
+                        .await
+                        .pop()
+                        .unwrap();
+                    assert!(!result.is_error(), "call {calls}: {}", result.content());
+                    calls += 1;
+                }
+                calls
+            })
+        })
+        .collect();
+    let watcher = {
+        let plugins = registry.plugins().clone();
+        let done = Arc::clone(&done);
+        tokio::spawn(async move {
+            while !done.load(Ordering::Acquire) {
+                let snapshot = plugins.snapshot();
+                assert!(
+                    snapshot
+                        .tools()
+                        .iter()
+                        .any(|t| t.tool().name() == "mcp__srv__kept"),
+                    "a snapshot without the kept tool"
+                );
+                tokio::task::yield_now().await;
+            }
+        })
+    };
+    for i in 0..1_000 {
+        // The kept tool's definition changes too (a new handle each time):
+        // the executor finds it by owner and name, not by identity.
+        let kept = tool(json!({
+            "name": "kept",
+            "description": format!("Version {}.", i % 3),
+            "inputSchema": { "type": "object" }
+        }));
+        let mut tools = vec![kept];
+        if i % 2 == 0 {
+            tools.push(plain(&format!("extra{}", i % 7)));
+        }
+        *fake.0.tools.lock().unwrap() = tools;
+        import.refresh().await.unwrap();
+    }
+    done.store(true, Ordering::Release);
+    let mut total = 0;
+    for caller in callers {
+        total += caller.await.unwrap();
+    }
+    watcher.await.unwrap();
+    assert!(total > 0, "no call ran during the refreshes");
+}

@@ -123,6 +123,11 @@ pub(crate) fn resolve<'a>(
 /// came or went since the pool was built. Checked when the call is
 /// resolved and again right before its body runs, since a plugin may leave
 /// while earlier batches run.
+///
+/// A tool is still there when its owner still has a tool of its name,
+/// whatever the handle: a refresh that re-registered the owner's tools
+/// (an MCP `list_changed`) must not break an executor built before it.
+/// The call runs with the handle it was prepared with.
 pub(crate) fn still_registered(
     index: &PoolIndex,
     registry: &ToolRegistry,
@@ -130,13 +135,7 @@ pub(crate) fn still_registered(
     owner: &str,
 ) -> Result<(), CallError> {
     let plugins = registry.plugins();
-    if plugins.generation() != index.plugin_generation
-        && !plugins
-            .snapshot()
-            .tools()
-            .iter()
-            .any(|p| p.tool().ptr_eq(tool))
-    {
+    if plugins.generation() != index.plugin_generation && !plugins.contains(owner, tool.name()) {
         return Err(CallError::Unregistered {
             tool: tool.name().to_owned(),
             owner: owner.to_owned(),

@@ -260,6 +260,10 @@ struct ImportState {
     /// Imported name → the server's own name.
     tools: BTreeMap<String, String>,
     refused: Vec<RefusedTool>,
+    /// Imported name → the server's definition as listed, and the handle
+    /// built from it: a refresh that lists the same definition keeps the
+    /// handle, so nothing that holds it notices.
+    definitions: BTreeMap<String, (Value, crate::ToolHandle)>,
 }
 
 /// The live connection calls go through.
@@ -571,7 +575,10 @@ impl Shared {
             link.closed.cancel();
         }
         let removed = self.registry.unregister_owner(&self.owner);
-        self.state().tools.clear();
+        let mut state = self.state();
+        state.tools.clear();
+        state.definitions.clear();
+        drop(state);
         self.connected.send_replace(false);
         removed
     }
@@ -614,14 +621,24 @@ impl Shared {
         // Sorted by the server's own name: which of two colliding tools
         // wins does not depend on the server's order.
         listed.sort_by(|a, b| a.name.cmp(&b.name));
+        let previous = std::mem::take(&mut self.state().definitions);
         let mut tools = BTreeMap::new();
         let mut refused = Vec::new();
         let mut handles = Vec::new();
+        let mut definitions = BTreeMap::new();
         for tool in listed {
             let remote = tool.name.to_string();
-            match self.build_tool(&tool, &tools) {
+            let definition = serde_json::to_value(&tool).unwrap_or(Value::Null);
+            let name = imported_tool_name(&self.server, &remote);
+            // The same definition as before: the same handle.
+            let unchanged = previous
+                .get(&name)
+                .filter(|(old, _)| *old == definition && !tools.contains_key(&name))
+                .map(|(_, handle)| (name.clone(), handle.clone()));
+            match unchanged.map_or_else(|| self.build_tool(&tool, &tools), Ok) {
                 Ok((name, handle)) => {
-                    tools.insert(name, remote);
+                    tools.insert(name.clone(), remote);
+                    definitions.insert(name, (definition, handle.clone()));
                     handles.push(handle);
                 }
                 Err(reason) => {
@@ -633,24 +650,21 @@ impl Shared {
                 }
             }
         }
-        // Replace, under the sync lock: the old set goes, the new comes.
-        self.registry.unregister_owner(&self.owner);
-        for handle in handles {
-            let name = handle.name().to_owned();
-            match self.registry.register(self.owner.as_str(), handle) {
-                Ok(guard) => guard.detach(),
-                Err(err) => {
-                    let remote = tools.remove(&name).unwrap_or(name);
-                    refused.push(RefusedTool {
-                        tool: remote,
-                        reason: err.to_string(),
-                    });
-                }
-            }
+        // One atomic swap: calls resolved against the old set keep
+        // working for every tool that is still offered.
+        for err in self.registry.replace_owner(self.owner.as_str(), handles) {
+            let crate::plugins::PluginError::InputNotObject { tool: name, .. } = &err;
+            definitions.remove(name);
+            let remote = tools.remove(name).unwrap_or_else(|| name.clone());
+            refused.push(RefusedTool {
+                tool: remote,
+                reason: err.to_string(),
+            });
         }
         let mut state = self.state();
         state.tools = tools;
         state.refused = refused;
+        state.definitions = definitions;
         Ok(())
     }
 
