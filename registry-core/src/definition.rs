@@ -54,15 +54,30 @@ impl Origin {
 pub struct RemoteOrigin {
     server: Arc<str>,
     tool: Arc<str>,
+    trusted: bool,
 }
 
 impl RemoteOrigin {
-    /// The tool `tool` as server `server` names it.
+    /// The tool `tool` as server `server` names it, from a server that is
+    /// not trusted (its annotations are not believed).
     pub fn new(server: impl Into<Arc<str>>, tool: impl Into<Arc<str>>) -> Self {
         RemoteOrigin {
             server: server.into(),
             tool: tool.into(),
+            trusted: false,
         }
+    }
+
+    /// Whether the importer trusts the server's annotations.
+    pub fn with_trust(mut self, trusted: bool) -> Self {
+        self.trusted = trusted;
+        self
+    }
+
+    /// Whether the server is trusted: when it is not, the tool has the
+    /// strictest posture whatever the server hinted, and refusals say so.
+    pub fn is_trusted(&self) -> bool {
+        self.trusted
     }
 
     /// The server's name, as configured by the importer.

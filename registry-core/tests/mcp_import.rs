@@ -594,3 +594,46 @@ async fn executors_built_before_a_refresh_keep_every_tool_that_still_exists() {
     watcher.await.unwrap();
     assert!(total > 0, "no call ran during the refreshes");
 }
+
+/// An untrusted server's tool that asks is refused with a reason that
+/// says the server is untrusted and names both ways out.
+#[tokio::test]
+async fn refusing_an_untrusted_servers_tool_says_why_and_what_would_change_it() {
+    use registry_core::{
+        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session,
+        ToolCall, ToolRegistry,
+    };
+    use std::sync::Arc;
+
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let (_import, _server) = FakeServer::new(annotated(), 0)
+        .import(registry.plugins(), "u", |c| c)
+        .await;
+    let rules = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&rules);
+    let session = Arc::new(Session::new());
+    session.discover("mcp__u__reader");
+    let executor = Executor::new(
+        Arc::clone(&registry),
+        &pool,
+        rules,
+        PermissionPipeline::new(PermissionMode::Default),
+        session,
+    );
+    let result = executor
+        .run_turn(vec![ToolCall::new("c", "mcp__u__reader", json!({}))])
+        .await
+        .pop()
+        .unwrap();
+    assert!(result.is_error());
+    let reason = result.content();
+    for part in [
+        "MCP server `u`, which is not trusted",
+        "McpServerConfig::trusted(true)",
+        "a rule `mcp__u__reader`",
+    ] {
+        assert!(reason.contains(part), "{part:?} in {reason}");
+    }
+}

@@ -360,7 +360,10 @@ async fn http_round_trip_with_a_bearer_token() {
         let err = McpImport::connect(&PluginRegistry::new(), config)
             .await
             .expect_err(why);
-        assert!(err.to_string().contains("Auth required"), "{why}: {err}");
+        assert!(
+            err.to_string().contains("bearer token (401 Unauthorized)"),
+            "{why}: {err}"
+        );
     }
     // On the wire: 401 with a Bearer challenge, before MCP sees anything.
     for auth in [

@@ -10,14 +10,15 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, PaginatedRequestParams, Tool};
 use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, Peer, RoleClient, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::CancellationToken;
 
 use super::McpError;
+use super::child::{Child, ChildConfig, StderrTo};
 use super::naming::{imported_description, imported_tool_name, server_segment};
 use super::trust::{ImportedPosture, check_schema_shape, loading_from_meta};
 use crate::builder::{BoxError, ToolBuilder};
@@ -30,6 +31,14 @@ use crate::plugins::PluginRegistry;
 /// fails (unless configured otherwise).
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// A server that has not completed the `initialize` handshake after this
+/// long is given up on (unless configured otherwise).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a child that failed the handshake is given to exit before its
+/// status is reported as still running.
+const EXIT_GRACE: Duration = Duration::from_millis(500);
+
 /// Listing stops after this many pages: a server whose cursors never end
 /// would otherwise keep the import busy forever.
 const MAX_PAGES: usize = 1_000;
@@ -39,11 +48,7 @@ trait Duplex: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Duplex for T {}
 
 enum Transport {
-    Command {
-        program: PathBuf,
-        args: Vec<String>,
-        env: Vec<(String, String)>,
-    },
+    Command(ChildConfig),
     Http {
         url: String,
         bearer_token: Option<String>,
@@ -80,6 +85,7 @@ pub struct McpServerConfig {
     transport: Transport,
     trusted: bool,
     call_timeout: Duration,
+    connect_timeout: Duration,
     reconnect: Option<Backoff>,
     heartbeat: Option<Duration>,
 }
@@ -90,7 +96,7 @@ pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(10);
 impl std::fmt::Debug for McpServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let transport = match &self.transport {
-            Transport::Command { program, .. } => format!("command {}", program.display()),
+            Transport::Command(child) => format!("command {}", child.program.display()),
             Transport::Http { url, .. } => format!("http {url}"),
             Transport::Io(_) => "in-process stream".to_owned(),
         };
@@ -114,13 +120,18 @@ impl McpServerConfig {
             transport,
             trusted: false,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             reconnect: None,
             heartbeat,
         }
     }
 
     /// A server run as a child process speaking MCP on its stdin and
-    /// stdout. Its tools go away when it exits.
+    /// stdout. Its tools go away when it exits. It inherits the host's
+    /// environment and working directory unless configured otherwise
+    /// ([`inherit_env`](Self::inherit_env), [`env`](Self::env),
+    /// [`current_dir`](Self::current_dir)); its standard error goes to
+    /// `tracing` ([`stderr`](Self::stderr)), never to the host's own.
     pub fn command<S: Into<String>>(
         name: impl Into<String>,
         program: impl Into<PathBuf>,
@@ -128,11 +139,14 @@ impl McpServerConfig {
     ) -> Self {
         Self::new(
             name,
-            Transport::Command {
+            Transport::Command(ChildConfig {
                 program: program.into(),
                 args: args.into_iter().map(Into::into).collect(),
                 env: Vec::new(),
-            },
+                inherit_env: true,
+                current_dir: None,
+                stderr: StderrTo::default(),
+            }),
         )
     }
 
@@ -159,9 +173,45 @@ impl McpServerConfig {
 
     /// Sets an environment variable for a child-process server.
     pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        if let Transport::Command { env, .. } = &mut self.transport {
-            env.push((key.into(), value.into()));
+        if let Transport::Command(child) = &mut self.transport {
+            child.env.push((key.into(), value.into()));
         }
+        self
+    }
+
+    /// Whether a child-process server inherits the host's environment (on
+    /// by default); off, it sees only the variables set with
+    /// [`env`](Self::env).
+    pub fn inherit_env(mut self, inherit: bool) -> Self {
+        if let Transport::Command(child) = &mut self.transport {
+            child.inherit_env = inherit;
+        }
+        self
+    }
+
+    /// The working directory of a child-process server (by default the
+    /// host's).
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        if let Transport::Command(child) = &mut self.transport {
+            child.current_dir = Some(dir.into());
+        }
+        self
+    }
+
+    /// Where a child-process server's standard error goes (by default
+    /// [`StderrTo::Tracing`]). Whatever the choice, its last few KiB are
+    /// kept for the error that reports a child that died.
+    pub fn stderr(mut self, to: StderrTo) -> Self {
+        if let Transport::Command(child) = &mut self.transport {
+            child.stderr = to;
+        }
+        self
+    }
+
+    /// How long connecting and the `initialize` handshake may take
+    /// (default [`DEFAULT_CONNECT_TIMEOUT`]).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
         self
     }
 
@@ -335,17 +385,17 @@ impl McpImport {
             state: Mutex::new(ImportState::default()),
             connected,
         });
-        let running = open(&shared, &config).await?;
-        shared.attach(&running);
+        let connection = open(&shared, &config).await?;
+        shared.attach(&connection.running);
         if let Err(err) = shared.sync_tools().await {
-            let _ = running.cancel().await;
+            let _ = connection.running.cancel().await;
             shared.detach();
             return Err(err);
         }
         let stop = CancellationToken::new();
         let task = tokio::spawn(supervise(
             Arc::clone(&shared),
-            running,
+            connection,
             config,
             stop.clone(),
         ));
@@ -410,25 +460,42 @@ impl Drop for McpImport {
     }
 }
 
-/// Opens a connection and completes the handshake.
-async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Running, McpError> {
+/// A live connection, with the child process behind it when there is one.
+struct Connection {
+    running: Running,
+    child: Option<Child>,
+}
+
+/// Opens a connection and completes the handshake, within the configured
+/// connect timeout. A failure says why in words a user can act on: how a
+/// child ended and what it last wrote to standard error, or what an HTTP
+/// server answered.
+async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Connection, McpError> {
     let client = Client {
         shared: Arc::downgrade(shared),
     };
-    let handshake = |err: &dyn std::fmt::Display| McpError::Handshake {
+    let failed = |message: String| McpError::Handshake {
         server: config.name.clone(),
-        message: err.to_string(),
+        message,
     };
+    let limit = config.connect_timeout;
+    let late = || format!("it did not answer `initialize` within {limit:?}");
     match &config.transport {
-        Transport::Command { program, args, env } => {
-            let mut command = tokio::process::Command::new(program);
-            command.args(args).envs(env.iter().map(|(k, v)| (k, v)));
-            let transport = TokioChildProcess::new(command).map_err(|source| McpError::Spawn {
-                server: config.name.clone(),
-                program: program.display().to_string(),
-                source,
-            })?;
-            client.serve(transport).await.map_err(|e| handshake(&e))
+        Transport::Command(child_config) => {
+            let (mut child, stdout, stdin) = Child::spawn(&config.name, child_config)?;
+            let why = match tokio::time::timeout(limit, client.serve((stdout, stdin))).await {
+                Ok(Ok(running)) => {
+                    return Ok(Connection {
+                        running,
+                        child: Some(child),
+                    });
+                }
+                Ok(Err(err)) => plain_handshake_error(&err.to_string()),
+                Err(_) => late(),
+            };
+            let report = child.report(EXIT_GRACE).await;
+            child.kill().await;
+            Err(failed(format!("{why}; {report}")))
         }
         Transport::Http { url, bearer_token } => {
             let mut http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -436,35 +503,149 @@ async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Running,
                 http = http.auth_header(token.clone());
             }
             let transport = StreamableHttpClientTransport::from_config(http);
-            client.serve(transport).await.map_err(|e| handshake(&e))
+            match tokio::time::timeout(limit, client.serve(transport)).await {
+                Ok(Ok(running)) => Ok(Connection {
+                    running,
+                    child: None,
+                }),
+                Ok(Err(err)) => {
+                    let text = err.to_string();
+                    let why = match text.contains("error sending request") {
+                        true => unreachable_why(url).await,
+                        false => None,
+                    };
+                    Err(failed(why.unwrap_or_else(|| {
+                        plain_http_error(&text, url, bearer_token.is_some())
+                    })))
+                }
+                Err(_) => Err(failed(late())),
+            }
         }
         Transport::Io(stream) => {
             let stream = stream
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .take()
-                .ok_or_else(|| McpError::Handshake {
-                    server: config.name.clone(),
-                    message: "an in-process stream connects once; it is already used".into(),
+                .ok_or_else(|| {
+                    failed("an in-process stream connects once; it is already used".into())
                 })?;
-            client.serve(stream).await.map_err(|e| handshake(&e))
+            match tokio::time::timeout(limit, client.serve(stream)).await {
+                Ok(Ok(running)) => Ok(Connection {
+                    running,
+                    child: None,
+                }),
+                Ok(Err(err)) => Err(failed(plain_handshake_error(&err.to_string()))),
+                Err(_) => Err(failed(late())),
+            }
         }
     }
+}
+
+/// rmcp's handshake error in plain words.
+fn plain_handshake_error(rmcp: &str) -> String {
+    // A child that exits before the request is written breaks the pipe;
+    // one that exits before answering closes the connection.
+    if rmcp.contains("connection closed")
+        || rmcp.contains("ConnectionClosed")
+        || rmcp.contains("Broken pipe")
+    {
+        "it closed the connection before answering `initialize`".to_owned()
+    } else {
+        format!("the handshake failed ({})", strip_type_names(rmcp))
+    }
+}
+
+/// rmcp's HTTP client error in plain words: a 401 says the token was
+/// refused (or that one is needed), a refused connection says so.
+fn plain_http_error(rmcp: &str, url: &str, has_token: bool) -> String {
+    let lower = rmcp.to_ascii_lowercase();
+    if lower.contains("auth required") || lower.contains("401") || lower.contains("unauthorized") {
+        return if has_token {
+            format!("{url} refused the bearer token (401 Unauthorized); check the token")
+        } else {
+            format!(
+                "{url} requires a bearer token (401 Unauthorized); set one with `McpServerConfig::bearer_token`"
+            )
+        };
+    }
+    if lower.contains("connection refused") {
+        return format!("nothing accepts connections at {url} (connection refused)");
+    }
+    if lower.contains("404") {
+        return format!("{url} has no MCP endpoint (404 Not Found)");
+    }
+    format!("connecting to {url} failed ({})", strip_type_names(rmcp))
+}
+
+/// Why an HTTP server could not be reached at all, asked of the network
+/// directly (the HTTP client's own error hides it): a refused connection,
+/// a name that does not resolve, a host that does not answer.
+async fn unreachable_why(url: &str) -> Option<String> {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let with_port = if authority
+        .rsplit_once(':')
+        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
+    {
+        authority.to_owned()
+    } else if url.starts_with("https") {
+        format!("{authority}:443")
+    } else {
+        format!("{authority}:80")
+    };
+    let attempt = tokio::time::timeout(
+        Duration::from_secs(3),
+        tokio::net::TcpStream::connect(with_port.as_str()),
+    )
+    .await;
+    match attempt {
+        Ok(Ok(_)) => None,
+        Ok(Err(err)) if err.kind() == std::io::ErrorKind::ConnectionRefused => Some(format!(
+            "nothing accepts connections at {with_port} (connection refused); is the server running?"
+        )),
+        Ok(Err(err)) => Some(format!("cannot reach {with_port}: {err}")),
+        Err(_) => Some(format!(
+            "{with_port} does not answer (no connection within 3 s)"
+        )),
+    }
+}
+
+/// Drops the Rust type paths rmcp's errors carry (`Client(...)`,
+/// `StreamableHttpClientWorker<...>`), which say nothing to a user.
+fn strip_type_names(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split(' ') {
+        let is_type = word.contains("::") || (word.contains('<') && word.contains('>'));
+        if !is_type {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(word);
+        }
+    }
+    out
 }
 
 /// Waits for the connection to end, then unregisters the server's tools
 /// and, for HTTP with a backoff, reconnects.
 async fn supervise(
     shared: Arc<Shared>,
-    mut running: Running,
+    mut connection: Connection,
     config: McpServerConfig,
     stop: CancellationToken,
 ) {
     loop {
+        let Connection { running, mut child } = connection;
         let cancel = running.cancellation_token();
         let peer = running.peer().clone();
         let reason = tokio::select! {
-            reason = running.waiting() => format!("{reason:?}"),
+            reason = running.waiting() => match &mut child {
+                Some(child) => format!("{reason:?}; {}", child.report(EXIT_GRACE).await),
+                None => format!("{reason:?}"),
+            },
             () = stop.cancelled() => {
                 cancel.cancel();
                 "shut down".to_owned()
@@ -482,8 +663,9 @@ async fn supervise(
         if stop.is_cancelled() {
             return;
         }
+        drop(child);
         match reconnect(&shared, &config, backoff, &stop).await {
-            Some(next) => running = next,
+            Some(next) => connection = next,
             None => return,
         }
     }
@@ -514,7 +696,7 @@ async fn reconnect(
     config: &McpServerConfig,
     backoff: Backoff,
     stop: &CancellationToken,
-) -> Option<Running> {
+) -> Option<Connection> {
     let mut delay = backoff.initial;
     for attempt in 1..=backoff.attempts {
         tokio::select! {
@@ -523,13 +705,13 @@ async fn reconnect(
         }
         delay = (delay * 2).min(backoff.max);
         match open(shared, config).await {
-            Ok(running) => {
-                shared.attach(&running);
+            Ok(connection) => {
+                shared.attach(&connection.running);
                 match shared.sync_tools().await {
-                    Ok(()) => return Some(running),
+                    Ok(()) => return Some(connection),
                     Err(err) => {
                         tracing::warn!(server = %shared.server, attempt, %err, "reconnected but listing failed");
-                        let _ = running.cancel().await;
+                        let _ = connection.running.cancel().await;
                         shared.detach();
                     }
                 }
@@ -696,7 +878,9 @@ impl Shared {
         );
         let mut builder = ToolBuilder::new(name.clone(), description)
             .input_schema(schema)
-            .remote_origin(RemoteOrigin::new(self.server.as_str(), remote.as_str()))
+            .remote_origin(
+                RemoteOrigin::new(self.server.as_str(), remote.as_str()).with_trust(self.trusted),
+            )
             .loading(loading_from_meta(tool.meta.as_ref().map(|m| &m.0)))
             // Content rules (`mcp__srv__tool(...)`) see the arguments as
             // canonical JSON: the same text for the same arguments.

@@ -75,11 +75,16 @@ impl PermissionMode {
         if call.reads_only() {
             return Settled::Allow;
         }
-        let what = if call.destructive {
+        let mut what = if call.destructive {
             format!("`{tool}` can destroy or overwrite data")
         } else {
             format!("`{tool}` can change files or state")
         };
+        if let Some(server) = call.untrusted_server {
+            what.push_str(&format!(
+                " (as far as anyone can tell: it comes from MCP server `{server}`, which is not trusted, so what the server says of it is not believed; to let such calls run, trust the server with `McpServerConfig::trusted(true)`, or allow the tool with a rule `{tool}`)"
+            ));
+        }
         match self {
             PermissionMode::Bypass => Settled::Allow,
             PermissionMode::Plan => Settled::Deny(plan_mode_reason(tool)),
@@ -139,6 +144,9 @@ pub(crate) struct CallFacts<'a> {
     pub(crate) tool: &'a str,
     pub(crate) read_only: bool,
     pub(crate) destructive: bool,
+    /// The MCP server the tool comes from, when that server is not trusted
+    /// (its annotations were not believed).
+    pub(crate) untrusted_server: Option<&'a str>,
     /// `Ok` when the call's path, as the OS will open it, is inside the
     /// workspace, else why not (phrased to follow "accept_edits mode").
     /// Asked only in `accept_edits`: it resolves the path.

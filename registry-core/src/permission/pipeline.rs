@@ -487,6 +487,12 @@ impl PermissionPipeline {
             tool: name,
             read_only: call.is_read_only(),
             destructive: call.is_destructive(),
+            untrusted_server: call
+                .tool()
+                .spec()
+                .remote_origin()
+                .filter(|origin| !origin.is_trusted())
+                .map(|origin| origin.server()),
             edit_inside: &edit_inside,
         };
         if mode == PermissionMode::Plan && !facts.reads_only() {
