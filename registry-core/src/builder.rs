@@ -199,6 +199,27 @@ impl ToolBuilder {
         self
     }
 
+    /// Declares whether a repeated call with the same arguments does
+    /// nothing more (MCP's `idempotentHint`; unsaid, `false`).
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.declaration = self.declaration.idempotent(idempotent);
+        self
+    }
+
+    /// Declares whether calls may reach an open world of things (MCP's
+    /// `openWorldHint`; unsaid, `true`).
+    pub fn open_world(mut self, open_world: bool) -> Self {
+        self.declaration = self.declaration.open_world(open_world);
+        self
+    }
+
+    /// The JSON schema of the tool's structured output (an object schema;
+    /// MCP publishes it as `outputSchema`).
+    pub fn output_schema(mut self, schema: serde_json::Value) -> Self {
+        self.declaration.spec.set_output_schema(schema);
+        self
+    }
+
     /// Keeps the tool out of the ordinary pool.
     pub fn internal(mut self) -> Self {
         self.declaration = self.declaration.internal();

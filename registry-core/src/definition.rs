@@ -573,6 +573,20 @@ impl<I: 'static> Declaration<I> {
         self
     }
 
+    /// Declares whether a repeated call with the same arguments does
+    /// nothing more (MCP's `idempotentHint`).
+    pub fn idempotent(mut self, idempotent: bool) -> Self {
+        self.spec.posture.declare_idempotent(idempotent);
+        self
+    }
+
+    /// Declares whether calls may reach an open world of things (MCP's
+    /// `openWorldHint`).
+    pub fn open_world(mut self, open_world: bool) -> Self {
+        self.spec.posture.declare_open_world(open_world);
+        self
+    }
+
     /// Keeps the tool out of the ordinary pool; it stays in the
     /// authoritative list for lookup and introspection.
     pub fn internal(mut self) -> Self {

@@ -63,6 +63,11 @@ impl<T> Setting<T> {
         }
     }
 
+    /// Whether the value was left to its default.
+    pub(crate) fn is_default(&self) -> bool {
+        self.source == Source::Default
+    }
+
     /// The value in force.
     pub fn value(&self) -> &T {
         &self.value
@@ -353,6 +358,8 @@ impl fmt::Display for Loading {
 /// | `classifier_input` | none: the safety classifier is **skipped** (a convenience, not a strict default; see below) |
 /// | `internal` | `false`: in the ordinary pool |
 /// | `access` | from `concurrency_safe`: a safe call reads everything, any other call writes everything (runs alone) |
+/// | `idempotent` | `false`: a repeated call may do more than the first (MCP's `idempotentHint` default) |
+/// | `open_world` | `true`: calls may reach beyond a closed set of things (MCP's `openWorldHint` default) |
 ///
 /// `classifier_input` is the one default that is not the strictest: a tool
 /// that hands the safety classifier nothing is not reviewed by it in an
@@ -376,6 +383,12 @@ pub struct SafetyPosture {
     pub(crate) classifier_input: Setting<bool>,
     pub(crate) internal: Setting<bool>,
     pub(crate) access: Setting<AccessKind>,
+    /// Left out of a record while undeclared, so records written before
+    /// the key existed keep their hash.
+    #[serde(skip_serializing_if = "Setting::is_default")]
+    pub(crate) idempotent: Setting<bool>,
+    #[serde(skip_serializing_if = "Setting::is_default")]
+    pub(crate) open_world: Setting<bool>,
 }
 
 impl SafetyPosture {
@@ -391,6 +404,8 @@ impl SafetyPosture {
         classifier_input: Setting::default_value(false),
         internal: Setting::default_value(false),
         access: Setting::default_value(AccessKind::FromConcurrencySafe),
+        idempotent: Setting::default_value(false),
+        open_world: Setting::default_value(true),
     };
 
     /// May calls run alongside other concurrency-safe calls?
@@ -429,6 +444,19 @@ impl SafetyPosture {
         &self.access
     }
 
+    /// Whether calling again with the same arguments does nothing more
+    /// (MCP's `idempotentHint`). Descriptive: no permission decision reads
+    /// it.
+    pub fn idempotent(&self) -> &Setting<bool> {
+        &self.idempotent
+    }
+    /// Whether calls may reach an open world of things (the web, any
+    /// file), rather than a closed set (MCP's `openWorldHint`).
+    /// Descriptive: no permission decision reads it.
+    pub fn open_world(&self) -> &Setting<bool> {
+        &self.open_world
+    }
+
     /// One field's value and source.
     pub fn get(&self, field: PostureField) -> (PostureValue, Source) {
         fn of<T: Clone>(
@@ -446,6 +474,8 @@ impl SafetyPosture {
             PostureField::ClassifierInput => of(&self.classifier_input, PostureValue::Flag),
             PostureField::Internal => of(&self.internal, PostureValue::Flag),
             PostureField::Access => of(&self.access, PostureValue::Access),
+            PostureField::Idempotent => of(&self.idempotent, PostureValue::Flag),
+            PostureField::OpenWorld => of(&self.open_world, PostureValue::Flag),
         }
     }
 
@@ -520,6 +550,14 @@ impl SafetyPosture {
     pub(crate) fn declare_access(&mut self, kind: AccessKind) {
         self.access = Setting::declared(kind);
     }
+
+    pub(crate) fn declare_idempotent(&mut self, idempotent: bool) {
+        self.idempotent = Setting::declared(idempotent);
+    }
+
+    pub(crate) fn declare_open_world(&mut self, open_world: bool) {
+        self.open_world = Setting::declared(open_world);
+    }
 }
 
 impl Default for SafetyPosture {
@@ -548,11 +586,15 @@ pub enum PostureField {
     Internal,
     /// `access`: what a call reads and writes.
     Access,
+    /// `idempotent` (MCP's `idempotentHint`).
+    Idempotent,
+    /// `open_world` (MCP's `openWorldHint`).
+    OpenWorld,
 }
 
 impl PostureField {
     /// Every field, in the order reports list them.
-    pub const ALL: [PostureField; 8] = [
+    pub const ALL: [PostureField; 10] = [
         PostureField::ConcurrencySafe,
         PostureField::ReadOnly,
         PostureField::Destructive,
@@ -561,6 +603,8 @@ impl PostureField {
         PostureField::ClassifierInput,
         PostureField::Internal,
         PostureField::Access,
+        PostureField::Idempotent,
+        PostureField::OpenWorld,
     ];
 
     /// The field's key in `#[tool]`, in serialised records and in lock files.
@@ -574,6 +618,8 @@ impl PostureField {
             PostureField::ClassifierInput => "classifier_input",
             PostureField::Internal => "internal",
             PostureField::Access => "access",
+            PostureField::Idempotent => "idempotent",
+            PostureField::OpenWorld => "open_world",
         }
     }
 }
@@ -594,7 +640,8 @@ pub enum PostureValue {
     Cap(ResultCap),
     /// `loading`.
     Loading(Loading),
-    /// `classifier_input` (whether there is any), `internal`.
+    /// `classifier_input` (whether there is any), `internal`,
+    /// `idempotent`, `open_world`.
     Flag(bool),
     /// `access`.
     Access(AccessKind),

@@ -339,7 +339,7 @@ async fn a_silent_server_times_out_and_errors_become_error_results() {
         .call_json(json!({}), &cx)
         .await
         .unwrap();
-    assert_eq!(out.as_str(), "caption\n[image content omitted]");
+    assert_eq!(out.as_str(), "caption\n[image: image/png, 2 bytes]");
 }
 
 #[tokio::test]
@@ -636,4 +636,211 @@ async fn refusing_an_untrusted_servers_tool_says_why_and_what_would_change_it() 
     ] {
         assert!(reason.contains(part), "{part:?} in {reason}");
     }
+}
+
+/// A server's progress reaches the call's events, and keeps a long call
+/// alive past its call timeout; a call that reports progress forever still
+/// ends at its maximum duration.
+#[tokio::test]
+async fn progress_is_reported_and_extends_a_call_up_to_its_limit() {
+    use registry_core::{
+        BaseTools, ExecEvent, Executor, PermissionContext, PermissionMode, PermissionPipeline,
+        Session, ToolCall, ToolRegistry,
+    };
+    use std::sync::Arc;
+
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let fake = FakeServer::new(vec![plain("progress")], 0);
+    let (_import, _server) = fake
+        .import(registry.plugins(), "srv", |c| {
+            c.trusted(true)
+                .call_timeout(Duration::from_millis(400))
+                .max_call_duration(Duration::from_millis(1_500))
+        })
+        .await;
+    let rules = PermissionContext::new();
+    let pool = registry.assemble_tool_pool(&rules);
+    let session = Arc::new(Session::new());
+    session.discover("mcp__srv__progress");
+    let executor = Executor::new(
+        Arc::clone(&registry),
+        &pool,
+        rules,
+        PermissionPipeline::new(PermissionMode::Bypass),
+        session,
+    );
+    let run = |args: serde_json::Value| {
+        let executor = &executor;
+        async move {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            let call = ToolCall::new("c", "mcp__srv__progress", args);
+            let result = executor
+                .run_turn_streaming(vec![call], tx)
+                .await
+                .pop()
+                .unwrap();
+            let mut progress = Vec::new();
+            while let Ok(event) = rx.try_recv() {
+                if let ExecEvent::Progress { message, .. } = event {
+                    progress.push(message);
+                }
+            }
+            (result, progress)
+        }
+    };
+    // 6 steps 150 ms apart: 900 ms in all, more than twice the timeout.
+    let (result, progress) = run(json!({ "steps": 6, "every": 150 })).await;
+    assert!(!result.is_error(), "{}", result.content());
+    assert_eq!(result.content(), "done after 6");
+    assert_eq!(progress.first().map(String::as_str), Some("step 1 (1/6)"));
+    assert_eq!(progress.len(), 6, "{progress:?}");
+    // Silence: the timeout holds.
+    let (result, _) = run(json!({ "steps": 1, "every": 800 })).await;
+    assert!(result.is_error());
+    assert!(
+        result.content().contains("did not answer within 400ms"),
+        "{}",
+        result.content()
+    );
+    // Progress forever: the maximum holds.
+    let (result, progress) = run(json!({ "steps": 0, "every": 100 })).await;
+    assert!(result.is_error());
+    assert!(
+        result.content().contains("still working after 1.5s"),
+        "{}",
+        result.content()
+    );
+    assert!(progress.len() >= 5, "{progress:?}");
+}
+
+/// Our own server forwards what a tool reports through its context to a
+/// client that asked for progress: imported back, it is the call's
+/// progress again.
+#[tokio::test]
+async fn our_server_forwards_a_tools_progress() {
+    use registry_core::mcp::McpServer;
+    use registry_core::{
+        BaseTools, ExecEvent, Executor, PermissionContext, PermissionMode, PermissionPipeline,
+        Session, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
+    };
+    use std::sync::Arc;
+
+    let served = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let worker = ToolBuilder::new("work", "Works in three steps.")
+        .build(|_, cx| {
+            let cx = cx.clone();
+            async move {
+                for step in 1..=3 {
+                    cx.progress(format!("step {step}"));
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Ok(ToolOutput::text("worked"))
+            }
+        })
+        .unwrap();
+    served.plugins().register("local", worker).unwrap().detach();
+    let server = McpServer::new(
+        Arc::clone(&served),
+        PermissionContext::new(),
+        PermissionPipeline::new(PermissionMode::Bypass),
+    );
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move { server.serve_io(ours).await });
+
+    let importing = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let _import = McpImport::connect(
+        importing.plugins(),
+        McpServerConfig::io("back", theirs).trusted(true),
+    )
+    .await
+    .unwrap();
+    let rules = PermissionContext::new();
+    let pool = importing.assemble_tool_pool(&rules);
+    let session = Arc::new(Session::new());
+    session.discover("mcp__back__work");
+    let executor = Executor::new(
+        Arc::clone(&importing),
+        &pool,
+        rules,
+        PermissionPipeline::new(PermissionMode::Bypass),
+        session,
+    );
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let result = executor
+        .run_turn_streaming(vec![ToolCall::new("c", "mcp__back__work", json!({}))], tx)
+        .await
+        .pop()
+        .unwrap();
+    assert_eq!(result.content(), "worked");
+    let mut progress = Vec::new();
+    while let Ok(event) = rx.try_recv() {
+        if let ExecEvent::Progress { message, .. } = event {
+            progress.push(message);
+        }
+    }
+    assert_eq!(progress, ["step 1 (1)", "step 2 (2)", "step 3 (3)"]);
+}
+
+/// Everything a server declares is kept: the descriptive hints (believed
+/// from a trusted server, like the safety ones), `outputSchema`, the raw
+/// definition, the server's instructions, and content a model can use.
+#[tokio::test]
+async fn what_a_server_declares_is_kept() {
+    let registry = PluginRegistry::new();
+    let annotated = tool(json!({
+        "name": "forecast",
+        "inputSchema": { "type": "object" },
+        "outputSchema": {
+            "type": "object",
+            "properties": { "temperature": { "type": "number" } }
+        },
+        "annotations": {
+            "readOnlyHint": true,
+            "idempotentHint": true,
+            "openWorldHint": false
+        }
+    }));
+    let fake = FakeServer::new(vec![annotated, plain("blocks")], 0);
+    let (import, _server) = fake.import(&registry, "t", |c| c.trusted(true)).await;
+    let forecast = handle(&registry, "mcp__t__forecast");
+    let spec = forecast.spec();
+    assert!(*spec.posture().idempotent().value());
+    assert!(!*spec.posture().open_world().value());
+    assert_eq!(
+        spec.output_schema()
+            .and_then(|s| s.pointer("/properties/temperature/type")),
+        Some(&json!("number"))
+    );
+    // Re-served, the hints go out again.
+    let rendered = registry_core::mcp_tool(&forecast);
+    assert_eq!(
+        rendered["annotations"],
+        json!({ "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false })
+    );
+    assert!(rendered.get("outputSchema").is_some());
+    // The raw definition, as listed.
+    let definition = import.definition("mcp__t__forecast").unwrap();
+    assert_eq!(definition["annotations"]["openWorldHint"], json!(false));
+    assert_eq!(
+        import.instructions().as_deref(),
+        Some("Ask for forecasts by city.")
+    );
+
+    // From an untrusted server the hints are not believed, the schema is
+    // kept.
+    let untrusted = PluginRegistry::new();
+    let listed = fake.0.tools.lock().unwrap().clone();
+    let (_import, _server) = FakeServer::new(listed, 0)
+        .import(&untrusted, "u", |c| c)
+        .await;
+    let forecast = handle(&untrusted, "mcp__u__forecast");
+    assert!(!*forecast.spec().posture().idempotent().value());
+    assert!(*forecast.spec().posture().open_world().value());
+    assert!(forecast.spec().output_schema().is_some());
 }

@@ -29,6 +29,8 @@ pub struct ToolModel {
     pub classifier_input: Option<Expr>,
     pub access: Option<Expr>,
     pub user_facing_name: Option<LitStr>,
+    pub idempotent: Option<bool>,
+    pub open_world: Option<bool>,
     pub internal: bool,
     /// `cfg(...)`: the compile-time gate; `None` when ungated.
     pub gate: Option<crate::gate::Predicate>,
@@ -178,6 +180,8 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
         classifier_input: parsed.classifier_input.map(|f| f.0),
         access: parsed.access.map(|f| f.0),
         user_facing_name: parsed.user_facing_name.map(|s| s.0),
+        idempotent: parsed.idempotent.map(|b| b.0),
+        open_world: parsed.open_world.map(|b| b.0),
         internal: parsed.internal.0.is_some(),
     })
 }

@@ -25,6 +25,8 @@ pub const KEYS: &[&str] = &[
     "enabled",
     "classifier_input",
     "user_facing_name",
+    "idempotent",
+    "open_world",
     "internal",
     "cfg",
     "crate",
@@ -67,6 +69,12 @@ pub struct ToolArgs {
     pub classifier_input: Option<FnExpr>,
     /// `user_facing_name = "..."`: a name for people.
     pub user_facing_name: Option<Str>,
+    /// `idempotent = true`: a repeated call with the same arguments does
+    /// nothing more (MCP's `idempotentHint`).
+    pub idempotent: Option<Bool>,
+    /// `open_world = false`: calls stay within a closed set of things
+    /// (MCP's `openWorldHint`).
+    pub open_world: Option<Bool>,
     /// `internal`: never exposed in the ordinary pool.
     #[darling(default)]
     pub internal: Switch,
@@ -95,6 +103,8 @@ fn example(key: &str) -> &'static str {
         "enabled" => "enabled = path::to::check",
         "classifier_input" => "classifier_input = |i: &Input| i.command.clone()",
         "user_facing_name" => "user_facing_name = \"Read file\"",
+        "idempotent" => "idempotent = true",
+        "open_world" => "open_world = false",
         "crate" => "crate = \"::registry_core\"",
         _ => "key = value",
     }
@@ -175,6 +185,28 @@ pub struct Str(pub LitStr);
 impl FromMeta for Str {
     fn from_meta(item: &Meta) -> Result<Self> {
         string_value(item).map(Str)
+    }
+}
+
+/// `idempotent = true`: a boolean literal, nothing else (a hint is a fact
+/// about every call, never computed per input).
+#[derive(Debug)]
+pub struct Bool(pub bool);
+
+impl FromMeta for Bool {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        let key = key_of(item);
+        match value_of(item)? {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Bool(b), ..
+            }) => Ok(Bool(b.value)),
+            other => Err(Error::custom(format!(
+                "`{key}` expects `true` or `false`, found {}; write `{}`",
+                describe_expr(other),
+                example(&key)
+            ))
+            .with_span(other)),
+        }
     }
 }
 

@@ -179,6 +179,12 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
     if let Some(name) = &model.user_facing_name {
         calls.push(quote!(.user_facing_name(#name)));
     }
+    if let Some(idempotent) = model.idempotent {
+        calls.push(quote!(.idempotent(#idempotent)));
+    }
+    if let Some(open_world) = model.open_world {
+        calls.push(quote!(.open_world(#open_world)));
+    }
     if model.internal {
         calls.push(quote!(.internal()));
     }

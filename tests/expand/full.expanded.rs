@@ -79,6 +79,8 @@ const _: () = {
                 .loading(::registry_core::__private::Loading::Deferred)
                 .search_hint("shell exec terminal")
                 .user_facing_name("Shell")
+                .idempotent(false)
+                .open_world(true)
                 .internal()
                 .classifier_input({
                     let checked: fn(&Self::Input) -> ::std::string::String = |

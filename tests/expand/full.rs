@@ -32,6 +32,8 @@ fn sandbox_available() -> bool {
     enabled = sandbox_available,
     classifier_input = |input: &RunInput| input.command.clone(),
     user_facing_name = "Shell",
+    idempotent = false,
+    open_world = true,
     internal,
 )]
 pub struct RunCommand {

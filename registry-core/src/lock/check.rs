@@ -25,6 +25,8 @@ fn loosening_means(field: PostureField) -> &'static str {
         PostureField::Access => {
             "calls may now share a batch with any call whose declared access they do not touch"
         }
+        PostureField::Idempotent => "clients are now told a repeated call does nothing more",
+        PostureField::OpenWorld => "clients are now told calls stay within a closed world",
     }
 }
 
@@ -55,6 +57,10 @@ fn permissiveness(field: PostureField, value: &PostureValue) -> Option<u128> {
         (PostureField::ClassifierInput | PostureField::Internal, PostureValue::Flag(strict)) => {
             u128::from(!*strict)
         }
+        // Hints that promise more when declared: `idempotent: true`,
+        // `open_world: false`.
+        (PostureField::Idempotent, PostureValue::Flag(idempotent)) => u128::from(*idempotent),
+        (PostureField::OpenWorld, PostureValue::Flag(open)) => u128::from(!*open),
         // A declared access only ever lets calls run beside more calls
         // than the boolean rule does.
         (PostureField::Access, PostureValue::Access(kind)) => match kind {

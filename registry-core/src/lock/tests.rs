@@ -279,7 +279,7 @@ fn strictest() -> ToolBuilder {
 #[test]
 fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
     type Loosen = fn(ToolBuilder) -> ToolBuilder;
-    let cases: [(PostureField, Loosen); 10] = [
+    let cases: [(PostureField, Loosen); 12] = [
         (PostureField::ConcurrencySafe, |t| t.concurrency_safe(true)),
         (PostureField::ConcurrencySafe, |t| {
             t.concurrency_safe_when(|_| true)
@@ -297,6 +297,8 @@ fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
         (PostureField::Access, |t| {
             t.access(|_| Access::read(Resource::path("a")))
         }),
+        (PostureField::Idempotent, |t| t.idempotent(true)),
+        (PostureField::OpenWorld, |t| t.open_world(false)),
         (PostureField::ClassifierInput, |_| {
             tool("t")
                 .internal()

@@ -31,9 +31,17 @@ use crate::plugins::PluginRegistry;
 /// fails (unless configured otherwise).
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// However much progress a call reports, it fails after this long (unless
+/// configured otherwise).
+pub const DEFAULT_MAX_CALL_DURATION: Duration = Duration::from_secs(600);
+
 /// A server that has not completed the `initialize` handshake after this
 /// long is given up on (unless configured otherwise).
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a tool that requires the Tasks extension is not imported (or, over
+/// HTTP where its listing cannot be read, fails at its first call).
+const TASKS_REQUIRED: &str = "it requires the MCP Tasks extension (`execution.taskSupport: \"required\"`), which this client does not support: every plain call to it fails";
 
 /// How long a child that failed the handshake is given to exit before its
 /// status is reported as still running.
@@ -85,6 +93,7 @@ pub struct McpServerConfig {
     transport: Transport,
     trusted: bool,
     call_timeout: Duration,
+    max_call_duration: Duration,
     connect_timeout: Duration,
     reconnect: Option<Backoff>,
     heartbeat: Option<Duration>,
@@ -120,6 +129,7 @@ impl McpServerConfig {
             transport,
             trusted: false,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            max_call_duration: DEFAULT_MAX_CALL_DURATION,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             reconnect: None,
             heartbeat,
@@ -230,10 +240,20 @@ impl McpServerConfig {
         self
     }
 
-    /// How long one call may take before it fails (default
-    /// [`DEFAULT_CALL_TIMEOUT`]).
+    /// How long one call may go without an answer or a progress
+    /// notification before it fails (default [`DEFAULT_CALL_TIMEOUT`]).
+    /// Each progress notification gives the call this long again, up to
+    /// [`max_call_duration`](Self::max_call_duration).
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
+        self
+    }
+
+    /// The longest one call may take, however much progress it reports
+    /// (default [`DEFAULT_MAX_CALL_DURATION`]; never less than the call
+    /// timeout).
+    pub fn max_call_duration(mut self, limit: Duration) -> Self {
+        self.max_call_duration = limit;
         self
     }
 
@@ -290,6 +310,13 @@ struct Shared {
     registry: PluginRegistry,
     trusted: bool,
     call_timeout: Duration,
+    max_call_duration: Duration,
+    progress: ProgressRoutes,
+    /// What the server said about itself in `initialize` (`instructions`).
+    instructions: RwLock<Option<String>>,
+    /// Tools the server listed as requiring the Tasks extension (seen in
+    /// the raw frames where this crate reads them).
+    task_tools: super::sniff::TaskTools,
     link: RwLock<Option<Link>>,
     /// One sync at a time, so refreshes never interleave registrations.
     sync: tokio::sync::Mutex<()>,
@@ -337,6 +364,18 @@ impl ClientHandler for Client {
         )
     }
 
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(shared) = self.shared.upgrade()
+            && !shared.progress.deliver(&params)
+        {
+            tracing::debug!(server = %shared.server, token = ?params.progress_token, "progress for no call in flight");
+        }
+    }
+
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         let Some(shared) = self.shared.upgrade() else {
             return;
@@ -380,6 +419,10 @@ impl McpImport {
             registry: registry.clone(),
             trusted: config.trusted,
             call_timeout: config.call_timeout,
+            max_call_duration: config.max_call_duration.max(config.call_timeout),
+            progress: ProgressRoutes::default(),
+            task_tools: super::sniff::TaskTools::default(),
+            instructions: RwLock::new(None),
             link: RwLock::new(None),
             sync: tokio::sync::Mutex::new(()),
             state: Mutex::new(ImportState::default()),
@@ -415,6 +458,29 @@ impl McpImport {
     /// The imported tools: model-facing name → the server's own name.
     pub fn tools(&self) -> BTreeMap<String, String> {
         self.shared.state().tools.clone()
+    }
+
+    /// What the server said in `initialize` about how to use it (its
+    /// `instructions`), for the runtime's system prompt; `None` when it
+    /// said nothing. Never rendered into tool definitions by this crate.
+    pub fn instructions(&self) -> Option<String> {
+        self.shared
+            .instructions
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The server's own definition of an imported tool (by its imported
+    /// name), as it was listed: every field it sent that rmcp models,
+    /// annotations and `outputSchema` included, whether or not they were
+    /// believed.
+    pub fn definition(&self, name: &str) -> Option<Value> {
+        self.shared
+            .state()
+            .definitions
+            .get(name)
+            .map(|(definition, _)| definition.clone())
     }
 
     /// The tools the server offered that were not imported, with why.
@@ -483,6 +549,7 @@ async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Connecti
     match &config.transport {
         Transport::Command(child_config) => {
             let (mut child, stdout, stdin) = Child::spawn(&config.name, child_config)?;
+            let stdout = super::sniff::Sniff::new(stdout, shared.task_tools.clone());
             let why = match tokio::time::timeout(limit, client.serve((stdout, stdin))).await {
                 Ok(Ok(running)) => {
                     return Ok(Connection {
@@ -529,7 +596,9 @@ async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Connecti
                 .ok_or_else(|| {
                     failed("an in-process stream connects once; it is already used".into())
                 })?;
-            match tokio::time::timeout(limit, client.serve(stream)).await {
+            let (read, write) = tokio::io::split(stream);
+            let read = super::sniff::Sniff::new(read, shared.task_tools.clone());
+            match tokio::time::timeout(limit, client.serve((read, write))).await {
                 Ok(Ok(running)) => Ok(Connection {
                     running,
                     child: None,
@@ -736,6 +805,14 @@ impl Shared {
     }
 
     fn attach(&self, running: &Running) {
+        let instructions = running
+            .peer()
+            .peer_info()
+            .and_then(|info| info.instructions.clone());
+        *self
+            .instructions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = instructions;
         *self.link.write().unwrap_or_else(PoisonError::into_inner) = Some(Link {
             peer: running.peer().clone(),
             closed: CancellationToken::new(),
@@ -863,6 +940,9 @@ impl Shared {
                 "its name normalises to `{name}`, already taken by the server's tool `{other}`"
             ));
         }
+        if self.task_tools.contains(&remote) {
+            return Err(TASKS_REQUIRED.to_owned());
+        }
         let schema = Value::Object((*tool.input_schema).clone());
         check_schema_shape(&schema).map_err(|err| format!("bad input schema: {err}"))?;
         let annotations = tool.annotations.as_ref();
@@ -890,6 +970,23 @@ impl Shared {
                 ))
             });
         builder = posture.apply(builder);
+        // The descriptive hints are believed as the safety ones are: only
+        // from a trusted server.
+        if self.trusted {
+            if let Some(idempotent) = annotations.and_then(|a| a.idempotent_hint) {
+                builder = builder.idempotent(idempotent);
+            }
+            if let Some(open_world) = annotations.and_then(|a| a.open_world_hint) {
+                builder = builder.open_world(open_world);
+            }
+        }
+        // A schema is not a claim about safety: kept whoever sent it.
+        if let Some(schema) = &tool.output_schema {
+            let schema = Value::Object((**schema).clone());
+            if check_schema_shape(&schema).is_ok() {
+                builder = builder.output_schema(schema);
+            }
+        }
         if let Some(title) = tool
             .title
             .as_ref()
@@ -899,14 +996,15 @@ impl Shared {
         }
         let shared = Arc::downgrade(self);
         let handle = builder
-            .build(move |args, _cx| {
+            .build(move |args, cx| {
                 let shared = shared.clone();
                 let remote = remote.clone();
+                let cx = cx.clone();
                 async move {
                     let shared = shared
                         .upgrade()
                         .ok_or_else(|| -> BoxError { "the MCP import was shut down".into() })?;
-                    shared.call(&remote, args).await
+                    shared.call(&remote, args, &cx).await
                 }
             })
             .map_err(|err| err.to_string())?;
@@ -915,7 +1013,19 @@ impl Shared {
 
     /// One call over the live connection: the server's error result, a
     /// broken connection, a timeout and malformed content are all errors.
-    async fn call(&self, remote: &str, args: Value) -> Result<ToolOutput, BoxError> {
+    ///
+    /// The call may go [`call_timeout`](McpServerConfig::call_timeout)
+    /// without an answer; each progress notification the server sends for
+    /// it is passed on to the call's context ([`ToolContext::progress`],
+    /// which the executor reports as `ExecEvent::Progress`) and gives it
+    /// that long again, up to
+    /// [`max_call_duration`](McpServerConfig::max_call_duration) in all.
+    async fn call(
+        &self,
+        remote: &str,
+        args: Value,
+        cx: &crate::ToolContext,
+    ) -> Result<ToolOutput, BoxError> {
         let Some(link) = self.link() else {
             return Err(format!("MCP server `{}` is not connected", self.server).into());
         };
@@ -923,28 +1033,76 @@ impl Shared {
             Value::Object(map) => map,
             other => return Err(format!("arguments must be an object, got {other}").into()),
         };
-        let request = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
-        let result = tokio::select! {
-            result = tokio::time::timeout(self.call_timeout, link.peer.call_tool(request)) => result,
-            () = link.closed.cancelled() => {
-                return Err(format!(
-                    "MCP server `{}` disconnected during the call", self.server
-                ).into());
+        let disconnected = || format!("MCP server `{}` disconnected during the call", self.server);
+        let params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
+        let request =
+            rmcp::model::ClientRequest::CallToolRequest(rmcp::model::CallToolRequest::new(params));
+        let mut handle = link
+            .peer
+            .send_request_with_option(request, rmcp::service::PeerRequestOptions::no_options())
+            .await
+            .map_err(|_| disconnected())?;
+        // Its progress reaches the call from here on; a dropped call (a
+        // timeout, a cancelled turn) tells the server it is abandoned.
+        let progress = self
+            .progress
+            .watch(handle.progress_token.clone(), cx.clone());
+        let abandon = Abandon {
+            peer: Some(handle.peer.clone()),
+            id: handle.id.clone(),
+        };
+        let start = tokio::time::Instant::now();
+        let hard_end = start + self.max_call_duration;
+        let mut deadline = (start + self.call_timeout).min(hard_end);
+        let answer = loop {
+            tokio::select! {
+                answer = &mut handle.rx => break answer,
+                () = link.closed.cancelled() => return Err(disconnected().into()),
+                () = progress.heard() => {
+                    deadline = (tokio::time::Instant::now() + self.call_timeout).min(hard_end);
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err(if deadline >= hard_end {
+                        format!(
+                            "MCP server `{}` was still working after {:?}, the longest a call may take, progress and all",
+                            self.server, self.max_call_duration
+                        )
+                    } else {
+                        format!(
+                            "MCP server `{}` did not answer within {:?}",
+                            self.server, self.call_timeout
+                        )
+                    }
+                    .into());
+                }
             }
         };
-        let result = result
-            .map_err(|_| {
-                format!(
-                    "MCP server `{}` did not answer within {:?}",
-                    self.server, self.call_timeout
+        abandon.disarm();
+        let result = match answer {
+            Err(_) => return Err(disconnected().into()),
+            Ok(Err(rmcp::ServiceError::TransportClosed)) => return Err(disconnected().into()),
+            Ok(Err(err)) if err.to_string().contains("task augmentation") => {
+                return Err(
+                    format!("MCP server `{}`: this tool {TASKS_REQUIRED}", self.server).into(),
+                );
+            }
+            Ok(Err(err)) => return Err(format!("MCP server `{}`: {err}", self.server).into()),
+            Ok(Ok(rmcp::model::ServerResult::CallToolResult(result))) => result,
+            Ok(Ok(rmcp::model::ServerResult::EmptyResult(_))) => {
+                CallToolResult::success(Vec::new())
+            }
+            Ok(Ok(other)) => {
+                let kind = serde_json::to_value(&other)
+                    .ok()
+                    .and_then(|v| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()))
+                    .unwrap_or_default();
+                return Err(format!(
+                    "MCP server `{}` answered the call with something that is not a tool result (fields {kind:?}); tools that need the Tasks extension are not supported",
+                    self.server
                 )
-            })?
-            .map_err(|err| match err {
-                rmcp::ServiceError::TransportClosed => {
-                    format!("MCP server `{}` disconnected during the call", self.server)
-                }
-                err => format!("MCP server `{}`: {err}", self.server),
-            })?;
+                .into());
+            }
+        };
         let text = result_text(&result);
         if result.is_error == Some(true) {
             return Err(text.into());
@@ -953,28 +1111,194 @@ impl Shared {
     }
 }
 
-/// The text a model reads for a result: its text blocks, one per line;
-/// other blocks named by type; `structuredContent` as JSON when there is
-/// no text.
-fn result_text(result: &CallToolResult) -> String {
-    let mut parts: Vec<String> = result
-        .content
-        .iter()
-        .map(|block| match block.as_text() {
-            Some(text) => text.text.clone(),
-            None => {
-                let kind = serde_json::to_value(block)
-                    .ok()
-                    .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
-                    .unwrap_or_else(|| "unknown".to_owned());
-                format!("[{kind} content omitted]")
-            }
-        })
-        .collect();
-    if parts.is_empty()
-        && let Some(structured) = &result.structured_content
+/// Tells the server a call was abandoned, unless disarmed (the answer
+/// came).
+struct Abandon {
+    peer: Option<Peer<RoleClient>>,
+    id: rmcp::model::RequestId,
+}
+
+impl Abandon {
+    fn disarm(mut self) {
+        self.peer = None;
+    }
+}
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        let Some(peer) = self.peer.take() else {
+            return;
+        };
+        let id = self.id.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let notification = rmcp::model::CancelledNotification::new(
+                    rmcp::model::CancelledNotificationParam::new(
+                        Some(id),
+                        Some("the caller stopped waiting".to_owned()),
+                    ),
+                );
+                let _ = peer.send_notification(notification.into()).await;
+            });
+        }
+    }
+}
+
+/// The calls in flight by progress token: where a server's progress
+/// notifications go.
+#[derive(Default)]
+struct ProgressRoutes {
+    routes: Mutex<std::collections::HashMap<rmcp::model::ProgressToken, Route>>,
+}
+
+struct Route {
+    cx: crate::ToolContext,
+    heard: Arc<tokio::sync::Notify>,
+}
+
+/// A call's registration in [`ProgressRoutes`], removed when dropped.
+struct Watched<'a> {
+    routes: &'a ProgressRoutes,
+    token: rmcp::model::ProgressToken,
+    heard: Arc<tokio::sync::Notify>,
+}
+
+impl Watched<'_> {
+    /// Resolves when a progress notification arrives for the call.
+    async fn heard(&self) {
+        self.heard.notified().await;
+    }
+}
+
+impl Drop for Watched<'_> {
+    fn drop(&mut self) {
+        self.routes.lock().remove(&self.token);
+    }
+}
+
+impl ProgressRoutes {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<rmcp::model::ProgressToken, Route>>
     {
-        parts.push(crate::canonical::to_canonical_pretty(structured));
+        self.routes.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn watch(&self, token: rmcp::model::ProgressToken, cx: crate::ToolContext) -> Watched<'_> {
+        let heard = Arc::new(tokio::sync::Notify::new());
+        self.lock().insert(
+            token.clone(),
+            Route {
+                cx,
+                heard: Arc::clone(&heard),
+            },
+        );
+        Watched {
+            routes: self,
+            token,
+            heard,
+        }
+    }
+
+    /// Passes a progress notification to its call; `false` when no call
+    /// in flight has that token.
+    fn deliver(&self, params: &rmcp::model::ProgressNotificationParam) -> bool {
+        let routes = self.lock();
+        let Some(route) = routes.get(&params.progress_token) else {
+            return false;
+        };
+        let amount = match params.total {
+            Some(total) => format!("{}/{}", params.progress, total),
+            None => format!("{}", params.progress),
+        };
+        let text = match &params.message {
+            Some(message) => format!("{message} ({amount})"),
+            None => amount,
+        };
+        route.cx.progress(text);
+        route.heard.notify_one();
+        true
+    }
+}
+
+/// The text a model reads for a result, nothing left out: text blocks as
+/// they are; a resource link as its name, URI and type, which the model
+/// can use; an embedded resource as its URI and its text (or, for binary
+/// data, its type and size); an image or audio block as its type and size
+/// (until results carry content blocks, a model cannot see them through
+/// this import); `structuredContent` as JSON unless a text block already
+/// is that JSON.
+fn result_text(result: &CallToolResult) -> String {
+    let mut parts: Vec<String> = result.content.iter().map(block_text).collect();
+    if let Some(structured) = &result.structured_content {
+        let already = result.content.iter().any(|block| {
+            block
+                .as_text()
+                .and_then(|t| serde_json::from_str::<Value>(&t.text).ok())
+                .is_some_and(|value| &value == structured)
+        });
+        if !already {
+            let json = crate::canonical::to_canonical_pretty(structured);
+            parts.push(if parts.is_empty() {
+                json
+            } else {
+                format!("structured content:\n{json}")
+            });
+        }
     }
     parts.join("\n")
+}
+
+/// One content block as text (see [`result_text`]).
+fn block_text(block: &rmcp::model::ContentBlock) -> String {
+    if let Some(text) = block.as_text() {
+        return text.text.clone();
+    }
+    let value = serde_json::to_value(block).unwrap_or(Value::Null);
+    let field = |key: &str| value.get(key).and_then(Value::as_str);
+    let base64_bytes = |data: &str| {
+        let padding = data.bytes().rev().take_while(|&b| b == b'=').count();
+        (data.len() / 4 * 3).saturating_sub(padding)
+    };
+    match field("type").unwrap_or("unknown") {
+        kind @ ("image" | "audio") => format!(
+            "[{kind}: {}, {} bytes]",
+            field("mimeType").unwrap_or("unknown type"),
+            base64_bytes(field("data").unwrap_or_default())
+        ),
+        "resource_link" => {
+            let mut text = format!(
+                "[resource link: {} <{}>",
+                field("name").unwrap_or("unnamed"),
+                field("uri").unwrap_or("no uri")
+            );
+            if let Some(mime) = field("mimeType") {
+                text.push_str(&format!(" ({mime})"));
+            }
+            if let Some(description) = field("description") {
+                text.push_str(&format!(": {description}"));
+            }
+            text.push(']');
+            text
+        }
+        "resource" => {
+            let resource = value.get("resource").cloned().unwrap_or(Value::Null);
+            let inner = |key: &str| resource.get(key).and_then(Value::as_str);
+            let uri = inner("uri").unwrap_or("no uri");
+            let mime = inner("mimeType")
+                .map(|m| format!(" ({m})"))
+                .unwrap_or_default();
+            match (inner("text"), inner("blob")) {
+                (Some(text), _) => format!("[resource <{uri}>{mime}]\n{text}"),
+                (None, Some(blob)) => {
+                    format!("[resource <{uri}>{mime}: {} bytes]", base64_bytes(blob))
+                }
+                (None, None) => format!("[resource <{uri}>{mime}]"),
+            }
+        }
+        other => format!(
+            "[{other} content: {}]",
+            crate::canonical::to_canonical_string(&value)
+        ),
+    }
 }

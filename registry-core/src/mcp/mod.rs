@@ -57,13 +57,14 @@ mod http;
 mod import;
 mod naming;
 mod server;
+mod sniff;
 mod trust;
 
 pub use child::StderrTo;
 pub use http::{DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServerHandle};
 pub use import::{
-    Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT, McpImport,
-    McpServerConfig, RefusedTool,
+    Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT,
+    DEFAULT_MAX_CALL_DURATION, McpImport, McpServerConfig, RefusedTool,
 };
 pub use naming::{MAX_DESCRIPTION_CHARS, imported_description, imported_tool_name, server_segment};
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};

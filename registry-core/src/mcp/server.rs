@@ -348,11 +348,46 @@ impl Connection {
         (view, executor)
     }
 
-    async fn call(&self, request: CallToolRequestParams, id: String) -> CallToolResult {
+    /// Runs one `tools/call` through the executor. When the client sent a
+    /// progress token, what the tool reports through
+    /// [`ToolContext::progress`](crate::ToolContext::progress) goes back to
+    /// it as `notifications/progress`.
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        id: String,
+        peer: rmcp::Peer<RoleServer>,
+        token: Option<rmcp::model::ProgressToken>,
+    ) -> CallToolResult {
         let (view, executor) = self.executor();
         let args = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(id, request.name.clone(), args);
-        let Some(result) = executor.run_turn(vec![call]).await.pop() else {
+        let result = match token {
+            None => executor.run_turn(vec![call]).await.pop(),
+            Some(token) => {
+                let (events, mut heard) = tokio::sync::mpsc::unbounded_channel();
+                let forward = async move {
+                    let mut step = 0u32;
+                    while let Some(event) = heard.recv().await {
+                        if let crate::ExecEvent::Progress { message, .. } = event {
+                            step += 1;
+                            let note = rmcp::model::ProgressNotificationParam::new(
+                                token.clone(),
+                                f64::from(step),
+                            )
+                            .with_message(message);
+                            if peer.notify_progress(note).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                };
+                let turn = executor.run_turn_streaming(vec![call], events);
+                let (mut results, ()) = tokio::join!(turn, forward);
+                results.pop()
+            }
+        };
+        let Some(result) = result else {
             return CallToolResult::error(vec![ContentBlock::text(
                 "the executor returned no result for the call",
             )]);
@@ -451,7 +486,8 @@ impl ServerHandler for Connection {
         // handler's future (spawning it, wrapping it) before polling it;
         // inline, every call would copy the whole turn's state several
         // times. Boxed, it is allocated once, where it runs.
-        let call = Box::pin(self.call(request, id));
+        let token = context.meta.get_progress_token();
+        let call = Box::pin(self.call(request, id, context.peer.clone(), token));
         tokio::select! {
             result = call => Ok(result.into()),
             () = context.ct.cancelled() => Ok(CallToolResult::error(vec![ContentBlock::text(

@@ -63,9 +63,11 @@ fn hints(posture: &SafetyPosture) -> Option<(&'static str, bool)> {
 /// nothing otherwise (see the table on `hints` in the source: MCP's own
 /// defaults, `readOnlyHint: false` and `destructiveHint: true`, are exactly
 /// this crate's fail-closed defaults, so they need no hint, and a per-input
-/// posture is never promised for every call). `idempotentHint` and
-/// `openWorldHint` are never emitted (nothing declares them);
-/// `annotations.title` repeats `title`. Empty annotations are left out.
+/// posture is never promised for every call). `idempotentHint: true` and
+/// `openWorldHint: false` are written when the tool declares them
+/// (`#[tool(idempotent = true, open_world = false)]`): MCP's defaults are
+/// the other way round and need no hint. `annotations.title` repeats
+/// `title`. Empty annotations are left out.
 ///
 /// ```
 /// use registry_core::{ToolBuilder, ToolOutput, mcp_tool};
@@ -107,6 +109,14 @@ pub fn mcp_tool(tool: &ToolHandle) -> Value {
     }
     if let Some((hint, value)) = hints(spec.posture()) {
         annotations.insert(hint.into(), Value::Bool(value));
+    }
+    // Like the safety hints, only what is looser than MCP's defaults
+    // (`idempotentHint: false`, `openWorldHint: true`) is written.
+    if *spec.posture().idempotent().value() {
+        annotations.insert("idempotentHint".into(), Value::Bool(true));
+    }
+    if !*spec.posture().open_world().value() {
+        annotations.insert("openWorldHint".into(), Value::Bool(false));
     }
 
     let mut out = Map::new();

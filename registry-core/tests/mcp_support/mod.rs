@@ -102,6 +102,7 @@ impl ServerHandler for FakeServer {
                 .enable_tool_list_changed()
                 .build(),
         )
+        .with_instructions("Ask for forecasts by city.")
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -139,11 +140,33 @@ impl ServerHandler for FakeServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.0.called.lock().unwrap().push(request.name.to_string());
         let args = Value::Object(request.arguments.clone().unwrap_or_default());
         Ok(match request.name.as_ref() {
+            // `steps` progress notifications `every` ms apart, then a
+            // result; `steps: 0` reports progress forever.
+            "progress" => {
+                let steps = args.get("steps").and_then(Value::as_u64).unwrap_or(3);
+                let every = args.get("every").and_then(Value::as_u64).unwrap_or(50);
+                let token = context.meta.get_progress_token();
+                let mut step = 0u64;
+                while steps == 0 || step < steps {
+                    tokio::time::sleep(Duration::from_millis(every)).await;
+                    step += 1;
+                    if let Some(token) = &token {
+                        let mut note =
+                            rmcp::model::ProgressNotificationParam::new(token.clone(), step as f64)
+                                .with_message(format!("step {step}"));
+                        if steps > 0 {
+                            note = note.with_total(steps as f64);
+                        }
+                        let _ = context.peer.notify_progress(note).await;
+                    }
+                }
+                CallToolResult::success(vec![ContentBlock::text(format!("done after {step}"))])
+            }
             "hang" => {
                 std::future::pending::<()>().await;
                 unreachable!()
