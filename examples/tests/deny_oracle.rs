@@ -137,6 +137,131 @@ const CASES: &[(&str, &str)] = &[
     ("separator", "rm -f victim.txt & wait"),
     ("separator", "ls # comment\nrm -f victim.txt"),
     ("separator", "ls\r\nrm -f victim.txt"),
+    // Where sh and bash read the text differently (found by red-teaming
+    // the first reader).
+    ("shells disagree", "echo x &>/dev/null rm -f victim.txt"),
+    ("shells disagree", "[[ a | rm -f victim.txt ]]"),
+    ("shells disagree", "[[ a || rm -f victim.txt ]]"),
+    ("shells disagree", "echo ${x:-{}; rm -f victim.txt; echo }"),
+    ("shells disagree", "echo $'\\'\nrm -f victim.txt\necho '"),
+    (
+        "shells disagree",
+        "echo ${x:-$'\\'}'}\nrm -f victim.txt\necho '",
+    ),
+    ("shells disagree", "cat <<$x\n$(rm -f victim.txt)\n$x"),
+    ("shells disagree", "cat <<E$\n$(rm -f victim.txt)\nE$"),
+    ("shells disagree", "cat <<$'E'\n$E\nrm -f victim.txt\nE"),
+    (
+        "shells disagree",
+        "cat <<EOF\nEO\\\nF\nrm -f victim.txt\nEOF",
+    ),
+    (
+        "shells disagree",
+        "echo $(cat <<E\nE)\nrm -f victim.txt\nE\n)",
+    ),
+    ("shells disagree", "time ! rm -f victim.txt"),
+    ("shells disagree", "! time -p ! rm -f victim.txt"),
+    // Wrappers read wrongly.
+    ("wrapper", "eval -- 'rm -f victim.txt'"),
+    ("wrapper", "trap -- '-:; rm -f victim.txt' EXIT"),
+    ("wrapper", "x='5 rm'; timeout -- $x victim.txt"),
+    ("wrapper", "timeout -- {5,rm} victim.txt"),
+    ("wrapper", "echo rm -f victim.txt | xargs env"),
+    ("wrapper", "echo rm -f victim.txt | xargs nice"),
+    ("wrapper", "echo rm -f victim.txt | xargs timeout 5"),
+    ("wrapper", "echo rm | xargs -I% env % -f victim.txt"),
+    ("wrapper", "find /usr/bin/rm -exec '{}' -f victim.txt ';'"),
+    (
+        "wrapper",
+        "find /usr/bin/rm -exec nice '{}' -f victim.txt ';'",
+    ),
+    // Variables and start-up files that run commands.
+    (
+        "start-up",
+        "echo 'rm -f victim.txt' > e; BASH_ENV=e bash -c :",
+    ),
+    (
+        "start-up",
+        "echo 'rm -f victim.txt' > e; export BASH_ENV=e; bash -c :",
+    ),
+    (
+        "start-up",
+        "env 'BASH_FUNC_ls%%=() { rm -f victim.txt; }' bash -c ls",
+    ),
+    (
+        "start-up",
+        "echo 'rm -f victim.txt' > e; bash --rcfile e -ic :",
+    ),
+    ("start-up", "echo 'rm -f victim.txt' > e; ENV=e sh -ic :"),
+    ("start-up", "PS4='$(rm -f victim.txt)'; set -x; :"),
+    // bash evaluating text as code.
+    ("evaluation", "printf -v 'a[$(rm -f victim.txt)]' x"),
+    ("evaluation", "declare 'a[$(rm -f victim.txt)]=1'"),
+    ("evaluation", "test -v 'a[$(rm -f victim.txt)]'"),
+    ("evaluation", "read 'a[$(rm -f victim.txt)]' <<< x"),
+    ("evaluation", "x='a[$(rm -f victim.txt)]'; let x"),
+    ("evaluation", "x='a[$(rm -f victim.txt)]'; echo $[x]"),
+    ("evaluation", "x='a[$(rm -f victim.txt)]'; [[ x -eq 1 ]]"),
+    ("evaluation", "declare -i n; n='a[$(rm -f victim.txt)]'"),
+    ("evaluation", "mapfile -C 'rm -f victim.txt #' -c 1 <<< x"),
+    ("evaluation", "compgen -C 'rm -f victim.txt' x"),
+    ("evaluation", "jobs -x rm -f victim.txt"),
+    (
+        "evaluation",
+        "declare 'BASH_CMDS[ls]=/bin/rm'; ls -f victim.txt",
+    ),
+    (
+        "evaluation",
+        "shopt -s expand_aliases\nprintf -v 'BASH_ALIASES[x]' 'rm -f victim.txt'\nx",
+    ),
+    // Programs that run the command in their arguments or options.
+    ("runner", "setarch x86_64 rm -f victim.txt"),
+    (
+        "runner",
+        "/lib64/ld-linux-x86-64.so.2 /bin/rm -f victim.txt",
+    ),
+    ("runner", "script -qc 'rm -f victim.txt' /dev/null"),
+    ("runner", "rbash -c 'rm -f victim.txt'"),
+    ("runner", "ssh-agent rm -f victim.txt"),
+    ("runner", "logsave log rm -f victim.txt"),
+    ("runner", "choom -n 0 -- rm -f victim.txt"),
+    ("runner", "echo x | split --filter='rm -f victim.txt'"),
+    (
+        "runner",
+        "tar cf x.tar --checkpoint=1 --checkpoint-action=exec='rm -f victim.txt' victim.txt",
+    ),
+    ("runner", "echo x | sed 'e rm -f victim.txt'"),
+    (
+        "runner",
+        "make --eval='$(shell rm -f victim.txt)' -f /dev/null",
+    ),
+    // git running what a command line configures or writes.
+    (
+        "git",
+        "git init -q; git config core.fsmonitor 'rm -f victim.txt'; git status",
+    ),
+    (
+        "git",
+        "git init -q && git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x && git rebase -q -x 'rm -f victim.txt' --root",
+    ),
+    ("git", "git init -q; git grep --no-index -O'rm -f' v"),
+    ("git", "git ls-remote --upload-pack='rm -f victim.txt;' ."),
+    (
+        "git",
+        "touch a; git difftool -y --no-index -x 'rm -f' a victim.txt",
+    ),
+    (
+        "git",
+        "git init -q; printf '#!/bin/sh\\nrm -f victim.txt\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit; git -c user.name=a -c user.email=a@b commit -q --allow-empty -m x",
+    ),
+    // rm under another name: a file nobody read.
+    ("other name", "echo 'rm -f victim.txt' > s; chmod +x s; ./s"),
+    ("other name", "cp /bin/rm x; ./x -f victim.txt"),
+    ("other name", "ln -s /bin/rm del; ./del -f victim.txt"),
+    (
+        "other name",
+        "cp /bin/rm /tmp/deny-oracle-x-$$; /tmp/deny-oracle-x-$$ -f victim.txt",
+    ),
 ];
 
 const MODES: [PermissionMode; 6] = PermissionMode::ALL;

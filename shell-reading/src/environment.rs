@@ -23,6 +23,10 @@ pub const CHANGES_WHAT_RUNS: &[&str] = &[
     "PROMPT_COMMAND",
     "SHELL",
     "ZDOTDIR",
+    // bash's program table and aliases (`BASH_CMDS[ls]=/bin/rm`).
+    "BASH_CMDS",
+    "BASH_ALIASES",
+    "BASH_LOADABLES_PATH",
     "INPUTRC",
     // Where configuration files are looked for: git reads
     // `$HOME/.gitconfig` and `$XDG_CONFIG_HOME/git/config`, whose keys

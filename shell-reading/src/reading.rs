@@ -20,6 +20,9 @@ pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
 /// before the reading gives up on them ([`Hazard::TooDeep`]).
 pub const MAX_NESTING: usize = 8;
 
+/// How many distinct hazards a reading keeps (one makes it uncheckable).
+const MAX_HAZARDS: usize = 8;
+
 /// How many wrappers deep one command's programs are followed (`nice nice
 /// ... ls`) before the reading gives up ([`Hazard::TooDeep`]).
 pub const MAX_LAYERS: usize = 64;
@@ -155,6 +158,10 @@ pub enum Hazard {
     /// unknown git subcommand) or `git -c` with a key that names a
     /// program.
     ConfiguredProgram(String),
+    /// A variable is set that changes which program runs or the
+    /// configuration a program reads (`PATH`, `BASH_ENV`, `HOME`,
+    /// `GIT_*`, `PS4`, ...; see [`names_what_runs`]).
+    ChangesWhatRuns(String),
 }
 
 impl fmt::Display for Hazard {
@@ -211,6 +218,11 @@ impl fmt::Display for Hazard {
             Hazard::ConfiguredProgram(what) => {
                 write!(f, "{what} runs a program its configuration names")
             }
+            Hazard::ChangesWhatRuns(name) => write!(
+                f,
+                "it sets `{}`, which changes which program runs or what a program reads on start",
+                short(name)
+            ),
         }
     }
 }
@@ -359,8 +371,11 @@ struct Flat {
 }
 
 impl Flat {
+    /// Notes a hazard. One is enough to make a reading uncheckable; the
+    /// first few are kept for the reasons a user reads, so the cost stays
+    /// linear however many there are.
     fn hazard(&mut self, hazard: Hazard) {
-        if !self.hazards.contains(&hazard) {
+        if self.hazards.len() < MAX_HAZARDS && !self.hazards.contains(&hazard) {
             self.hazards.push(hazard);
         }
     }
@@ -458,6 +473,9 @@ impl Flat {
                             self.word(word, cx);
                         }
                         // The loop assigns its variable before every pass.
+                        if names_what_runs(&name.text) {
+                            self.hazard(Hazard::ChangesWhatRuns(name.text.clone()));
+                        }
                         self.runs.push(Run {
                             assignments: vec![Word {
                                 text: format!("{}=", name.text),
@@ -495,13 +513,73 @@ impl Flat {
             self.word(word, cx);
         }
         self.redirects(&simple.redirects, cx);
+        for assignment in &simple.assignments {
+            self.assignment(assignment);
+        }
         let layers = self.peel(&simple.words, cx, false);
+        self.git_internals(simple, &layers);
         self.runs.push(Run {
             assignments: simple.assignments.clone(),
             redirects: simple.redirects.clone(),
             layers,
             context: cx,
         });
+    }
+
+    /// Writing git's hooks or configuration makes a later `git` run what
+    /// was written (`echo 'rm x' > .git/hooks/pre-commit; git commit`):
+    /// a command that writes there, or names those files for a program
+    /// that is not a plain reader, cannot be checked.
+    fn git_internals(&mut self, simple: &SimpleCommand, layers: &[Invocation]) {
+        const INTERNALS: [&str; 4] = [".git/hooks", ".git/config", ".git/info", ".git/modules"];
+        let names_internals = |text: &str| INTERNALS.iter().any(|p| text.contains(p));
+        let writes = simple.redirects.iter().any(|r| {
+            !matches!(
+                r.kind,
+                crate::syntax::RedirectKind::Read
+                    | crate::syntax::RedirectKind::HereDoc
+                    | crate::syntax::RedirectKind::HereString
+            ) && r.target.text.contains(".git/")
+        });
+        let reader = layers.last().is_some_and(|core| {
+            matches!(
+                core.name(),
+                "cat"
+                    | "ls"
+                    | "head"
+                    | "tail"
+                    | "grep"
+                    | "wc"
+                    | "stat"
+                    | "du"
+                    | "find"
+                    | "less"
+                    | "more"
+                    | "file"
+                    | "echo"
+                    | "test"
+                    | "["
+            )
+        });
+        let named = !reader
+            && layers
+                .iter()
+                .flat_map(|l| &l.args)
+                .any(|w| names_internals(&w.text));
+        if writes || named {
+            self.hazard(Hazard::ConfiguredProgram(
+                "writing git's hooks or configuration (which a later `git` runs)".into(),
+            ));
+        }
+    }
+
+    /// An assignment (in front of a command, an `env` or `sudo` operand, a
+    /// builtin's argument, a `for` variable) that changes what runs.
+    fn assignment(&mut self, word: &Word) {
+        if assignment_changes_what_runs(word) {
+            let name = word.text.split('=').next().unwrap_or_default();
+            self.hazard(Hazard::ChangesWhatRuns(name.to_owned()));
+        }
     }
 
     /// A command string to read as a list of its own.
@@ -533,12 +611,20 @@ impl Flat {
         let mut splices = 0;
         loop {
             let Some(program) = words.get(start).cloned() else {
+                // `xargs env`: the program comes from xargs' input.
+                if unseen_args && !layers.is_empty() {
+                    self.hazard(Hazard::DynamicProgram(
+                        "(the words xargs reads from its input)".into(),
+                    ));
+                }
                 return layers;
             };
             if layers.len() >= MAX_LAYERS {
                 self.hazard(Hazard::TooDeep);
                 return layers;
             }
+            // What `xargs -I R` replaces in the words after it.
+            let mut replaced: Option<String> = None;
             let args: &[Word] = &words[start + 1..];
             let mut layer = Invocation {
                 program: program.clone(),
@@ -552,6 +638,9 @@ impl Flat {
                 layer.args = args.to_vec();
                 layers.push(layer);
                 return layers;
+            }
+            if let Some(why) = unknown_file(&program.text) {
+                self.hazard(Hazard::ScriptFile(why));
             }
             let name = basename(&program.text).to_owned();
             let rest = |table: &Table| -> Option<usize> {
@@ -567,17 +656,30 @@ impl Flat {
                 "exec" => rest(&EXEC),
                 "doas" => rest(&DOAS),
                 "coproc" => Some(start + 1),
-                "timeout" => rest(&TIMEOUT).map(|at| at + 1),
+                // The duration is one word, which must be literal: `$x`
+                // could be `5 rm`.
+                "timeout" => rest(&TIMEOUT).map(|at| {
+                    if words.get(at).is_some_and(|w| w.dynamic) {
+                        self.hazard(Hazard::UnknownWrapperOption("timeout".into()));
+                    }
+                    at + 1
+                }),
                 "chrt" => rest(&CHRT).map(|at| {
                     let priority = words
                         .get(at)
                         .is_some_and(|w| !w.dynamic && w.text.chars().all(|c| c.is_ascii_digit()));
                     at + usize::from(priority)
                 }),
+                // GNU `time`, or bash's `time` keyword (`time ! cmd` runs
+                // `cmd` negated): the `!` is skipped for bash's reading.
                 "time" => match TIME.parse(args) {
                     Ok((items, rest)) => {
                         layer.writes = has(&TIME, &items, "output");
-                        Some(start + 1 + rest)
+                        let mut at = start + 1 + rest;
+                        while words.get(at).is_some_and(|w| w.is("!")) {
+                            at += 1;
+                        }
+                        Some(at)
                     }
                     Err(_) => None,
                 },
@@ -590,6 +692,9 @@ impl Flat {
                             to += 1;
                         }
                         layer.assignments = words[from..to].to_vec();
+                        for assignment in &layer.assignments {
+                            self.assignment(assignment);
+                        }
                         Some(to)
                     }
                     Err(_) => None,
@@ -632,6 +737,9 @@ impl Flat {
                                 }
                                 // `env` takes assignments as operands.
                                 layer.assignments = words[at..to].to_vec();
+                                for assignment in &layer.assignments {
+                                    self.assignment(assignment);
+                                }
                                 Some(to)
                             }
                         }
@@ -639,8 +747,18 @@ impl Flat {
                     Err(_) => None,
                 },
                 "xargs" => match XARGS.parse(args) {
-                    Ok((_, rest)) => {
+                    Ok((items, rest)) => {
                         unseen_args = true;
+                        // `-I R`, `-i[R]`, `--replace[=R]`: every word that
+                        // holds R is replaced by what xargs reads.
+                        let replace = items.iter().find_map(|item| match item {
+                            Item::Opt { opt, value } if XARGS.is(*opt, "I") => value.clone(),
+                            Item::Opt { opt, value } if XARGS.is(*opt, "replace") => {
+                                Some(value.clone().unwrap_or_else(|| "{}".to_owned()))
+                            }
+                            _ => None,
+                        });
+                        replaced = replace.filter(|r| !r.is_empty());
                         Some(start + 1 + rest)
                     }
                     Err(_) => None,
@@ -651,10 +769,15 @@ impl Flat {
                     None => Some(start + 1),
                 },
                 "eval" => {
-                    if unseen_args || args.iter().any(|w| w.dynamic) {
+                    // bash's `eval` takes `--`.
+                    let text = match args.first() {
+                        Some(first) if first.is("--") => &args[1..],
+                        _ => args,
+                    };
+                    if unseen_args || text.iter().any(|w| w.dynamic) {
                         self.hazard(Hazard::DynamicCommandString("eval".into()));
                     } else {
-                        self.nested_text(join(args), cx);
+                        self.nested_text(join(text), cx);
                     }
                     layer.args = args.to_vec();
                     layers.push(layer);
@@ -668,13 +791,21 @@ impl Flat {
                     return layers;
                 }
                 "trap" => {
-                    // `trap ACTION SIGNAL...`: the action is a command line.
-                    match args.iter().position(|w| !w.text.starts_with('-')) {
-                        Some(at) if args[at].dynamic || unseen_args => {
+                    // `trap [-lp] [--] ACTION SIGNAL...`: the action is a
+                    // command line, whatever it starts with after `--`.
+                    let mut at = 0;
+                    while args.get(at).is_some_and(|w| w.is("-l") || w.is("-p")) {
+                        at += 1;
+                    }
+                    if args.get(at).is_some_and(|w| w.is("--")) {
+                        at += 1;
+                    }
+                    match args.get(at) {
+                        Some(action) if action.dynamic || unseen_args => {
                             self.hazard(Hazard::DynamicCommandString("trap".into()));
                         }
-                        Some(at) if args.len() > at + 1 => {
-                            self.nested_text(args[at].text.clone(), cx);
+                        Some(action) if !action.is("-") => {
+                            self.nested_text(action.text.clone(), cx);
                         }
                         _ => {}
                     }
@@ -706,13 +837,17 @@ impl Flat {
                     layers.push(layer);
                     return layers;
                 }
-                name if OPAQUE_RUNNERS.contains(&name) => {
+                name if OPAQUE_RUNNERS.contains(&name) || is_dynamic_loader(name) => {
                     self.hazard(Hazard::OpaqueRunner(name.to_owned()));
                     layer.args = args.to_vec();
                     layers.push(layer);
                     return layers;
                 }
-                _ => {
+                name => {
+                    self.builtin(name, args);
+                    if let Some(what) = crate::classify::runs_commands_from_args(name, args) {
+                        self.hazard(Hazard::OpaqueRunner(what));
+                    }
                     layer.args = args.to_vec();
                     layers.push(layer);
                     return layers;
@@ -725,12 +860,93 @@ impl Flat {
                     layer.args = words[start + 1..next.min(words.len())].to_vec();
                     layers.push(layer);
                     start = next;
+                    if let Some(replace) = replaced {
+                        for word in words.iter_mut().skip(start) {
+                            if word.text.contains(replace.as_str()) {
+                                word.dynamic = true;
+                            }
+                        }
+                    }
                 }
                 None => {
                     layer.args = args.to_vec();
                     layers.push(layer);
                     self.hazard(Hazard::UnknownWrapperOption(name));
                     return layers;
+                }
+            }
+        }
+    }
+
+    /// bash builtins that set variables, evaluate values as code, or run
+    /// command strings from their options.
+    fn builtin(&mut self, name: &str, args: &[Word]) {
+        let sets_variables = matches!(
+            name,
+            "export"
+                | "declare"
+                | "typeset"
+                | "local"
+                | "readonly"
+                | "read"
+                | "getopts"
+                | "mapfile"
+                | "readarray"
+                | "unset"
+                | "printf"
+                | "test"
+                | "["
+                | "wait"
+        );
+        if !sets_variables {
+            if name == "let" {
+                self.hazard(Hazard::Evaluates);
+            }
+            if name == "jobs" && args.iter().any(|w| w.text.starts_with("-x")) {
+                self.hazard(Hazard::OpaqueRunner("jobs -x".into()));
+            }
+            return;
+        }
+        for arg in args {
+            // `a[$(cmd)]` as a variable name: bash evaluates the subscript.
+            if arg.text.contains('[') && name != "test" && name != "[" || arg.evaluates {
+                self.hazard(Hazard::Evaluates);
+            }
+            if (name == "test" || name == "[") && arg.text.contains('[') && arg.text.contains('$') {
+                self.hazard(Hazard::Evaluates);
+            }
+            let is_option = arg.text.starts_with('-') && !arg.text.contains('=');
+            if matches!(name, "declare" | "typeset" | "local")
+                && is_option
+                && (arg.text.contains('i') || arg.text.contains('n'))
+            {
+                // Integer and name-reference variables evaluate what is
+                // assigned to them.
+                self.hazard(Hazard::Evaluates);
+            }
+            if !is_option && !matches!(name, "printf" | "test" | "[" | "wait") {
+                self.assignment(&Word {
+                    text: if arg.text.contains('=') {
+                        arg.text.clone()
+                    } else {
+                        format!("{}=", arg.text)
+                    },
+                    dynamic: arg.dynamic,
+                    assignment: !arg.dynamic,
+                    ..Word::default()
+                });
+            }
+        }
+        if name == "printf" {
+            // `printf -v NAME ...`
+            for pair in args.windows(2) {
+                if pair[0].is("-v") {
+                    self.assignment(&Word {
+                        text: format!("{}=", pair[1].text),
+                        dynamic: pair[1].dynamic,
+                        assignment: !pair[1].dynamic,
+                        ..Word::default()
+                    });
                 }
             }
         }
@@ -757,9 +973,15 @@ impl Flat {
             }
             if let Some(long) = text.strip_prefix("--") {
                 match long {
-                    "norc" | "noprofile" | "posix" | "login" | "restricted" | "verbose"
-                    | "noediting" => i += 1,
-                    "rcfile" | "init-file" => i += 2,
+                    "norc" | "noprofile" | "posix" | "restricted" | "verbose" | "noediting" => {
+                        i += 1;
+                    }
+                    // A login shell reads the profile, `--rcfile` a file of
+                    // commands.
+                    "login" | "rcfile" | "init-file" => {
+                        self.hazard(Hazard::ScriptFile(format!("{name}'s start-up files")));
+                        return;
+                    }
                     _ => {
                         self.hazard(Hazard::UnknownWrapperOption(name.to_owned()));
                         return;
@@ -772,6 +994,12 @@ impl Flat {
             };
             if flags.contains('s') {
                 self.hazard(Hazard::ShellReadsInput(name.to_owned()));
+                return;
+            }
+            // An interactive shell reads `~/.bashrc` or `$ENV`, a login
+            // shell its profile: commands the text does not show.
+            if text.starts_with('-') && (flags.contains('i') || flags.contains('l')) {
+                self.hazard(Hazard::ScriptFile(format!("{name}'s start-up files")));
                 return;
             }
             command_string |= text.starts_with('-') && flags.contains('c');
@@ -809,7 +1037,15 @@ impl Flat {
                         nested: cx.nested + 1,
                         ..cx
                     };
-                    self.work.push(Work::Words(args[i..end].to_vec(), inner));
+                    // find puts the file name wherever `{}` stands, the
+                    // program's place included.
+                    let mut words = args[i..end].to_vec();
+                    for word in &mut words {
+                        if word.text.contains("{}") {
+                            word.dynamic = true;
+                        }
+                    }
+                    self.work.push(Work::Words(words, inner));
                 }
                 i = end + 1;
             }
@@ -820,6 +1056,9 @@ impl Flat {
     /// does not have) may be a shell command, and `-c` may set a key that
     /// names a program.
     fn git(&mut self, args: &[Word]) {
+        if let Some(what) = crate::classify::runs_commands_from_args("git", args) {
+            self.hazard(Hazard::OpaqueRunner(what));
+        }
         match crate::classify::git_invocation(args) {
             crate::classify::GitInvocation::Known => {}
             crate::classify::GitInvocation::ConfiguresProgram(key) => {
@@ -835,6 +1074,37 @@ impl Flat {
             }
         }
     }
+}
+
+/// The directories programs named by an absolute path are expected in:
+/// elsewhere (a copy of `rm` in `/tmp`), the name says nothing.
+const SYSTEM_BIN_DIRS: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+];
+
+/// Why a program named by a path is a file whose contents nobody read: a
+/// relative path (`./x.sh`, a copy or a link the model made) or an
+/// absolute one outside the system's program directories.
+fn unknown_file(program: &str) -> Option<String> {
+    let (dir, _) = program.rsplit_once('/')?;
+    if !program.starts_with('/') {
+        return Some(format!("{program} (a file in the working directory)"));
+    }
+    let dir = if dir.is_empty() { "/" } else { dir };
+    let normal = dir.trim_end_matches('/');
+    let normal = normal.replace("//", "/");
+    (!SYSTEM_BIN_DIRS.contains(&normal.as_str()))
+        .then(|| format!("{program} (not in a system program directory)"))
+}
+
+/// The dynamic loader, which runs the program named in its arguments.
+fn is_dynamic_loader(name: &str) -> bool {
+    name.starts_with("ld-linux") || name.starts_with("ld.so") || name.starts_with("ld-musl")
 }
 
 /// Whether `name` names an option in the parsed items.

@@ -5,7 +5,7 @@ use crate::options::{Arg::*, Opt, Table, bad, ok};
 
 /// Shells whose `-c` string is parsed as a nested command.
 pub(crate) const SHELLS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh",
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "rbash", "lksh", "pdksh",
 ];
 
 /// Programs that run a command given in their arguments in ways not
@@ -76,6 +76,37 @@ pub(crate) const OPAQUE_RUNNERS: &[&str] = &[
     "su-exec",
     "chronic",
     "nohup.sh",
+    // Run the program named in their arguments.
+    "setarch",
+    "x86_64",
+    "i386",
+    "linux32",
+    "linux64",
+    "ssh-agent",
+    "logsave",
+    "dbus-run-session",
+    "choom",
+    "script",
+    "run-parts",
+    "start-stop-daemon",
+    "daemonize",
+    "pkexec",
+    "sudoedit",
+    // Run command strings from their arguments or scripts they read.
+    "sqlite3",
+    "ed",
+    "ex",
+    "vi",
+    "vim",
+    "nvim",
+    "view",
+    "emacs",
+    "mapfile",
+    "readarray",
+    "compgen",
+    "complete",
+    "bind",
+    "fc",
 ];
 
 // The option tables of the wrappers: every option each one has (from

@@ -169,6 +169,44 @@ fn harmless_key(key: &str) -> bool {
     GIT_HARMLESS_CONFIG.iter().any(|k| key.starts_with(k))
 }
 
+/// A git subcommand that runs a command given in its arguments or
+/// options (`rebase -x`, `difftool -x`, `grep -O`, `--upload-pack`,
+/// `submodule foreach`, `bisect run`, `filter-branch`), or that writes a
+/// configuration key which later git commands run (`git config
+/// core.fsmonitor ...`, any `git config` that sets a value).
+pub(crate) fn git_runs_commands(args: &[Word]) -> Option<String> {
+    let Ok((_, rest)) = GIT.parse(args) else {
+        return None;
+    };
+    let sub = args.get(rest)?;
+    let args = &args[rest + 1..];
+    let long = |name: &str| has_long(args, name);
+    let short = |c: char| has_short(args, c);
+    let word = |text: &str| has_word(args, text);
+    let runs = match sub.text.as_str() {
+        "rebase" => short('x') || long("exec"),
+        "difftool" | "mergetool" => true,
+        "grep" => short('O') || long("open-files-in-pager"),
+        "ls-remote" | "fetch" | "pull" | "clone" | "push" | "archive" | "remote" => {
+            long("upload-pack") || long("receive-pack") || long("exec") || short('u')
+        }
+        "submodule" => word("foreach"),
+        "bisect" => word("run"),
+        "filter-branch" | "send-email" | "instaweb" | "daemon" => true,
+        "config" => {
+            !(long("get")
+                || long("get-all")
+                || long("get-regexp")
+                || long("list")
+                || short('l')
+                || word("get")
+                || word("list"))
+        }
+        _ => false,
+    };
+    runs.then(|| format!("git {}", sub.text))
+}
+
 pub(crate) fn git_destroys(args: &[Word]) -> bool {
     if git_invocation(args) != GitInvocation::Known {
         return true;

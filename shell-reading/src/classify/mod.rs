@@ -85,6 +85,7 @@ mod destructive;
 mod git;
 mod programs;
 mod read_only;
+mod runners;
 mod sed;
 mod targets;
 
@@ -92,6 +93,7 @@ mod targets;
 mod tests;
 
 pub use git::{GitInvocation, git_invocation};
+pub use runners::runs_commands_from_args;
 pub use targets::{ReadPaths, read_paths};
 
 use crate::reading::{Reading, read};

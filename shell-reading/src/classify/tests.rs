@@ -98,7 +98,12 @@ const BASICS: &[(&str, bool, bool)] = &[
     ("touch new.txt", false, false),
     ("mkdir d", false, false),
     ("cargo build", false, false),
-    ("python -c 'print(1)'", false, false),
+    // Inline code can start any program: not checkable, so destructive.
+    ("python -c 'print(1)'", false, true),
+    ("python x.py", false, false),
+    // Reading devices can block or act.
+    ("grep -r -D read x /dev", false, false),
+    ("sort --files0-from=list", false, false),
     ("FOO=1 ls", false, false),
     ("/bin/ls", false, false),
     ("file a.bin", false, false),
@@ -527,6 +532,15 @@ fn exponential_and_unbounded_inputs_return() {
     assert_eq!(classify(&xargs), Classification::STRICT);
     let splices = format!("{}ls", "env -S env ".repeat(MAX_COMMAND_BYTES / 11 - 1));
     assert!(classify(&splices).destructive);
+    // A long run of descriptor digits after a compound command, and tens
+    // of thousands of distinct hazards: once quadratic.
+    let digits = format!("(:) {}", "1".repeat(MAX_COMMAND_BYTES - 10));
+    assert_eq!(classify(&digits), Classification::STRICT);
+    let hazards: String = (0..MAX_COMMAND_BYTES / 8)
+        .map(|i| format!("$a{i};"))
+        .collect();
+    let hazards = &hazards[..hazards.len().min(MAX_COMMAND_BYTES)];
+    assert!(classify(hazards.trim_end_matches(|c| c != ';')).destructive);
     let pipes = "ls | ".repeat(MAX_COMMAND_BYTES / 5 - 1) + "ls";
     assert!(classify(&pipes).read_only);
     let quotes = format!("echo {}", "'a'".repeat(MAX_COMMAND_BYTES / 3 - 2));

@@ -112,6 +112,12 @@ struct Shape {
     subscript_assignment: bool,
     /// `{name}`: before a redirection, bash's descriptor variable.
     braced_name: bool,
+    /// Some character was quoted (a backslash, single or double quotes):
+    /// what makes a here-document delimiter quoted.
+    has_quoting: bool,
+    /// The word holds `$'...'` or `$"..."`, which sh and bash read as
+    /// different text.
+    has_dollar_quote: bool,
 }
 
 /// A word being built.
@@ -717,7 +723,14 @@ impl<'a> Parser<'a> {
             }
             match self.peek() {
                 None => return self.fail("a `[[` with no `]]`"),
-                Some(b'(' | b')' | b'<' | b'>' | b'|' | b'&') => {
+                // To dash, `[[` is a program: these are its pipes, lists
+                // and redirections, running other commands.
+                Some(b'<' | b'>' | b'|' | b'&') => {
+                    return self.fail(
+                        "an operator inside `[[`, which sh (to which `[[` is a command) reads as a pipe, list or redirection",
+                    );
+                }
+                Some(b'(' | b')') => {
                     self.bump();
                 }
                 Some(b';') => return self.fail("a `;` inside `[[`"),
@@ -735,9 +748,14 @@ impl<'a> Parser<'a> {
                     "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge"
                 )
         });
+        // Every operand that is not a plain number is evaluated: a literal
+        // name too (`[[ x -eq 1 ]]` evaluates `x`'s value as an
+        // expression).
         if arithmetic {
             for word in &mut words {
-                word.evaluates |= word.dynamic;
+                let operator = word.plain && word.text.starts_with('-');
+                let number = !word.dynamic && word.text.bytes().all(|c| c.is_ascii_digit());
+                word.evaluates |= !operator && !number;
             }
         }
         Ok(Compound::Conditional(words))
@@ -795,11 +813,14 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// How many ASCII digits start here.
+    /// How many ASCII digits start here (one pass: `look(n)` for each n
+    /// would be quadratic in a run of digits).
     fn fd_digits(&self) -> usize {
         let mut n = 0;
-        while self.look(n).is_some_and(|c| c.is_ascii_digit()) {
+        let mut i = self.skip_continuations(self.at);
+        while self.src.get(i).is_some_and(u8::is_ascii_digit) {
             n += 1;
+            i = self.skip_continuations(i + 1);
         }
         n
     }
@@ -813,6 +834,9 @@ impl<'a> Parser<'a> {
 
     fn simple_command(&mut self) -> Result<Command> {
         let mut command = SimpleCommand::default();
+        // The number of words when bash's `&>` was read: dash reads `cmd
+        // &>f more` as `cmd &` and then `>f more`, a command of its own.
+        let mut words_at_and_redirect = None;
         loop {
             self.blanks();
             match self.peek() {
@@ -820,6 +844,7 @@ impl<'a> Parser<'a> {
                 Some(b'&') if self.look(1) == Some(b'>') => {
                     let redirect = self.redirect(None)?;
                     command.redirects.push(redirect);
+                    words_at_and_redirect.get_or_insert(command.words.len());
                 }
                 Some(b'&') => break,
                 Some(b'#') => self.comment(),
@@ -881,6 +906,11 @@ impl<'a> Parser<'a> {
             && command.redirects.is_empty()
         {
             return self.fail("an empty command");
+        }
+        if words_at_and_redirect.is_some_and(|n| command.words.len() > n) {
+            return self.fail(
+                "words after `&>`, which sh runs as a command of their own and bash as arguments",
+            );
         }
         Ok(Command::Simple(command))
     }
@@ -953,10 +983,23 @@ impl<'a> Parser<'a> {
     }
 
     fn heredoc(&mut self, fd: Option<u32>, strip_tabs: bool) -> Result<Redirect> {
-        let target = self.redirect_target()?;
+        self.blanks();
+        let Some((target, shape)) = (match self.peek() {
+            Some(c) if !ends_word(c) && c != b'#' => self.word()?,
+            _ => None,
+        }) else {
+            return self.fail("a here-document without a delimiter");
+        };
+        if shape.has_dollar_quote {
+            return self.fail(
+                "a here-document delimiter with `$'...'` or `$\"...\"`, which sh and bash read differently",
+            );
+        }
+        // Only quoting makes the body literal; a `$` in the delimiter is a
+        // character of it (`<<$x` ends at a line `$x`, and is expanded).
         self.pending.push(Pending {
             delimiter: target.text.clone().into_bytes(),
-            quoted: !target.plain,
+            quoted: shape.has_quoting,
             strip_tabs,
         });
         Ok(Redirect {
@@ -991,6 +1034,19 @@ impl<'a> Parser<'a> {
             if line == pending.delimiter.as_slice() {
                 break;
             }
+            // Inside `$(...)` bash also ends a body at the delimiter with a
+            // `)` after it; dash does not. And in a body it expands, bash
+            // joins a line ending in `\` to the next before it looks for
+            // the delimiter. Either way the shells would read on from
+            // different places.
+            if line
+                .strip_prefix(pending.delimiter.as_slice())
+                .is_some_and(|rest| rest.starts_with(b")"))
+                || (!pending.quoted && line.ends_with(b"\\"))
+            {
+                self.at = start;
+                return self.fail("a here-document whose end sh and bash find in different places");
+            }
             body.extend_from_slice(line);
             body.push(b'\n');
         }
@@ -1018,6 +1074,7 @@ impl<'a> Parser<'a> {
                 c if ends_word(c) => break,
                 b'\\' => {
                     // Not a continuation: `peek` skipped those.
+                    b.shape.has_quoting = true;
                     self.at += 1;
                     let Some(escaped) = self.raw() else {
                         return self.fail("a backslash at the end of the text");
@@ -1028,6 +1085,7 @@ impl<'a> Parser<'a> {
                 b'\'' => {
                     self.at += 1;
                     b.mark_quoted();
+                    b.shape.has_quoting = true;
                     loop {
                         let Some(q) = self.raw() else {
                             return self.fail("an unterminated single quote");
@@ -1042,6 +1100,7 @@ impl<'a> Parser<'a> {
                 b'"' => {
                     self.at += 1;
                     b.mark_quoted();
+                    b.shape.has_quoting = true;
                     self.expanding_text(&mut b, Some(b'"'))?;
                 }
                 b'`' => {
@@ -1127,10 +1186,20 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.parameter(b, quoted)
             }
+            // bash's old arithmetic `$[...]`: its names are evaluated.
+            Some(b'[') => {
+                b.mark_dynamic();
+                b.evaluates = true;
+                b.text.push(b'$');
+                Ok(())
+            }
             Some(b'\'') if !quoted => {
-                // bash's `$'...'`; dash reads `$` and a quoted string.
+                // bash's `$'...'`; dash reads `$` and a quoted string, which
+                // ends at the first `'`: where bash's escaped `\'` sits, the
+                // two read different commands.
                 self.at += 1;
                 b.mark_dynamic();
+                b.shape.has_dollar_quote = true;
                 loop {
                     match self.raw() {
                         None => return self.fail("an unterminated `$'`"),
@@ -1140,6 +1209,11 @@ impl<'a> Parser<'a> {
                         }
                         Some(b'\\') => {
                             self.at += 1;
+                            if self.raw() == Some(b'\'') {
+                                return self.fail(
+                                    "a `$'...'` with an escaped quote, which sh and bash end at different places",
+                                );
+                            }
                             if let Some(n) = self.raw() {
                                 b.text.push(n);
                                 self.at += 1;
@@ -1157,6 +1231,7 @@ impl<'a> Parser<'a> {
                 // a quoted string.
                 self.bump();
                 b.mark_dynamic();
+                b.shape.has_dollar_quote = true;
                 self.expanding_text(b, Some(b'"'))
             }
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
@@ -1239,17 +1314,17 @@ impl<'a> Parser<'a> {
         self.enter()?;
         b.mark_dynamic();
         b.text.extend_from_slice(b"${");
-        let mut braces = 0usize;
-        // The body at the top level, for the evaluation check.
+        // The body at the top level, for the evaluation check. It ends at
+        // the first `}` not quoted or inside a nested expansion: a literal
+        // `{` does not nest (`${x:-{}` ends after `{`), for sh and bash
+        // alike.
         let mut body = Vec::new();
         loop {
             let Some(c) = self.bump() else {
                 return self.fail("a `${` with no `}`");
             };
             match c {
-                b'}' if braces == 0 => break,
-                b'}' => braces -= 1,
-                b'{' => braces += 1,
+                b'}' => break,
                 b'\\' => {
                     self.at += 1;
                 }
@@ -1269,7 +1344,8 @@ impl<'a> Parser<'a> {
                     b.substitutions.append(&mut inner.substitutions);
                     b.evaluates |= inner.evaluates;
                 }
-                b'$' => self.dollar(b, true)?,
+                // Inside an unquoted `${...}` bash reads `$'...'` too.
+                b'$' => self.dollar(b, quoted)?,
                 b'`' => self.backquote(b, true)?,
                 0 => return self.fail("a NUL character"),
                 c => body.push(c),
