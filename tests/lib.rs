@@ -5,7 +5,7 @@
 /// code that does not build. Blocks that declare tools or build the list
 /// are `standalone_crate`: merged doctests share one binary, and so one
 /// inventory, so a block's list would otherwise hold every other block's
-/// tools. `my_tools`, the crate the README links, is the `my-tools` fixture.
+/// tools.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct Readme;

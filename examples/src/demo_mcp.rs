@@ -12,8 +12,10 @@ use std::sync::Arc;
 
 use registry_core::mcp::{McpImport, McpServerConfig};
 use registry_core::{
-    BaseTools, Executor, Flags, Loading, PermissionContext, PermissionMode, PermissionPipeline,
-    Session, ToolCall, ToolRegistry, try_all_base_tools,
+    Flags, PermissionContext, ToolCall, ToolRegistry,
+    catalog::{BaseTools, try_all_base_tools},
+    declare::Loading,
+    session::Session,
 };
 use serde_json::json;
 
@@ -99,13 +101,11 @@ pub async fn print_mcp_import(tools: BaseTools) -> Result<(), Box<dyn std::error
     // discovers the one it calls, as tool search would.
     let session = Arc::new(Session::new());
     session.discover("mcp__examples__read_file");
-    let executor = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        rules,
-        PermissionPipeline::new(PermissionMode::Default),
-        session,
-    );
+    let executor = registry
+        .executor()
+        .permissions(rules)
+        .session(session)
+        .build();
     let call = ToolCall::new(
         "mcp_1",
         "mcp__examples__read_file",

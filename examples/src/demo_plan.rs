@@ -10,10 +10,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use registry_core::{
-    BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session, ToolCall,
-    ToolRegistry,
-};
+use registry_core::{PermissionContext, ToolCall, ToolRegistry, catalog::BaseTools};
 use serde_json::json;
 
 /// The sample turn: what a model fixing a bug across a few files might
@@ -64,15 +61,12 @@ pub fn print_plan(tools: &BaseTools, workspace: &Path) {
 pub fn plan_text(tools: &BaseTools, workspace: &Path) -> String {
     let registry = Arc::new(ToolRegistry::new(tools.clone()));
     let rules = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&rules);
-    let executor = Executor::new(
-        registry,
-        &pool,
-        rules,
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    )
-    .with_access_root(workspace);
+    let _pool = registry.assemble_tool_pool(&rules);
+    let executor = registry
+        .executor()
+        .permissions(rules)
+        .access_root(workspace)
+        .build();
     let calls = sample_turn();
     let mut text = String::new();
     for (index, call) in calls.iter().enumerate() {
@@ -93,7 +87,7 @@ pub fn plan_text(tools: &BaseTools, workspace: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use registry_core::{Flags, try_all_base_tools};
+    use registry_core::{Flags, catalog::try_all_base_tools};
 
     use super::plan_text;
 

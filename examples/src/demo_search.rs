@@ -4,13 +4,14 @@
 
 use std::sync::Arc;
 
-use registry_core::search::{
-    AutoDeferral, DeferralPolicy, ProviderFormat, ResultShape, TOOL_SEARCH_FLAG, ToolSearchIndex,
-    ToolSearchScope,
+use registry_core::{
+    Flags, PermissionContext, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    catalog::try_all_base_tools, declare::RemoteOrigin, session::Session,
 };
 use registry_core::{
-    Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, RemoteOrigin, Session,
-    ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry, try_all_base_tools,
+    render::ProviderFormat,
+    search::{ResultShape, TOOL_SEARCH_FLAG, ToolSearchIndex, ToolSearchScope},
+    session::{AutoDeferral, DeferralPolicy},
 };
 use serde_json::json;
 
@@ -87,14 +88,11 @@ async fn section() -> Result<(), Box<dyn std::error::Error>> {
         Arc::clone(&session),
         ResultShape::ToolReferences,
     );
-    let executor = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        PermissionContext::new(),
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::clone(&session),
-    )
-    .with_context(ToolContext::new().with(scope));
+    let executor = registry
+        .executor()
+        .session(Arc::clone(&session))
+        .context(ToolContext::new().with(scope))
+        .build();
     let turns = [
         ToolCall::new("1", "mcp__github__merge_pull_request", json!({})),
         ToolCall::new(

@@ -4,7 +4,7 @@
 //! `impl Tool`: the attribute says what the tool is (name, description,
 //! safety posture), the impl says what it does. Linking this crate is all it
 //! takes for the tools to appear in
-//! [`registry_core::try_all_base_tools`]:
+//! [`registry_core::catalog::try_all_base_tools`]:
 //!
 //! | tool | does | posture |
 //! |---|---|---|
@@ -31,7 +31,7 @@
 //! ```
 //! registry_core::link!(registry_examples);
 //!
-//! use registry_core::{Flags, ToolContext, try_all_base_tools};
+//! use registry_core::{Flags, ToolContext, catalog::try_all_base_tools};
 //! use registry_examples::Sandbox;
 //! use serde_json::json;
 //!

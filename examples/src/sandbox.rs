@@ -33,7 +33,7 @@
 //! [`PermissionDecision::Deny`] the runtime shows before anything runs) and
 //! again in `call`, because code holding the concrete tool can call it
 //! directly, without the permission step that
-//! [`PreparedCall::run`](registry_core::PreparedCall::run) enforces.
+//! [`PreparedCall::run`](registry_core::input::PreparedCall::run) enforces.
 //!
 //! The check is a guard against mistakes and prompt injection, not a jail:
 //! a symlink swapped in between the check and the use (a race with another
@@ -105,7 +105,7 @@ pub const MAX_PATTERN_CHARS: usize = 1024;
 /// A path as it may appear inside an error message: capped, since the
 /// model can send a path of any length and the error goes back to it.
 pub(crate) fn shown(path: &str) -> String {
-    registry_core::cap_error_text(path).into_owned()
+    registry_core::text::cap_error_text(path).into_owned()
 }
 
 /// The root directory the file tools may touch.

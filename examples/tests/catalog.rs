@@ -4,11 +4,12 @@
 registry_core::link!(registry_examples);
 
 use registry_core::{
-    Flags, Loading, NameRole, PostureKind, ResultCap, Setting, Source, ToolHandle,
-    try_all_base_tools,
+    Flags, ToolHandle,
+    catalog::try_all_base_tools,
+    declare::{Loading, NameRole, PostureKind, ResultCap, Setting, Source},
 };
 
-fn list() -> registry_core::BaseTools {
+fn list() -> registry_core::catalog::BaseTools {
     try_all_base_tools(&Flags::new()).expect("the catalog is consistent")
 }
 

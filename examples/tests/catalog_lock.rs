@@ -12,7 +12,7 @@
 
 registry_core::link!(registry_examples);
 
-use registry_core::lock::{self, LockOptions};
+use registry_core::catalog::lock::{self, LockOptions};
 
 #[test]
 fn the_catalog_matches_its_lock() {

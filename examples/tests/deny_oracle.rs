@@ -22,8 +22,9 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
 use registry_core::{
-    Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, RuleBehavior,
-    RuleSource, Session, ToolCall, ToolRegistry, try_all_base_tools,
+    Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry,
+    catalog::try_all_base_tools,
+    permission::{RuleBehavior, RuleSource},
 };
 use registry_examples::Sandbox;
 use registry_examples::tools::run_command::Shell;
@@ -292,20 +293,18 @@ async fn run(
 ) -> (bool, String) {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("victim.txt"), "v").expect("victim");
-    let pool = registry.assemble_tool_pool(rules);
-    let executor = Executor::new(
-        Arc::clone(registry),
-        &pool,
-        rules.clone(),
-        PermissionPipeline::new(mode),
-        Arc::new(Session::new()),
-    )
-    .with_context(
-        Sandbox::new(dir.path())
-            .expect("sandbox")
-            .context()
-            .with(shell),
-    );
+    let _pool = registry.assemble_tool_pool(rules);
+    let executor = Arc::clone(registry)
+        .executor()
+        .permissions(rules.clone())
+        .mode(mode)
+        .context(
+            Sandbox::new(dir.path())
+                .expect("sandbox")
+                .context()
+                .with(shell),
+        )
+        .build();
     let call = ToolCall::new(
         "call-1",
         "run_command",

@@ -4,7 +4,10 @@
 
 registry_core::link!(registry_examples);
 
-use registry_core::{CfgPredicate, Flags, Missing, try_all_base_tools};
+use registry_core::{
+    Flags,
+    catalog::{CfgPredicate, Missing, try_all_base_tools},
+};
 
 const WEB: CfgPredicate = CfgPredicate::KeyValue("feature", "web");
 

@@ -13,8 +13,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use registry_core::{
-    Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, Session, ToolCall,
-    ToolRegistry, try_all_base_tools,
+    Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry, catalog::try_all_base_tools,
 };
 use registry_examples::Sandbox;
 use registry_examples::command_safety::classify;
@@ -94,15 +93,13 @@ async fn run(dir: &Path, mode: PermissionMode, shell: Shell, command: &str) -> S
         try_all_base_tools(&Flags::new()).expect("catalog"),
     ));
     let rules = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&rules);
-    let executor = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        rules,
-        PermissionPipeline::new(mode),
-        Arc::new(Session::new()),
-    )
-    .with_context(Sandbox::new(dir).expect("sandbox").context().with(shell));
+    let _pool = registry.assemble_tool_pool(&rules);
+    let executor = registry
+        .executor()
+        .permissions(rules)
+        .mode(mode)
+        .context(Sandbox::new(dir).expect("sandbox").context().with(shell))
+        .build();
     let call = ToolCall::new(
         "call-1",
         "run_command",

@@ -9,8 +9,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use registry_core::{
-    BaseTools, Flags, MAX_ERROR_MESSAGE_CHARS, PermissionDecision, ToolContext, ToolError,
-    try_all_base_tools,
+    Flags, PermissionDecision, ToolContext, ToolError,
+    catalog::{BaseTools, try_all_base_tools},
+    text::MAX_ERROR_MESSAGE_CHARS,
 };
 use registry_examples::sandbox::{MAX_LINE_BYTES, MAX_PATTERN_CHARS, SpecialFile};
 use registry_examples::tools::edit_file::{EditFileError, MAX_EDIT_BYTES};

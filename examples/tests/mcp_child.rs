@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use registry_core::mcp::{McpImport, McpServerConfig};
 use registry_core::{
-    BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session, ToolCall,
-    ToolCallResult, ToolRegistry,
+    PermissionContext, PermissionMode, ToolCall, ToolCallResult, ToolRegistry, catalog::BaseTools,
+    session::Session,
 };
 use serde_json::{Value, json};
 
@@ -22,16 +22,14 @@ fn config(dir: &std::path::Path, extra: &[&str]) -> McpServerConfig {
 /// One call through an executor over everything registered now.
 async fn run(registry: &Arc<ToolRegistry>, name: &str, input: Value) -> ToolCallResult {
     let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
+    let _pool = registry.assemble_tool_pool(&cx);
     let session = Arc::new(Session::new());
     session.discover(name);
-    let executor = Executor::new(
-        Arc::clone(registry),
-        &pool,
-        cx,
-        PermissionPipeline::new(PermissionMode::Default),
-        session,
-    );
+    let executor = Arc::clone(registry)
+        .executor()
+        .permissions(cx)
+        .session(session)
+        .build();
     executor
         .run_turn(vec![ToolCall::new("c1", name, input)])
         .await
@@ -117,24 +115,23 @@ async fn a_child_that_crashes_mid_call_fails_the_call_and_leaves_no_tools() {
     let call_registry = Arc::clone(&registry);
     let call = tokio::spawn(async move {
         let cx = PermissionContext::new();
-        let pool = call_registry.assemble_tool_pool(&cx);
+        let _pool = call_registry.assemble_tool_pool(&cx);
         let session = Arc::new(Session::new());
         session.discover("mcp__ex__run_command");
-        Executor::new(
-            Arc::clone(&call_registry),
-            &pool,
-            cx,
-            PermissionPipeline::new(PermissionMode::Bypass),
-            session,
-        )
-        .run_turn(vec![ToolCall::new(
-            "c1",
-            "mcp__ex__run_command",
-            json!({ "command": "echo $PPID > server.pid; sleep 20" }),
-        )])
-        .await
-        .pop()
-        .unwrap()
+        call_registry
+            .executor()
+            .permissions(cx)
+            .mode(PermissionMode::Bypass)
+            .session(session)
+            .build()
+            .run_turn(vec![ToolCall::new(
+                "c1",
+                "mcp__ex__run_command",
+                json!({ "command": "echo $PPID > server.pid; sleep 20" }),
+            )])
+            .await
+            .pop()
+            .unwrap()
     });
     let pid = tokio::time::timeout(Duration::from_secs(30), async {
         loop {

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use registry_core::mcp::{McpImport, McpServerConfig, StderrTo};
 use registry_core::{
-    BaseTools, ExecEvent, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session,
-    ToolCall, ToolCallResult, ToolRegistry,
+    Executor, PermissionContext, PermissionMode, ToolCall, ToolCallResult, ToolRegistry,
+    catalog::BaseTools, execute::ExecEvent, session::Session,
 };
 use serde_json::{Value, json};
 
@@ -115,13 +115,12 @@ async fn everything(
     for tool in pool.iter() {
         session.discover(tool.name());
     }
-    let executor = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        rules,
-        PermissionPipeline::new(PermissionMode::Bypass),
-        session,
-    );
+    let executor = registry
+        .executor()
+        .permissions(rules)
+        .mode(PermissionMode::Bypass)
+        .session(session)
+        .build();
     Everything {
         import,
         registry,

@@ -10,8 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use registry_core::{
-    Executor, Flags, PermissionContext, PermissionMode, PermissionPipeline, RuleBehavior,
-    RuleSource, Session, ToolCall, ToolRegistry, try_all_base_tools,
+    Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry,
+    catalog::try_all_base_tools,
+    permission::{RuleBehavior, RuleSource},
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};
@@ -33,15 +34,14 @@ async fn run(setup: &Setup<'_>, tool: &str, args: Value) -> String {
             .add_rule(RuleSource::Project, RuleBehavior::Deny, rule)
             .expect("rule");
     }
-    let pool = registry.assemble_tool_pool(&rules);
-    let executor = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        rules,
-        PermissionPipeline::new(setup.mode).with_workspace(setup.workspace),
-        Arc::new(Session::new()),
-    )
-    .with_context(Sandbox::new(setup.sandbox).expect("sandbox").context());
+    let _pool = registry.assemble_tool_pool(&rules);
+    let executor = registry
+        .executor()
+        .permissions(rules)
+        .mode(setup.mode)
+        .workspace(setup.workspace)
+        .context(Sandbox::new(setup.sandbox).expect("sandbox").context())
+        .build();
     executor
         .run_turn(vec![ToolCall::new("call-1", tool, args)])
         .await[0]

@@ -5,8 +5,11 @@
 registry_core::link!(registry_examples);
 
 use registry_core::{
-    AllowedBy, Authorization, DeniedBy, Flags, PermissionContext, PermissionMode,
-    PermissionPipeline, RuleBehavior, RuleSource, ToolHandle, try_all_base_tools,
+    Flags, PermissionContext, PermissionMode, ToolHandle,
+    catalog::try_all_base_tools,
+    permission::{
+        AllowedBy, Authorization, DeniedBy, PermissionPipeline, RuleBehavior, RuleSource,
+    },
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};

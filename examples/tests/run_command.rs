@@ -4,7 +4,7 @@
 registry_core::link!(registry_examples);
 
 use registry_core::{
-    Flags, PermissionDecision, ToolContext, ToolError, ToolHandle, try_all_base_tools,
+    Flags, PermissionDecision, ToolContext, ToolError, ToolHandle, catalog::try_all_base_tools,
 };
 use registry_examples::Sandbox;
 use registry_examples::tools::run_command::RunCommandError;

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
-use registry_core::{Flags, ToolHandle, try_all_base_tools};
+use registry_core::{Flags, ToolHandle, catalog::try_all_base_tools};
 use registry_examples::Sandbox;
 use registry_examples::command_safety::classify;
 use registry_examples::tools::run_command::Shell;

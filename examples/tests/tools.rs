@@ -5,8 +5,8 @@ registry_core::link!(registry_examples);
 use std::path::Path;
 
 use registry_core::{
-    BaseTools, Flags, PermissionDecision, Tool, ToolContext, ToolError, ToolHandle,
-    try_all_base_tools,
+    Flags, PermissionDecision, Tool, ToolContext, ToolError, ToolHandle,
+    catalog::{BaseTools, try_all_base_tools},
 };
 use registry_examples::tools::ReadFile;
 use registry_examples::tools::edit_file::EditFileError;

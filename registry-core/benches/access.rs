@@ -26,9 +26,12 @@ use std::time::Duration;
 
 use divan::Bencher;
 use registry_core::{
-    Access, AccessRule, BaseTools, CallClass, ConcurrencySafeRule, Executor, PermissionContext,
-    PermissionMode, PermissionPipeline, PlanItem, Resource, Session, Tool, ToolBuilder, ToolCall,
-    ToolContext, ToolHandle, ToolOutput, ToolRegistry, plan, tool,
+    ExecutorBuilder, PermissionMode, Tool, ToolBuilder, ToolCall, ToolContext, ToolHandle,
+    ToolOutput, ToolRegistry,
+    access::{Access, Resource},
+    catalog::BaseTools,
+    execute::{AccessRule, CallClass, ConcurrencySafeRule, PlanItem, plan},
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -64,21 +67,14 @@ impl Tool for Edit {
     }
 }
 
-fn executor() -> Executor {
+fn executor() -> ExecutorBuilder {
     let base = BaseTools::__from_handles(vec![ToolHandle::new(Edit)]).expect("bench tools");
-    let registry = Arc::new(ToolRegistry::new(base));
-    let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
     // Bypass: an edit is not read-only, and the bench measures batching,
     // not an approver.
-    Executor::new(
-        registry,
-        &pool,
-        cx,
-        PermissionPipeline::new(PermissionMode::Bypass),
-        Arc::new(Session::new()),
-    )
-    .with_access_root("/registry-core-bench-workspace")
+    ToolRegistry::new(base)
+        .executor()
+        .mode(PermissionMode::Bypass)
+        .access_root("/registry-core-bench-workspace")
 }
 
 fn ten_edits() -> Vec<ToolCall> {
@@ -106,7 +102,7 @@ mod ten_edits {
     #[divan::bench(sample_count = 20, sample_size = 1)]
     fn access_rule(bencher: Bencher) {
         let rt = runtime();
-        let exec = executor();
+        let exec = executor().build();
         assert_eq!(exec.plan_turn(&ten_edits()).batches.len(), 1);
         bencher
             .with_inputs(ten_edits)
@@ -116,7 +112,9 @@ mod ten_edits {
     #[divan::bench(sample_count = 5, sample_size = 1)]
     fn boolean_rule(bencher: Bencher) {
         let rt = runtime();
-        let exec = executor().with_conflict_rule(Arc::new(ConcurrencySafeRule));
+        let exec = executor()
+            .conflict_rule(Arc::new(ConcurrencySafeRule))
+            .build();
         assert_eq!(exec.plan_turn(&ten_edits()).batches.len(), 10);
         bencher
             .with_inputs(ten_edits)

@@ -20,8 +20,10 @@ use std::path::PathBuf;
 
 use criterion::{BenchmarkId, Criterion};
 use registry_core::{
-    PermissionContent, PermissionContext, PermissionMode, PermissionPipeline, PreparedCall,
-    RuleBehavior, RuleSource, Tool, ToolContext, ToolHandle, tool,
+    PermissionContent, PermissionContext, PermissionMode, Tool, ToolContext, ToolHandle,
+    input::PreparedCall,
+    permission::{PermissionPipeline, RuleBehavior, RuleSource},
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -31,8 +31,8 @@ use std::time::Duration;
 use divan::Bencher;
 use divan::counter::ItemsCount;
 use registry_core::{
-    BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session, Tool,
-    ToolCall, ToolContext, ToolHandle, ToolRegistry, tool,
+    Executor, PermissionContext, Tool, ToolCall, ToolContext, ToolHandle, ToolRegistry,
+    catalog::BaseTools, tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -97,14 +97,8 @@ fn executor() -> Executor {
         .expect("bench tools");
     let registry = Arc::new(ToolRegistry::new(base));
     let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    Executor::new(
-        registry,
-        &pool,
-        cx,
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    )
+    let _pool = registry.assemble_tool_pool(&cx);
+    registry.executor().permissions(cx).build()
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -253,7 +247,7 @@ mod walked {
 
 /// `prepare` alone, for the `walked` bench.
 #[inline(never)]
-fn prepare_once(tool: &ToolHandle, args: Value) -> registry_core::PreparedCall {
+fn prepare_once(tool: &ToolHandle, args: Value) -> registry_core::input::PreparedCall {
     tool.prepare(args).unwrap()
 }
 

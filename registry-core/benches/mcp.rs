@@ -26,8 +26,7 @@ use std::sync::{Arc, LazyLock};
 use divan::Bencher;
 use registry_core::mcp::{HttpOptions, McpServer};
 use registry_core::{
-    BaseTools, PermissionContext, PermissionMode, PermissionPipeline, Tool, ToolBuilder,
-    ToolContext, ToolHandle, ToolOutput, ToolRegistry, tool,
+    Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry, catalog::BaseTools, tool,
 };
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::wrapper::Parameters;
@@ -107,12 +106,8 @@ type Client = RunningService<RoleClient, ()>;
 
 fn our_server(tools: Vec<ToolHandle>, page: usize) -> McpServer {
     let base = BaseTools::__from_handles(tools).expect("valid tools");
-    McpServer::new(
-        Arc::new(ToolRegistry::new(base)),
-        PermissionContext::new(),
-        PermissionPipeline::new(PermissionMode::Default),
-    )
-    .with_page_size(NonZeroUsize::new(page).expect("page size"))
+    McpServer::new(ToolRegistry::new(base).executor())
+        .with_page_size(NonZeroUsize::new(page).expect("page size"))
 }
 
 fn duplex_client_of_ours(server: McpServer) -> Client {

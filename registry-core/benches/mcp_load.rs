@@ -21,10 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use registry_core::mcp::{HttpOptions, McpServer};
-use registry_core::{
-    PermissionContext, PermissionMode, PermissionPipeline, Tool, ToolContext, ToolHandle,
-    ToolRegistry, tool,
-};
+use registry_core::{Tool, ToolContext, ToolHandle, ToolRegistry, tool};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use schemars::JsonSchema;
@@ -76,13 +73,10 @@ impl Calculator {
 
 async fn serve_ours() -> SocketAddr {
     let registry = Arc::new(ToolRegistry::new(
-        registry_core::BaseTools::__from_handles(vec![ToolHandle::new(Add)]).expect("catalog"),
+        registry_core::catalog::BaseTools::__from_handles(vec![ToolHandle::new(Add)])
+            .expect("catalog"),
     ));
-    let server = McpServer::new(
-        registry,
-        PermissionContext::new(),
-        PermissionPipeline::new(PermissionMode::Default),
-    );
+    let server = McpServer::new(registry.executor());
     let handle = server
         .serve_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
         .await

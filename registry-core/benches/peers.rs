@@ -48,9 +48,8 @@ use std::sync::Arc;
 
 use criterion::{BatchSize, BenchmarkId, Criterion};
 use registry_core::{
-    BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, PluginRegistry,
-    Session, Tool, ToolBuilder, ToolCall, ToolContext, ToolHandle, ToolOutput, ToolPool,
-    ToolRegistry, assemble_tool_pool, tool,
+    Executor, PermissionContext, Tool, ToolBuilder, ToolCall, ToolContext, ToolHandle, ToolOutput,
+    ToolRegistry, catalog::BaseTools, pool::ToolPool, tool,
 };
 use rmcp::handler::server::router::tool::{ToolRoute, ToolRouter};
 use rmcp::handler::server::tool::ToolCallContext;
@@ -219,14 +218,8 @@ fn executor() -> Executor {
     let base = BaseTools::__from_handles(vec![ToolHandle::new(Add)]).expect("bench tools");
     let registry = Arc::new(ToolRegistry::new(base));
     let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    Executor::new(
-        registry,
-        &pool,
-        cx,
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    )
+    let _pool = registry.assemble_tool_pool(&cx);
+    registry.executor().permissions(cx).build()
 }
 
 fn dispatch(c: &mut Criterion) {
@@ -289,8 +282,7 @@ fn tool_description(i: usize) -> String {
 /// Our catalog of `n` tools: a tenth built in, the rest plugins with an
 /// owner each, registered in a scrambled order so assembly really sorts.
 struct Catalog {
-    base: BaseTools,
-    plugins: PluginRegistry,
+    registry: ToolRegistry,
     cx: PermissionContext,
 }
 
@@ -304,9 +296,11 @@ impl Catalog {
                 .expect("catalog tool")
         };
         let builtins = n / 10;
-        let base = BaseTools::__from_handles((0..builtins).map(ours).collect())
-            .expect("catalog built-ins");
-        let plugins = PluginRegistry::new();
+        let registry = ToolRegistry::new(
+            BaseTools::__from_handles((0..builtins).map(ours).collect())
+                .expect("catalog built-ins"),
+        );
+        let plugins = registry.plugins();
         let count = n - builtins;
         for k in 0..count {
             // 7919 is prime: a fixed permutation of 0..count.
@@ -317,14 +311,13 @@ impl Catalog {
                 .detach();
         }
         Catalog {
-            base,
-            plugins,
+            registry,
             cx: PermissionContext::new(),
         }
     }
 
     fn pool(&self) -> ToolPool {
-        assemble_tool_pool(&self.base, &self.cx, &self.plugins.snapshot())
+        self.registry.assemble_tool_pool(&self.cx)
     }
 }
 

@@ -17,9 +17,11 @@
 
 use divan::{Bencher, black_box};
 use registry_core::{
-    AnthropicOptions, BaseTools, Flags, PermissionContext, PluginRegistry, PluginSnapshot, Tool,
-    ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolPool, assemble_tool_pool, tool,
-    try_all_base_tools,
+    Flags, PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
+    catalog::{BaseTools, try_all_base_tools},
+    pool::ToolPool,
+    render::AnthropicOptions,
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -101,9 +103,8 @@ fn bench_tool(name: String, i: usize) -> ToolHandle {
 
 /// What a pool of `n` tools is assembled from.
 struct Fixture {
-    base: BaseTools,
+    registry: ToolRegistry,
     cx: PermissionContext,
-    plugins: PluginSnapshot,
 }
 
 impl Fixture {
@@ -117,14 +118,15 @@ impl Fixture {
         for k in builtins.len()..builtin_count {
             builtins.push(bench_tool(format!("builtin_{k:05}"), k));
         }
-        let base = BaseTools::__from_handles(builtins).expect("bench built-ins");
-        let registry = PluginRegistry::new();
-        let count = n - base.len();
+        let registry =
+            ToolRegistry::new(BaseTools::__from_handles(builtins).expect("bench built-ins"));
+        let count = n - registry.base().len();
         for k in 0..count {
             // A fixed permutation of 0..count (7919 is prime, so coprime
             // with every count here): registration order is not name order.
             let i = (k * 7919) % count;
             registry
+                .plugins()
                 .register(
                     format!("owner_{i:05}"),
                     bench_tool(format!("plugin_{i:05}"), i),
@@ -133,14 +135,13 @@ impl Fixture {
                 .detach();
         }
         Fixture {
-            base,
+            registry,
             cx: PermissionContext::new(),
-            plugins: registry.snapshot(),
         }
     }
 
     fn pool(&self) -> ToolPool {
-        assemble_tool_pool(&self.base, &self.cx, &self.plugins)
+        self.registry.assemble_tool_pool(&self.cx)
     }
 }
 

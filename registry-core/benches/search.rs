@@ -12,7 +12,7 @@
 
 use divan::{Bencher, black_box};
 use registry_core::search::{Document, Query, SearchIndex, ToolSearchIndex};
-use registry_core::{BaseTools, ToolBuilder, ToolHandle, ToolOutput, ToolRegistry};
+use registry_core::{ToolBuilder, ToolHandle, ToolOutput, ToolRegistry, catalog::BaseTools};
 use serde_json::Value;
 
 fn main() {

@@ -5,7 +5,7 @@
 //! check), the executor's access keys and file tools all call
 //! [`resolve`], so a path is judged as the file it opens and never read
 //! two ways. Relative paths are resolved against one base, the
-//! [working directory](crate::ToolContext::with_working_dir) of the call.
+//! [working directory](crate::declare::ToolContext::with_working_dir) of the call.
 //!
 //! # How a path is resolved
 //!
@@ -31,6 +31,14 @@
 //! - A race: a link swapped in after the path was resolved. Tools that
 //!   open the path afterwards should open it without following a link in
 //!   the last component.
+//!
+//! Also here: [`normalize_path`], the lexical normalisation path rules are
+//! written in.
+//!
+//! Never does: decide whether a path may be used (the permission pipeline
+//! does, on what this returns), read or write a file's contents, or guess
+//! at what it cannot resolve: an error is the answer, and its callers
+//! treat it as the worst case.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -305,5 +313,80 @@ mod tests {
             resolve(Path::new("relative"), "x".as_ref()),
             Err(ResolveError::NoBase)
         ));
+    }
+}
+
+/// Normalises a `/`-separated path lexically, without touching the file
+/// system: empty and `.` components are dropped, `name/..` cancels out,
+/// `..` directly under the root `/` is dropped, and a trailing `/` goes.
+/// An empty relative result is `.`.
+///
+/// Not normalised, on purpose or because it cannot be done lexically:
+/// symbolic links (`link/..` is taken to be the directory holding `link`),
+/// `..` leading out of a relative path (kept: `../x` stays `../x` and
+/// matches no rule written for paths inside), relative versus absolute
+/// (`src/a` and `/work/src/a` are different texts), case, `~`, `\` (an
+/// ordinary character on Unix) and Unicode normalisation. Rules about
+/// paths are a first filter; the tool's own sandbox check, which resolves
+/// the real path, remains the gate.
+///
+/// ```
+/// use registry_core::path::normalize_path;
+///
+/// assert_eq!(normalize_path("src/./a//b/../c.rs"), "src/a/c.rs");
+/// assert_eq!(normalize_path("/../etc/passwd"), "/etc/passwd");
+/// assert_eq!(normalize_path("../outside"), "../outside");
+/// assert_eq!(normalize_path("./"), ".");
+/// ```
+pub fn normalize_path(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => match parts.last() {
+                Some(&last) if last != ".." => {
+                    parts.pop();
+                }
+                // `/..` is `/`.
+                _ if absolute => {}
+                _ => parts.push(".."),
+            },
+            part => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    match (absolute, joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => ".".to_owned(),
+        (false, false) => joined,
+    }
+}
+
+#[cfg(test)]
+mod lexical_tests {
+    use super::*;
+
+    #[test]
+    fn paths_normalise_lexically() {
+        let cases = [
+            ("src/lib.rs", "src/lib.rs"),
+            ("./src/lib.rs", "src/lib.rs"),
+            ("src//lib.rs", "src/lib.rs"),
+            ("src/x/../lib.rs", "src/lib.rs"),
+            ("src/", "src"),
+            ("", "."),
+            (".", "."),
+            ("a/..", "."),
+            ("../a", "../a"),
+            ("../../a/../b", "../../b"),
+            ("/", "/"),
+            ("/..", "/"),
+            ("/a/../../b", "/b"),
+            (r"a\..\b", r"a\..\b"),
+        ];
+        for (given, normalised) in cases {
+            assert_eq!(normalize_path(given), normalised, "{given:?}");
+        }
     }
 }

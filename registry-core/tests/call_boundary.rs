@@ -3,8 +3,8 @@
 //! is, and no error or result grows with what the model sent.
 
 use registry_core::{
-    MAX_ERROR_MESSAGE_CHARS, Tool, ToolBuilder, ToolContext, ToolError, ToolHandle, ToolOutput,
-    tool,
+    Tool, ToolBuilder, ToolContext, ToolError, ToolHandle, ToolOutput,
+    text::MAX_ERROR_MESSAGE_CHARS, tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -8,11 +8,14 @@
 
 use std::path::Path;
 
-use registry_core::lock::{
+use registry_core::catalog::lock::{
     self, CatalogLock, LockError, LockMode, LockOptions, LockProblem, LockReport, update_requested,
 };
 use registry_core::{
-    BaseTools, Flags, PostureField, Tool, ToolContext, ToolHandle, tool, try_all_base_tools,
+    Flags, Tool, ToolContext, ToolHandle,
+    catalog::{BaseTools, try_all_base_tools},
+    declare::PostureField,
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

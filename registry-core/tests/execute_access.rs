@@ -7,10 +7,12 @@ mod execute_support;
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-use execute_support::{Recorder, executor, overlaps, paused_runtime};
+use execute_support::{Recorder, overlaps, paused_runtime, registry_of};
 use proptest::prelude::*;
 use registry_core::{
-    Access, BatchReason, ExecutorConfig, Resource, ToolBuilder, ToolCall, ToolHandle, ToolOutput,
+    ToolBuilder, ToolCall, ToolHandle, ToolOutput,
+    access::{Access, Resource},
+    execute::{BatchReason, ExecutorConfig},
 };
 use serde_json::{Value, json};
 
@@ -142,9 +144,9 @@ proptest! {
         limit in 1usize..5,
     ) {
         let recorder = Arc::new(Recorder::default());
-        let exec = executor(vec![access_probe(&recorder)]).with_config(
+        let exec = registry_of(vec![access_probe(&recorder)]).executor().config(
             ExecutorConfig::new().max_concurrency(NonZeroUsize::new(limit).unwrap()),
-        );
+        ).build();
         let calls: Vec<ToolCall> = gens
             .iter()
             .enumerate()
@@ -199,7 +201,9 @@ fn edit(key: usize, path: &str) -> ToolCall {
 #[test]
 fn ten_edits_of_ten_files_run_together_and_a_panicking_access_runs_alone() {
     let recorder = Arc::new(Recorder::default());
-    let exec = executor(vec![access_probe(&recorder)]);
+    let exec = registry_of(vec![access_probe(&recorder)])
+        .executor()
+        .build();
     let mut calls: Vec<ToolCall> = (0..10).map(|k| edit(k, &format!("f{k}"))).collect();
     let plan = exec.plan_turn(&calls);
     assert_eq!(plan.batches.len(), 1, "{}", plan.explain());
@@ -218,7 +222,9 @@ fn ten_edits_of_ten_files_run_together_and_a_panicking_access_runs_alone() {
         BatchReason::AfterAlone { earlier: 5 }
     );
     let recorder2 = Arc::new(Recorder::default());
-    let exec2 = executor(vec![access_probe(&recorder2)]);
+    let exec2 = registry_of(vec![access_probe(&recorder2)])
+        .executor()
+        .build();
     let results = paused_runtime().block_on(exec2.run_turn(calls));
     assert!(results.iter().all(|r| !r.is_error()));
     // The panic is counted as a strict fallback of the tool.
@@ -233,7 +239,9 @@ fn ten_edits_of_ten_files_run_together_and_a_panicking_access_runs_alone() {
 #[test]
 fn the_dry_run_names_the_conflicting_keys_and_the_earlier_call() {
     let recorder = Arc::new(Recorder::default());
-    let exec = executor(vec![access_probe(&recorder)]);
+    let exec = registry_of(vec![access_probe(&recorder)])
+        .executor()
+        .build();
     let calls = vec![
         edit(0, "a/b.txt"),
         edit(1, "c.txt"),
@@ -272,7 +280,10 @@ fn relative_paths_are_anchored_at_the_access_root_and_symlinks_followed() {
         .access(|args| Access::write(Resource::path(args["path"].as_str().unwrap_or("/"))))
         .build(|_, _| async { Ok(ToolOutput::text("ok")) })
         .unwrap();
-    let exec = executor(vec![tool]).with_access_root(&root);
+    let exec = registry_of(vec![tool])
+        .executor()
+        .access_root(&root)
+        .build();
     let call =
         |k: usize, path: &str| ToolCall::new(format!("{k}"), "touch", json!({ "path": path }));
     let mut calls = vec![
@@ -305,7 +316,7 @@ fn without_an_access_root_a_relative_path_conflicts_with_every_path() {
         .build(|_, _| async { Ok(ToolOutput::text("ok")) })
         .unwrap();
     // `executor` sets no access root: what `a.txt` names is unknown.
-    let exec = executor(vec![tool]);
+    let exec = registry_of(vec![tool]).executor().build();
     let calls = [
         ToolCall::new("0", "touch", json!({ "path": "a.txt" })),
         ToolCall::new("1", "touch", json!({ "path": "b.txt" })),

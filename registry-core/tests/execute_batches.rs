@@ -10,7 +10,9 @@ use std::sync::Arc;
 use execute_support::*;
 use proptest::prelude::*;
 use registry_core::{
-    ContextModifier, ExecEvent, ExecutorConfig, ToolBuilder, ToolCall, ToolOutput,
+    ToolBuilder, ToolCall, ToolOutput,
+    execute::{ExecEvent, ExecutorConfig},
+    session::ContextModifier,
 };
 use serde_json::{Value, json};
 use tokio::sync::Barrier;
@@ -38,7 +40,7 @@ fn consecutive_safe_calls_overlap_and_unsafe_calls_run_alone() {
             })
             .unwrap()
     };
-    let exec = executor(vec![gate, probe(&recorder)]);
+    let exec = registry_of(vec![gate, probe(&recorder)]).executor().build();
     let calls = vec![
         probe_call(0, json!({ "safe": false, "yields": 3 })),
         ToolCall::new("g1", "gate", json!({ "key": 1 })),
@@ -87,8 +89,10 @@ fn the_concurrency_cap_is_reached_and_never_exceeded() {
             })
             .unwrap()
     };
-    let exec = executor(vec![gate])
-        .with_config(ExecutorConfig::new().max_concurrency(NonZeroUsize::new(4).unwrap()));
+    let exec = registry_of(vec![gate])
+        .executor()
+        .config(ExecutorConfig::new().max_concurrency(NonZeroUsize::new(4).unwrap()))
+        .build();
     let calls: Vec<ToolCall> = (0..24)
         .map(|k| ToolCall::new(format!("c{k}"), "gate", json!({ "key": k })))
         .collect();
@@ -108,7 +112,7 @@ fn the_concurrency_cap_is_reached_and_never_exceeded() {
 #[test]
 fn the_plan_prints_batches() {
     let recorder = Arc::new(Recorder::default());
-    let exec = executor(vec![probe(&recorder)]);
+    let exec = registry_of(vec![probe(&recorder)]).executor().build();
     let calls = vec![
         probe_call(0, json!({ "safe": true })),
         probe_call(1, json!({ "safe": true })),
@@ -150,7 +154,9 @@ fn marker(safe: bool) -> registry_core::ToolHandle {
 
 #[test]
 fn modifiers_apply_after_a_concurrent_batch_in_call_order_and_right_after_a_serial_call() {
-    let exec = executor(vec![marker(true), marker(false)]);
+    let exec = registry_of(vec![marker(true), marker(false)])
+        .executor()
+        .build();
     let calls = vec![
         // Batch 0: `a` finishes last, `b` first; siblings see nothing of
         // each other, and `last` ends as `b` (call order), not `a`.
@@ -203,7 +209,7 @@ fn batch_siblings_never_see_each_others_modifiers_even_after_one_finished() {
             })
             .unwrap()
     };
-    let exec = executor(vec![first, second]);
+    let exec = registry_of(vec![first, second]).executor().build();
     let (events_tx, mut events_rx) = tokio::sync::mpsc::unbounded_channel();
     let calls = vec![
         ToolCall::new("s", "second", json!({})),
@@ -238,7 +244,7 @@ fn streaming_reports_each_step_in_order() {
             Ok(ToolOutput::text("done"))
         })
         .unwrap();
-    let exec = executor(vec![tool]);
+    let exec = registry_of(vec![tool]).executor().build();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let calls = vec![
         ToolCall::new("a", "talk", json!({})),
@@ -308,9 +314,9 @@ proptest! {
         limit in 1usize..5,
     ) {
         let recorder = Arc::new(Recorder::default());
-        let exec = executor(vec![probe(&recorder)]).with_config(
+        let exec = registry_of(vec![probe(&recorder)]).executor().config(
             ExecutorConfig::new().max_concurrency(NonZeroUsize::new(limit).unwrap()),
-        );
+        ).build();
         let calls: Vec<ToolCall> = gens
             .iter()
             .enumerate()

@@ -8,7 +8,8 @@ use std::num::NonZeroUsize;
 
 use execute_support::*;
 use registry_core::{
-    ExecutorConfig, ResultCap, ToolBuilder, ToolCall, ToolCallResult, ToolHandle, ToolOutput,
+    ToolBuilder, ToolCall, ToolCallResult, ToolHandle, ToolOutput, declare::ResultCap,
+    execute::ExecutorConfig,
 };
 use serde_json::{Value, json};
 
@@ -34,7 +35,7 @@ fn run(
     tools: Vec<ToolHandle>,
     calls: Vec<ToolCall>,
 ) -> Vec<ToolCallResult> {
-    let exec = executor(tools).with_config(config);
+    let exec = registry_of(tools).executor().config(config).build();
     paused_runtime().block_on(exec.run_turn(calls))
 }
 
@@ -194,8 +195,10 @@ fn a_spill_preview_never_shows_more_than_the_cap() {
 #[test]
 fn two_turns_with_the_same_call_ids_spill_to_different_files() {
     let dir = tempfile::tempdir().unwrap();
-    let exec = executor(vec![echo("echo", chars(10))])
-        .with_config(ExecutorConfig::new().spill_dir(dir.path()));
+    let exec = registry_of(vec![echo("echo", chars(10))])
+        .executor()
+        .config(ExecutorConfig::new().spill_dir(dir.path()))
+        .build();
     let turn = |text: &str| {
         paused_runtime().block_on(exec.run_turn(vec![ToolCall::new(
             "toolu_1",

@@ -10,14 +10,16 @@ use std::time::Duration;
 
 use execute_support::*;
 use registry_core::{
-    ExecutorConfig, PermissionContext, RuleBehavior, RuleSource, ToolBuilder, ToolCall, ToolOutput,
+    PermissionContext, ToolBuilder, ToolCall, ToolOutput,
+    execute::ExecutorConfig,
+    permission::{RuleBehavior, RuleSource},
 };
 use serde_json::{Value, json};
 
 #[test]
 fn a_panic_is_that_calls_error_and_its_siblings_and_later_calls_proceed() {
     let recorder = Arc::new(Recorder::default());
-    let exec = executor(vec![probe(&recorder)]);
+    let exec = registry_of(vec![probe(&recorder)]).executor().build();
     let calls = vec![
         probe_call(0, json!({ "safe": true, "sleep_ms": 5 })),
         probe_call(1, json!({ "safe": true, "panic": true })),
@@ -38,11 +40,14 @@ fn a_panic_is_that_calls_error_and_its_siblings_and_later_calls_proceed() {
 #[test]
 fn a_timeout_is_that_calls_error_and_stops_its_body() {
     let recorder = Arc::new(Recorder::default());
-    let exec = executor(vec![probe(&recorder)]).with_config(
-        ExecutorConfig::new()
-            .timeout(Duration::from_secs(3600))
-            .tool_timeout("probe", Duration::from_millis(50)),
-    );
+    let exec = registry_of(vec![probe(&recorder)])
+        .executor()
+        .config(
+            ExecutorConfig::new()
+                .timeout(Duration::from_secs(3600))
+                .tool_timeout("probe", Duration::from_millis(50)),
+        )
+        .build();
     let calls = vec![
         probe_call(0, json!({ "safe": true, "sleep_ms": 10 })),
         probe_call(1, json!({ "safe": true, "sleep_ms": 60_000 })),
@@ -119,8 +124,10 @@ fn a_timeout_cancels_the_calls_token_before_the_next_serial_call_starts() {
             })
             .unwrap()
     };
-    let exec = executor(vec![spawner, next])
-        .with_config(ExecutorConfig::new().tool_timeout("spawner", Duration::from_millis(50)));
+    let exec = registry_of(vec![spawner, next])
+        .executor()
+        .config(ExecutorConfig::new().tool_timeout("spawner", Duration::from_millis(50)))
+        .build();
     let calls = vec![
         ToolCall::new("s", "spawner", json!({})),
         ToolCall::new("n", "next", json!({})),
@@ -158,7 +165,7 @@ fn a_finished_calls_token_is_cancelled_before_the_next_call_starts() {
             })
             .unwrap()
     };
-    let exec = executor(vec![quick]);
+    let exec = registry_of(vec![quick]).executor().build();
     let calls = vec![
         ToolCall::new("a", "quick", json!({})),
         ToolCall::new("b", "quick", json!({})),
@@ -200,7 +207,9 @@ fn dropping_the_turn_cancels_in_flight_calls_and_leaves_no_task_running() {
         })
         .unwrap()
     };
-    let exec = executor(vec![spawner, probe(&recorder)]);
+    let exec = registry_of(vec![spawner, probe(&recorder)])
+        .executor()
+        .build();
     let calls = vec![
         ToolCall::new("s", "spawner", json!({})),
         probe_call(1, json!({ "safe": true, "sleep_ms": 3_600_000 })),
@@ -243,8 +252,10 @@ fn a_failing_tool_that_opts_in_cancels_its_batch_siblings_and_only_them() {
             Err("compile error".into())
         })
         .unwrap();
-    let exec = executor(vec![failing, probe(&recorder)])
-        .with_config(ExecutorConfig::new().cancel_siblings_on_failure("build"));
+    let exec = registry_of(vec![failing, probe(&recorder)])
+        .executor()
+        .config(ExecutorConfig::new().cancel_siblings_on_failure("build"))
+        .build();
     let calls = vec![
         probe_call(0, json!({ "safe": true, "sleep_ms": 1 })),
         ToolCall::new("b", "build", json!({})),
@@ -275,12 +286,14 @@ fn a_call_refused_before_its_body_cancels_no_sibling_even_with_the_opt_in() {
     current
         .add_rule(RuleSource::Session, RuleBehavior::Deny, "build")
         .unwrap();
-    let exec = executor_with(
-        vec![build, probe(&recorder)],
-        PermissionContext::new(),
-        current,
-    )
-    .with_config(ExecutorConfig::new().cancel_siblings_on_failure("build"));
+    let exec = {
+        let mut exec = registry_of(vec![build, probe(&recorder)])
+            .executor()
+            .config(ExecutorConfig::new().cancel_siblings_on_failure("build"))
+            .build();
+        exec.set_permissions(current);
+        exec
+    };
     let calls = vec![
         ToolCall::new("b", "build", json!({})),
         probe_call(1, json!({ "safe": true, "sleep_ms": 100 })),
@@ -305,7 +318,9 @@ fn without_the_opt_in_a_failure_cancels_nothing() {
         .read_only(true)
         .build(|_args, _cx| async { Err("compile error".into()) })
         .unwrap();
-    let exec = executor(vec![failing, probe(&recorder)]);
+    let exec = registry_of(vec![failing, probe(&recorder)])
+        .executor()
+        .build();
     let calls = vec![
         ToolCall::new("b", "build", json!({})),
         probe_call(1, json!({ "safe": true, "sleep_ms": 100 })),
@@ -323,7 +338,9 @@ fn a_panicking_posture_expression_runs_the_call_alone_and_is_counted() {
         .read_only(true)
         .build(|_args, _cx| async { Ok(ToolOutput::text("ran")) })
         .unwrap();
-    let exec = executor(vec![shaky, probe(&recorder)]);
+    let exec = registry_of(vec![shaky, probe(&recorder)])
+        .executor()
+        .build();
     let calls = vec![
         probe_call(0, json!({ "safe": true })),
         ToolCall::new("s", "shaky", json!({})),
@@ -339,21 +356,20 @@ fn a_panicking_posture_expression_runs_the_call_alone_and_is_counted() {
 
 struct PanickingApprover;
 
-impl registry_core::Approver for PanickingApprover {
+impl registry_core::permission::Approver for PanickingApprover {
     fn approve<'a>(
         &'a self,
-        _request: &'a registry_core::ApprovalRequest,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = registry_core::Approval> + Send + 'a>>
-    {
+        _request: &'a registry_core::permission::ApprovalRequest,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = registry_core::permission::Approval> + Send + 'a>,
+    > {
         Box::pin(async { panic!("approver bug") })
     }
 }
 
 #[test]
 fn a_panicking_approver_denies_that_call_and_nothing_else() {
-    use registry_core::{
-        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, ToolRegistry,
-    };
+    use registry_core::{PermissionContext, ToolRegistry, catalog::BaseTools};
     let writer = ToolBuilder::new("write", "Writes.")
         .build(|_args, _cx| async { Ok(ToolOutput::text("written")) })
         .unwrap();
@@ -365,14 +381,13 @@ fn a_panicking_approver_denies_that_call_and_nothing_else() {
         BaseTools::__from_handles(vec![writer, reader]).unwrap(),
     ));
     let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    let exec = Executor::new(
-        registry,
-        &pool,
-        cx,
-        PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(PanickingApprover)),
-        Arc::new(registry_core::Session::new()),
-    );
+    let _pool = registry.assemble_tool_pool(&cx);
+    let exec = registry
+        .executor()
+        .permissions(cx)
+        .approver(Arc::new(PanickingApprover))
+        .session(Arc::new(registry_core::session::Session::new()))
+        .build();
     let results = paused_runtime().block_on(exec.run_turn(vec![
         ToolCall::new("1", "write", json!({})),
         ToolCall::new("2", "read", json!({})),
@@ -387,7 +402,7 @@ fn a_panicking_approver_denies_that_call_and_nothing_else() {
 
 #[test]
 fn a_panicking_modifier_is_skipped_and_the_others_apply() {
-    use registry_core::ContextModifier;
+    use registry_core::session::ContextModifier;
     let tool = ToolBuilder::new("mods", "Queues modifiers.")
         .read_only(true)
         .build(|_args, cx| async move {
@@ -397,7 +412,7 @@ fn a_panicking_modifier_is_skipped_and_the_others_apply() {
             Ok(ToolOutput::text("ok"))
         })
         .unwrap();
-    let exec = executor(vec![tool]);
+    let exec = registry_of(vec![tool]).executor().build();
     let results =
         paused_runtime().block_on(exec.run_turn(vec![ToolCall::new("1", "mods", json!({}))]));
     assert_eq!(results[0].content(), "ok");
@@ -411,7 +426,7 @@ fn the_turn_future_and_the_executor_can_move_across_threads() {
     fn send<T: Send>(_: &T) {}
     fn sync<T: Send + Sync>(_: &T) {}
     let recorder = Arc::new(Recorder::default());
-    let exec = executor(vec![probe(&recorder)]);
+    let exec = registry_of(vec![probe(&recorder)]).executor().build();
     sync(&exec);
     let turn = exec.run_turn(Vec::new());
     send(&turn);

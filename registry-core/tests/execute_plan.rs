@@ -6,8 +6,12 @@ use std::num::NonZeroUsize;
 
 use proptest::prelude::*;
 use registry_core::{
-    Access, AccessRule, BatchMode, BatchReason, CallClass, ConcurrencySafeRule, Conflict,
-    ConflictRule, OpenBatch, Plan, PlanItem, Resource, ToolBuilder, ToolHandle, ToolOutput, plan,
+    ToolBuilder, ToolHandle, ToolOutput,
+    access::{Access, Conflict, Resource},
+    execute::{
+        AccessRule, BatchMode, BatchReason, CallClass, ConcurrencySafeRule, ConflictRule,
+        OpenBatch, Plan, PlanItem, plan,
+    },
 };
 
 fn tool(name: &str) -> ToolHandle {
@@ -156,9 +160,9 @@ impl OpenBatch for SeenTools {
     fn admit(&mut self, call: &PlanItem) -> Result<(), Box<Conflict>> {
         let name = call.tool.name();
         if let Some((_, earlier)) = self.0.iter().find(|(seen, _)| seen == name) {
-            let touch = registry_core::Touch {
-                mode: registry_core::AccessMode::Write,
-                scope: registry_core::Scope::Resource(Resource::named("tool", name)),
+            let touch = registry_core::access::Touch {
+                mode: registry_core::access::AccessMode::Write,
+                scope: registry_core::access::Scope::Resource(Resource::named("tool", name)),
             };
             return Err(Box::new(Conflict {
                 earlier: *earlier,

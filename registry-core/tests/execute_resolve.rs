@@ -9,9 +9,13 @@ use std::sync::Arc;
 
 use execute_support::*;
 use registry_core::{
-    Approval, ApprovalRequest, Approver, BaseTools, Executor, Loading, Mode, PermissionContext,
-    PermissionMode, PermissionPipeline, RuleBehavior, RuleSource, Session, ToolBuilder, ToolCall,
-    ToolHandle, ToolOutput, ToolRegistry,
+    Executor, PermissionContext, PermissionMode, ToolBuilder, ToolCall, ToolHandle, ToolOutput,
+    ToolRegistry,
+    catalog::BaseTools,
+    declare::Loading,
+    permission::{
+        Approval, ApprovalRequest, Approver, Mode, PermissionPipeline, RuleBehavior, RuleSource,
+    },
 };
 use serde_json::json;
 
@@ -42,7 +46,7 @@ fn run(exec: &Executor, name: &str) -> (bool, String) {
 
 #[test]
 fn an_alias_of_a_pooled_tool_runs_it() {
-    let exec = executor(vec![reader()]);
+    let exec = registry_of(vec![reader()]).executor().build();
     assert_eq!(run(&exec, "cat"), (false, "contents".to_owned()));
     assert_eq!(run(&exec, "Read"), (false, "contents".to_owned()));
     assert_eq!(exec.session().metrics()["read_file"].calls, 2);
@@ -53,7 +57,10 @@ fn a_name_removed_by_a_deny_rule_is_refused_with_the_rule_and_its_source() {
     let mut cx = PermissionContext::new();
     cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "cat")
         .unwrap();
-    let exec = executor_with(vec![reader(), writer("write_file")], cx.clone(), cx);
+    let exec = registry_of(vec![reader(), writer("write_file")])
+        .executor()
+        .permissions(cx)
+        .build();
     let expected = "tool `read_file` is denied by the project rule `cat`; it cannot be called";
     assert_eq!(run(&exec, "read_file"), (true, expected.to_owned()));
     // Its alias does not sneak it back in.
@@ -73,11 +80,10 @@ fn names_removed_by_the_mode_enabled_or_internal_say_which() {
         .internal()
         .build(|_a, _c| async { Ok(ToolOutput::text("")) })
         .unwrap();
-    let exec = executor_with(
-        vec![reader(), writer("write_file"), off, secret],
-        cx.clone(),
-        cx,
-    );
+    let exec = registry_of(vec![reader(), writer("write_file"), off, secret])
+        .executor()
+        .permissions(cx)
+        .build();
     assert_eq!(
         run(&exec, "write_file").1,
         "tool `write_file` is not available in the `minimal` mode; it cannot be called"
@@ -94,14 +100,16 @@ fn names_removed_by_the_mode_enabled_or_internal_say_which() {
 
 #[test]
 fn unknown_names_are_refused_without_listing_any_tool() {
-    let exec = executor(vec![reader(), writer("write_file")]);
+    let exec = registry_of(vec![reader(), writer("write_file")])
+        .executor()
+        .build();
     let (is_error, text) = run(&exec, "read_fil");
     assert!(is_error);
     assert_eq!(text, "no such tool: `read_fil`");
     // A hostile name is capped, not echoed in full.
     let (_, text) = run(&exec, &"x".repeat(100_000));
     assert!(
-        text.chars().count() < registry_core::MAX_ERROR_TEXT_CHARS + 40,
+        text.chars().count() < registry_core::text::MAX_ERROR_TEXT_CHARS + 40,
         "{}",
         text.len()
     );
@@ -114,7 +122,7 @@ fn a_deferred_tool_runs_only_once_discovered() {
         .loading(Loading::Deferred)
         .build(|_a, _c| async { Ok(ToolOutput::text("page")) })
         .unwrap();
-    let exec = executor(vec![deferred]);
+    let exec = registry_of(vec![deferred]).executor().build();
     let (is_error, text) = run(&exec, "web_fetch");
     assert!(is_error);
     assert!(
@@ -129,7 +137,7 @@ fn a_deferred_tool_runs_only_once_discovered() {
 
 #[test]
 fn a_stale_pool_is_refused_by_a_new_deny_rule() {
-    let mut exec = executor(vec![reader()]);
+    let mut exec = registry_of(vec![reader()]).executor().build();
     assert!(!run(&exec, "read_file").0);
     let mut current = PermissionContext::new();
     current
@@ -156,7 +164,7 @@ fn bad_input_is_refused_with_the_field_path_before_anything_runs() {
         .read_only(true)
         .build(|_a, _c| async { Ok(ToolOutput::text("ran")) })
         .unwrap();
-    let exec = executor(vec![typed]);
+    let exec = registry_of(vec![typed]).executor().build();
     let results =
         paused_runtime().block_on(exec.run_turn(vec![ToolCall::new("id", "typed", json!([1]))]));
     assert!(results[0].is_error());
@@ -187,8 +195,12 @@ fn with_pipeline(pipeline: PermissionPipeline) -> Executor {
         BaseTools::__from_handles(vec![reader(), writer("write_file")]).unwrap(),
     ));
     let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    Executor::new(registry, &pool, cx, pipeline, Arc::new(Session::new()))
+    let _pool = registry.assemble_tool_pool(&cx);
+    registry
+        .executor()
+        .permissions(cx)
+        .pipeline(pipeline)
+        .build()
 }
 
 #[test]
@@ -236,14 +248,8 @@ fn a_plugin_tool_removed_by_a_server_rule_is_refused_with_the_rule() {
     let mut cx = PermissionContext::new();
     cx.add_rule(RuleSource::User, RuleBehavior::Deny, "mcp__docs")
         .unwrap();
-    let pool = registry.assemble_tool_pool(&cx);
-    let exec = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        cx,
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    );
+    let _pool = registry.assemble_tool_pool(&cx);
+    let exec = registry.executor().permissions(cx).build();
     assert_eq!(
         run(&exec, "mcp__docs__search"),
         (
@@ -274,11 +280,7 @@ fn a_plugin_tool_unregistered_after_assembly_is_refused() {
         .register("docs", search)
         .unwrap()
         .detach();
-    let exec = executor_over(
-        &registry,
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    );
+    let exec = registry.executor().build();
     assert_eq!(run(&exec, "mcp__docs__search"), (false, "found".to_owned()));
     // Another plugin coming does not disturb it.
     registry
@@ -336,17 +338,11 @@ mod gated {
 
 #[test]
 fn names_kept_out_by_a_flag_or_a_cfg_gate_say_which() {
-    let list = registry_core::try_all_base_tools(&registry_core::Flags::new()).unwrap();
+    let list = registry_core::catalog::try_all_base_tools(&registry_core::Flags::new()).unwrap();
     let registry = Arc::new(ToolRegistry::new(list));
     let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    let exec = Executor::new(
-        registry,
-        &pool,
-        cx,
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    );
+    let _pool = registry.assemble_tool_pool(&cx);
+    let exec = registry.executor().permissions(cx).build();
     let flagged =
         "tool `beta_tool` is behind the runtime flag `beta`, which is not set; it cannot be called";
     assert_eq!(run(&exec, "beta_tool"), (true, flagged.to_owned()));

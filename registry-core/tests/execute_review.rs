@@ -11,8 +11,11 @@ use std::time::Duration;
 
 use execute_support::*;
 use registry_core::{
-    Approval, ApprovalRequest, Approver, BaseTools, ExecutorConfig, PermissionMode,
-    PermissionPipeline, Session, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
+    ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
+    catalog::BaseTools,
+    execute::ExecutorConfig,
+    permission::{Approval, ApprovalRequest, Approver},
+    session::Session,
 };
 use serde_json::json;
 
@@ -50,11 +53,7 @@ fn a_plugin_that_leaves_during_the_turn_has_its_later_calls_refused() {
         .register("docs", search)
         .unwrap()
         .detach();
-    let exec = executor_over(
-        &registry,
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    );
+    let exec = registry.executor().build();
     let results = paused_runtime().block_on(exec.run_turn(vec![
         ToolCall::new("1", "mcp__admin__drop_docs", json!({})),
         ToolCall::new("2", "mcp__docs__search", json!({})),
@@ -87,12 +86,11 @@ fn a_permission_decision_past_its_deadline_is_a_denial() {
     let registry = Arc::new(ToolRegistry::new(
         BaseTools::__from_handles(vec![writer]).unwrap(),
     ));
-    let exec = executor_over(
-        &registry,
-        PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(Silent)),
-        Arc::new(Session::new()),
-    )
-    .with_config(ExecutorConfig::new().permission_timeout(Duration::from_secs(30)));
+    let exec = registry
+        .executor()
+        .approver(Arc::new(Silent))
+        .config(ExecutorConfig::new().permission_timeout(Duration::from_secs(30)))
+        .build();
     let results =
         paused_runtime().block_on(exec.run_turn(vec![ToolCall::new("1", "write", json!({}))]));
     assert!(results[0].is_error());
@@ -112,13 +110,7 @@ fn two_turns_of_one_session_never_overlap() {
         BaseTools::__from_handles(vec![probe(&recorder)]).unwrap(),
     ));
     let session = Arc::new(Session::new());
-    let make = || {
-        executor_over(
-            &registry,
-            PermissionPipeline::new(PermissionMode::Default),
-            Arc::clone(&session),
-        )
-    };
+    let make = || registry.executor().session(Arc::clone(&session)).build();
     let (a, b) = (make(), make());
     let turn = |first: u64| {
         vec![

@@ -93,7 +93,7 @@ impl Subscriber for Shared {
 fn each_call_has_a_span_with_its_batch_and_a_child_per_phase() {
     let spans = Arc::new(Spans::default());
     let recorder = Arc::new(Recorder::default());
-    let exec = executor(vec![probe(&recorder)]);
+    let exec = registry_of(vec![probe(&recorder)]).executor().build();
     let calls = vec![
         probe_call(0, json!({ "safe": true })),
         probe_call(1, json!({ "safe": true })),

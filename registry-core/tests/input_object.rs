@@ -4,8 +4,10 @@
 //! built, each with an error naming the tool and the fix.
 
 use registry_core::{
-    CatalogError, DefinitionError, ObjectSchemaError, Tool, ToolBuilder, ToolContext, ToolOutput,
-    tool, try_all_base_tools,
+    Tool, ToolBuilder, ToolContext, ToolOutput,
+    catalog::{CatalogError, try_all_base_tools},
+    declare::{DefinitionError, ObjectSchemaError},
+    tool,
 };
 use serde_json::json;
 
@@ -86,16 +88,19 @@ fn a_runtime_tool_must_describe_an_object() {
 
 #[test]
 fn a_declared_tool_with_a_string_input_cannot_become_a_plugin_either() {
-    let registry = registry_core::PluginRegistry::new();
+    let registry = registry_core::catalog::PluginRegistry::new();
     let err = registry
         .register("local", registry_core::ToolHandle::new(Shell))
         .unwrap_err();
     assert!(
-        matches!(&err, registry_core::PluginError::InputNotObject { tool, .. } if tool == "sh"),
+        matches!(&err, registry_core::catalog::PluginError::InputNotObject { tool, .. } if tool == "sh"),
         "{err}"
     );
     assert!(registry.snapshot().tools().is_empty());
-    let err = registry_core::BaseTools::__from_handles(vec![registry_core::ToolHandle::new(Shell)])
+    let err =
+        registry_core::catalog::BaseTools::__from_handles(vec![registry_core::ToolHandle::new(
+            Shell,
+        )])
         .unwrap_err();
     assert!(matches!(err, CatalogError::InputNotObject { .. }), "{err}");
 }

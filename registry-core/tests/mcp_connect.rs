@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use registry_core::PluginRegistry;
+use registry_core::catalog::PluginRegistry;
 use registry_core::mcp::{HttpOptions, McpImport, McpServerConfig, StderrTo};
 
 fn sh(script: &str) -> McpServerConfig {
@@ -106,12 +106,15 @@ async fn a_missing_program_says_so() {
 #[tokio::test]
 async fn http_errors_are_plain_words() {
     let registry = std::sync::Arc::new(registry_core::ToolRegistry::new(
-        registry_core::BaseTools::__from_handles(Vec::new()).unwrap(),
+        registry_core::catalog::BaseTools::__from_handles(Vec::new()).unwrap(),
     ));
     let server = registry_core::mcp::McpServer::new(
-        registry,
-        registry_core::PermissionContext::new(),
-        registry_core::PermissionPipeline::new(registry_core::PermissionMode::Default),
+        registry
+            .executor()
+            .permissions(registry_core::PermissionContext::new())
+            .pipeline(registry_core::permission::PermissionPipeline::new(
+                registry_core::PermissionMode::Default,
+            )),
     );
     let http = server
         .serve_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()).bearer_token("right"))

@@ -12,7 +12,11 @@ use mcp_support::{FakeServer, names, plain, tool, until};
 use registry_core::mcp::{
     ALWAYS_LOAD_META_KEY, MAX_DESCRIPTION_CHARS, McpImport, McpServerConfig, imported_tool_name,
 };
-use registry_core::{Loading, PluginRegistry, PostureKind, ToolContext, ToolHandle, validate_name};
+use registry_core::{
+    ToolContext, ToolHandle,
+    catalog::PluginRegistry,
+    declare::{Loading, PostureKind, validate_name},
+};
 use serde_json::json;
 
 fn handle(registry: &PluginRegistry, name: &str) -> ToolHandle {
@@ -419,8 +423,10 @@ async fn malformed_content_is_an_error_result_and_empty_content_is_empty_text() 
 #[tokio::test]
 async fn server_wide_deny_rules_remove_an_import_from_the_pool_and_refuse_its_calls() {
     use registry_core::{
-        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, RuleBehavior,
-        RuleSource, Session, ToolCall, ToolRegistry,
+        PermissionContext, PermissionMode, ToolCall, ToolRegistry,
+        catalog::BaseTools,
+        permission::{RuleBehavior, RuleSource},
+        session::Session,
     };
     use std::sync::Arc;
 
@@ -444,13 +450,12 @@ async fn server_wide_deny_rules_remove_an_import_from_the_pool_and_refuse_its_ca
         // A pool assembled before the rule still refuses at call time.
         let session = Arc::new(Session::new());
         session.discover("mcp__srv__a");
-        let executor = Executor::new(
-            Arc::clone(&registry),
-            &pool,
-            denied,
-            PermissionPipeline::new(PermissionMode::Bypass),
-            session,
-        );
+        let executor = registry
+            .executor()
+            .permissions(denied)
+            .mode(PermissionMode::Bypass)
+            .session(session)
+            .build();
         let result = executor
             .run_turn(vec![ToolCall::new("c", "mcp__srv__a", json!({}))])
             .await
@@ -504,8 +509,8 @@ async fn a_refresh_that_changes_nothing_changes_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn executors_built_before_a_refresh_keep_every_tool_that_still_exists() {
     use registry_core::{
-        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session,
-        ToolCall, ToolRegistry,
+        PermissionContext, PermissionMode, ToolCall, ToolRegistry, catalog::BaseTools,
+        session::Session,
     };
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -518,17 +523,18 @@ async fn executors_built_before_a_refresh_keep_every_tool_that_still_exists() {
         .import(registry.plugins(), "srv", |c| c.trusted(true))
         .await;
     let rules = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&rules);
+    let _pool = registry.assemble_tool_pool(&rules);
     let session = Arc::new(Session::new());
     session.discover("mcp__srv__kept");
     session.discover("mcp__srv__other");
-    let executor = Arc::new(Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        rules,
-        PermissionPipeline::new(PermissionMode::Bypass),
-        session,
-    ));
+    let executor = Arc::new(
+        registry
+            .executor()
+            .permissions(rules)
+            .mode(PermissionMode::Bypass)
+            .session(session)
+            .build(),
+    );
     let done = Arc::new(AtomicBool::new(false));
     let callers: Vec<_> = (0..4)
         .map(|worker| {
@@ -600,8 +606,7 @@ async fn executors_built_before_a_refresh_keep_every_tool_that_still_exists() {
 #[tokio::test]
 async fn refusing_an_untrusted_servers_tool_says_why_and_what_would_change_it() {
     use registry_core::{
-        BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session,
-        ToolCall, ToolRegistry,
+        PermissionContext, ToolCall, ToolRegistry, catalog::BaseTools, session::Session,
     };
     use std::sync::Arc;
 
@@ -612,16 +617,14 @@ async fn refusing_an_untrusted_servers_tool_says_why_and_what_would_change_it() 
         .import(registry.plugins(), "u", |c| c)
         .await;
     let rules = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&rules);
+    let _pool = registry.assemble_tool_pool(&rules);
     let session = Arc::new(Session::new());
     session.discover("mcp__u__reader");
-    let executor = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        rules,
-        PermissionPipeline::new(PermissionMode::Default),
-        session,
-    );
+    let executor = registry
+        .executor()
+        .permissions(rules)
+        .session(session)
+        .build();
     let result = executor
         .run_turn(vec![ToolCall::new("c", "mcp__u__reader", json!({}))])
         .await
@@ -644,8 +647,8 @@ async fn refusing_an_untrusted_servers_tool_says_why_and_what_would_change_it() 
 #[tokio::test]
 async fn progress_is_reported_and_extends_a_call_up_to_its_limit() {
     use registry_core::{
-        BaseTools, ExecEvent, Executor, PermissionContext, PermissionMode, PermissionPipeline,
-        Session, ToolCall, ToolRegistry,
+        PermissionContext, PermissionMode, ToolCall, ToolRegistry, catalog::BaseTools,
+        execute::ExecEvent, session::Session,
     };
     use std::sync::Arc;
 
@@ -661,16 +664,15 @@ async fn progress_is_reported_and_extends_a_call_up_to_its_limit() {
         })
         .await;
     let rules = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&rules);
+    let _pool = registry.assemble_tool_pool(&rules);
     let session = Arc::new(Session::new());
     session.discover("mcp__srv__progress");
-    let executor = Executor::new(
-        Arc::clone(&registry),
-        &pool,
-        rules,
-        PermissionPipeline::new(PermissionMode::Bypass),
-        session,
-    );
+    let executor = registry
+        .executor()
+        .permissions(rules)
+        .mode(PermissionMode::Bypass)
+        .session(session)
+        .build();
     let run = |args: serde_json::Value| {
         let executor = &executor;
         async move {
@@ -722,8 +724,8 @@ async fn progress_is_reported_and_extends_a_call_up_to_its_limit() {
 async fn our_server_forwards_a_tools_progress() {
     use registry_core::mcp::McpServer;
     use registry_core::{
-        BaseTools, ExecEvent, Executor, PermissionContext, PermissionMode, PermissionPipeline,
-        Session, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
+        PermissionContext, PermissionMode, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
+        catalog::BaseTools, execute::ExecEvent, session::Session,
     };
     use std::sync::Arc;
 
@@ -743,11 +745,7 @@ async fn our_server_forwards_a_tools_progress() {
         })
         .unwrap();
     served.plugins().register("local", worker).unwrap().detach();
-    let server = McpServer::new(
-        Arc::clone(&served),
-        PermissionContext::new(),
-        PermissionPipeline::new(PermissionMode::Bypass),
-    );
+    let server = McpServer::new(served.executor().mode(PermissionMode::Bypass));
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move { server.serve_io(ours).await });
 
@@ -761,16 +759,15 @@ async fn our_server_forwards_a_tools_progress() {
     .await
     .unwrap();
     let rules = PermissionContext::new();
-    let pool = importing.assemble_tool_pool(&rules);
+    let _pool = importing.assemble_tool_pool(&rules);
     let session = Arc::new(Session::new());
     session.discover("mcp__back__work");
-    let executor = Executor::new(
-        Arc::clone(&importing),
-        &pool,
-        rules,
-        PermissionPipeline::new(PermissionMode::Bypass),
-        session,
-    );
+    let executor = importing
+        .executor()
+        .permissions(rules)
+        .mode(PermissionMode::Bypass)
+        .session(session)
+        .build();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let result = executor
         .run_turn_streaming(vec![ToolCall::new("c", "mcp__back__work", json!({}))], tx)
@@ -818,7 +815,7 @@ async fn what_a_server_declares_is_kept() {
         Some(&json!("number"))
     );
     // Re-served, the hints go out again.
-    let rendered = registry_core::mcp_tool(&forecast);
+    let rendered = registry_core::render::mcp_tool(&forecast);
     assert_eq!(
         rendered["annotations"],
         json!({ "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false })

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use registry_core::mcp::{HttpOptions, McpImport, McpServer, McpServerConfig};
 use registry_core::{
-    Flags, Json, PermissionContext, PermissionMode, PermissionPipeline, RuleSource, Tool,
-    ToolBuilder, ToolContext, ToolOutput, ToolRegistry, tool, try_all_base_tools,
+    Flags, Json, PermissionContext, Tool, ToolBuilder, ToolContext, ToolOutput, ToolRegistry,
+    catalog::try_all_base_tools, permission::RuleSource, tool,
 };
 use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use rmcp::service::{NotificationContext, RunningService};
@@ -92,11 +92,7 @@ fn registry() -> Arc<ToolRegistry> {
 }
 
 fn server(registry: &Arc<ToolRegistry>) -> McpServer {
-    McpServer::new(
-        Arc::clone(registry),
-        PermissionContext::new(),
-        PermissionPipeline::new(PermissionMode::Default),
-    )
+    McpServer::new(Arc::clone(registry).executor())
 }
 
 /// A raw rmcp client (not our importer) counting `list_changed`.
@@ -252,7 +248,7 @@ async fn pages_follow_a_stable_cursor_and_forged_cursors_are_refused() {
     assert_eq!(import.tools().len(), total);
 }
 
-use registry_core::PluginRegistry;
+use registry_core::catalog::PluginRegistry;
 
 #[tokio::test]
 async fn calls_go_through_the_executor() {
@@ -261,7 +257,7 @@ async fn calls_go_through_the_executor() {
     rules
         .add_rule(
             RuleSource::Session,
-            registry_core::RuleBehavior::Deny,
+            registry_core::permission::RuleBehavior::Deny,
             "forget",
         )
         .unwrap();
@@ -330,7 +326,7 @@ async fn clients_hear_when_plugins_or_permissions_change() {
     rules
         .add_rule(
             RuleSource::Session,
-            registry_core::RuleBehavior::Deny,
+            registry_core::permission::RuleBehavior::Deny,
             "late",
         )
         .unwrap();

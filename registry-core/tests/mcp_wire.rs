@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use registry_core::mcp::McpServer;
 use registry_core::{
-    Flags, Json, PermissionContext, PermissionMode, PermissionPipeline, Tool, ToolBuilder,
-    ToolContext, ToolOutput, ToolRegistry, mcp_tool_json, tool, try_all_base_tools,
+    Flags, Json, PermissionContext, Tool, ToolBuilder, ToolContext, ToolOutput, ToolRegistry,
+    catalog::try_all_base_tools, render::mcp_tool_json, tool,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -123,11 +123,7 @@ async fn tools_list_on_the_wire_is_the_render_byte_for_byte() {
         .into_iter()
         .map(|tool| registry.plugins().register("hostile", tool).unwrap())
         .collect();
-    let server = McpServer::new(
-        Arc::clone(&registry),
-        PermissionContext::new(),
-        PermissionPipeline::new(PermissionMode::Default),
-    );
+    let server = McpServer::new(registry.executor());
     let (ours, theirs) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move { server.serve_io(ours).await });
     let (read, mut write) = tokio::io::split(theirs);

@@ -3,7 +3,10 @@
 //! wildcard matcher agrees with a naive one.
 
 use proptest::prelude::*;
-use registry_core::{ContentPattern, PermissionContent, PermissionRule};
+use registry_core::{
+    PermissionContent,
+    permission::{ContentPattern, PermissionRule},
+};
 
 /// The content pattern of a rule string.
 fn pattern_of(rule: &str) -> ContentPattern {

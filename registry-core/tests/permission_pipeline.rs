@@ -7,10 +7,15 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use registry_core::{
-    AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierError,
-    ClassifierRequest, DeniedBy, JudgeFuture, PermissionContent, PermissionContext,
-    PermissionDecision, PermissionMode, PermissionPipeline, PreparedCall, RuleBehavior, RuleSource,
-    SafetyClassifier, SafetyVerdict, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, tool,
+    PermissionContent, PermissionContext, PermissionDecision, PermissionMode, Tool, ToolBuilder,
+    ToolContext, ToolHandle, ToolOutput,
+    input::PreparedCall,
+    permission::{
+        AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierError,
+        ClassifierRequest, DeniedBy, JudgeFuture, PermissionPipeline, RuleBehavior, RuleSource,
+        SafetyClassifier, SafetyVerdict,
+    },
+    tool,
 };
 use schemas::ProbeInput;
 use serde_json::{Value, json};

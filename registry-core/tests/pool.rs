@@ -1,13 +1,16 @@
-//! Narrowing (`tools`), assembly (`assemble_tool_pool`) and the loose view
-//! (`merged_tools`), on a small catalog declared here.
+//! Narrowing (`ToolRegistry::tools`), assembly
+//! (`ToolRegistry::assemble_tool_pool`) and the loose view
+//! (`ToolRegistry::merged_tools`), on a small catalog declared here.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use registry_core::{
-    Flags, Mode, Partition, PermissionContext, RuleBehavior, RuleSource, Tool, ToolBuilder,
-    ToolContext, ToolHandle, ToolOutput, ToolRegistry, assemble_tool_pool, merged_tools, tool,
-    tools, try_all_base_tools,
+    Flags, PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
+    catalog::try_all_base_tools,
+    permission::{Mode, RuleBehavior, RuleSource},
+    pool::Partition,
+    tool,
 };
 
 /// Every tool's input is an object; the list refuses anything else.
@@ -104,11 +107,11 @@ fn whole_tool_deny_rules_remove_by_name_or_alias_but_content_rules_do_not() {
         .unwrap();
     cx.add_rule(RuleSource::Session, RuleBehavior::Allow, "repl")
         .unwrap();
-    assert_eq!(names(&tools(registry.base(), &cx)), ["read_file", "repl"]);
+    assert_eq!(names(&registry.tools(&cx)), ["read_file", "repl"]);
 
     let policy = PermissionContext::with_policy_rules(["cat"]).unwrap();
     assert_eq!(
-        names(&tools(registry.base(), &policy)),
+        names(&registry.tools(&policy)),
         ["repl", "run_command", "write_file"]
     );
 }
@@ -286,9 +289,8 @@ fn merged_tools_is_the_loose_union() {
             "a_plugin"
         ]
     );
-    let snapshot = registry.plugins().snapshot();
-    assert_eq!(merged_tools(registry.base(), &cx, &snapshot).len(), 6);
-    assert_eq!(assemble_tool_pool(registry.base(), &cx, &snapshot).len(), 5);
+    assert_eq!(registry.merged_tools(&cx).len(), 6);
+    assert_eq!(registry.assemble_tool_pool(&cx).len(), 5);
 }
 
 #[test]

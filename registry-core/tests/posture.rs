@@ -2,8 +2,9 @@
 //! declared value (literal and per input) honoured.
 
 use registry_core::{
-    Loading, PermissionDecision, PostureKind, ResultCap, SafetyPosture, Setting, Source, Tool,
-    ToolBuilder, ToolContext, ToolHandle, ToolOutput, tool,
+    PermissionDecision, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput,
+    declare::{Loading, PostureKind, ResultCap, SafetyPosture, Setting, Source},
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

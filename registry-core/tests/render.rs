@@ -13,10 +13,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use registry_core::{
-    AnthropicOptions, BaseTools, Flags, Loading, PermissionContext, PluginRegistry, Tool,
-    ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolPool, anthropic_tool, assemble_tool_pool,
-    mcp_tool_json, prompt_catalog_entry, to_canonical_pretty, to_canonical_string, tool,
-    try_all_base_tools,
+    Flags, PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
+    catalog::{BaseTools, try_all_base_tools},
+    declare::Loading,
+    pool::ToolPool,
+    render::{AnthropicOptions, anthropic_tool, mcp_tool_json, prompt_catalog_entry},
+    text::{to_canonical_pretty, to_canonical_string},
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -328,15 +331,15 @@ fn base() -> BaseTools {
 /// The golden pool. `reverse` registers the plugins in reverse order,
 /// which must not change a byte.
 fn golden_pool(reverse: bool) -> ToolPool {
-    let registry = PluginRegistry::new();
+    let registry = ToolRegistry::new(base());
     let mut tools = plugins();
     if reverse {
         tools.reverse();
     }
     for (owner, tool) in tools {
-        registry.register(owner, tool).unwrap().detach();
+        registry.plugins().register(owner, tool).unwrap().detach();
     }
-    assemble_tool_pool(&base(), &PermissionContext::new(), &registry.snapshot())
+    registry.assemble_tool_pool(&PermissionContext::new())
 }
 
 /// Every render of a pool, by golden file name.
@@ -648,10 +651,10 @@ fn builtin_prefixes(pool: &ToolPool) -> (String, String) {
 
 #[test]
 fn plugin_churn_never_changes_the_builtin_prefix() {
-    let base = base();
     let cx = PermissionContext::new();
-    let registry = PluginRegistry::new();
-    let assemble = || assemble_tool_pool(&base, &cx, &registry.snapshot());
+    let tools = ToolRegistry::new(base());
+    let registry = tools.plugins();
+    let assemble = || tools.assemble_tool_pool(&cx);
 
     let (anthropic, catalog) = builtin_prefixes(&assemble());
     let mut renders_seen =
@@ -767,13 +770,13 @@ fn schemas_are_generated_once_per_tool() {
     let before = SCHEMA_CALLS.load(Ordering::SeqCst);
     let base = try_all_base_tools(&Flags::new().with("counted")).unwrap();
     assert_eq!(SCHEMA_CALLS.load(Ordering::SeqCst) - before, 1);
-    let registry = PluginRegistry::new();
-    let pool = assemble_tool_pool(&base, &PermissionContext::new(), &registry.snapshot());
+    let registry = ToolRegistry::new(base);
+    let pool = registry.assemble_tool_pool(&PermissionContext::new());
     assert!(pool.get("counted").is_some());
     renders(&pool);
     renders(&pool);
     // Another pool over the same handles reuses their schemas.
-    let second = assemble_tool_pool(&base, &PermissionContext::new(), &registry.snapshot());
+    let second = registry.assemble_tool_pool(&PermissionContext::new());
     renders(&second);
     assert_eq!(SCHEMA_CALLS.load(Ordering::SeqCst) - before, 1);
 }

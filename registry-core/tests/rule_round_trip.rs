@@ -2,7 +2,7 @@
 //! rule: what a settings file or a log holds is what was meant.
 
 use proptest::prelude::*;
-use registry_core::{PermissionRule, RuleTarget};
+use registry_core::permission::{PermissionRule, RuleTarget};
 
 /// Names a tool can have, and the MCP forms, with edge-case characters.
 fn tool_name() -> impl Strategy<Value = String> {

@@ -5,14 +5,23 @@
 
 use std::sync::Arc;
 
-use registry_core::search::{
-    AutoDeferral, DeferralPolicy, Document, ProviderFormat, QueryError, ResultShape, SearchIndex,
-    TOOL_SEARCH_NAME, ToolSearch, ToolSearchError, ToolSearchIndex, ToolSearchScope,
+use registry_core::{
+    Executor, PermissionContext, ToolBuilder, ToolCall, ToolContext, ToolHandle, ToolOutput,
+    ToolRegistry,
+    catalog::{BaseTools, PluginGuard},
+    declare::{Loading, RemoteOrigin},
+    permission::{RuleBehavior, RuleSource},
+    pool::ToolPool,
+    render::AnthropicOptions,
+    session::Session,
 };
 use registry_core::{
-    AnthropicOptions, BaseTools, Executor, Loading, PermissionContext, PermissionMode,
-    PermissionPipeline, PluginGuard, RemoteOrigin, RuleBehavior, RuleSource, Session, ToolBuilder,
-    ToolCall, ToolContext, ToolHandle, ToolOutput, ToolPool, ToolRegistry,
+    render::ProviderFormat,
+    search::{
+        Document, QueryError, ResultShape, SearchIndex, TOOL_SEARCH_NAME, ToolSearch,
+        ToolSearchError, ToolSearchIndex, ToolSearchScope,
+    },
+    session::{AutoDeferral, DeferralPolicy},
 };
 use serde_json::{Value, json};
 
@@ -350,14 +359,11 @@ fn bad_input_is_a_typed_error() {
 
 fn executor(w: &World, pool: &ToolPool, session: &Arc<Session>, shape: ResultShape) -> Executor {
     let scope = w.scope(pool, session, shape);
-    Executor::new(
-        Arc::clone(&w.registry),
-        pool,
-        PermissionContext::new(),
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::clone(session),
-    )
-    .with_context(ToolContext::new().with(scope))
+    w.registry
+        .executor()
+        .session(Arc::clone(session))
+        .context(ToolContext::new().with(scope))
+        .build()
 }
 
 fn call(exec: &Executor, name: &str, args: Value) -> (bool, String) {
@@ -410,14 +416,8 @@ fn discovery_gate_through_the_executor() {
 #[test]
 fn tool_search_without_a_scope_says_so() {
     let w = world();
-    let pool = w.pool(&PermissionContext::new());
-    let exec = Executor::new(
-        Arc::clone(&w.registry),
-        &pool,
-        PermissionContext::new(),
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    );
+    let _pool = w.pool(&PermissionContext::new());
+    let exec = w.registry.executor().build();
     let (error, text) = call(&exec, TOOL_SEARCH_NAME, json!({ "query": "issue" }));
     assert!(error);
     assert!(

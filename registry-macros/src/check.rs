@@ -227,7 +227,7 @@ pub fn classifier_input_expr(expr: &Expr) -> TokenStream {
 /// type names `Access` through the crate path, as the user's own code may
 /// not have imported it.
 pub fn access_expr(expr: &Expr, krate: &syn::Path) -> TokenStream {
-    let ty = quote_spanned!(expr.span()=> fn(&Self::Input) -> #krate::Access);
+    let ty = quote_spanned!(expr.span()=> fn(&Self::Input) -> #krate::__private::Access);
     coerced(expr, &ty)
 }
 

@@ -1,7 +1,10 @@
 //! A tool that declares what each call touches: the access expression is
 //! bound to `fn(&Input) -> Access` where the user wrote it, and recorded
 //! with its text for the catalog lock.
-use registry_core::{tool, Access, Resource, Tool, ToolContext};
+use registry_core::{
+    Tool, ToolContext, access::{Access, Resource},
+    tool,
+};
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EditInput {
     path: String,
@@ -35,9 +38,11 @@ const _: () = {
                         Self::Input,
                     >(
                         {
-                            let checked: fn(&Self::Input) -> ::registry_core::Access = |
-                                i: &EditInput|
-                            Access::write(Resource::path(&i.path));
+                            let checked: fn(
+                                &Self::Input,
+                            ) -> ::registry_core::__private::Access = |i: &EditInput| Access::write(
+                                Resource::path(&i.path),
+                            );
                             checked
                         },
                         "|i: &EditInput| Access::write(Resource::path(&i.path))",

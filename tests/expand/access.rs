@@ -2,7 +2,7 @@
 //! bound to `fn(&Input) -> Access` where the user wrote it, and recorded
 //! with its text for the catalog lock.
 
-use registry_core::{tool, Access, Resource, Tool, ToolContext};
+use registry_core::{Tool, ToolContext, access::{Access, Resource}, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EditInput {

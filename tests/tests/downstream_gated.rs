@@ -5,7 +5,10 @@
 mod downstream_support;
 
 use downstream_support::{GATED_LIB, names};
-use registry_core::{CfgPredicate, Flags, Missing, try_all_base_tools};
+use registry_core::{
+    Flags,
+    catalog::{CfgPredicate, Missing, try_all_base_tools},
+};
 
 registry_core::link!(tools_gated);
 

@@ -5,7 +5,11 @@
 mod downstream_support;
 
 use downstream_support::{GATED_CLASH_LIB, GATED_LIB};
-use registry_core::{CatalogError, CfgPredicate, Flags, NameRole, try_all_base_tools};
+use registry_core::{
+    Flags,
+    catalog::{CatalogError, CfgPredicate, try_all_base_tools},
+    declare::NameRole,
+};
 
 registry_core::link!(tools_gated, tools_gated_clash);
 

@@ -6,7 +6,9 @@ mod downstream_support;
 
 use downstream_support::{ALPHA_EDIT, ALPHA_LIB, names};
 use registry_core::{
-    Flags, NameRole, PostureKind, ToolContext, all_base_tools, try_all_base_tools,
+    Flags, ToolContext,
+    catalog::try_all_base_tools,
+    declare::{NameRole, PostureKind},
 };
 use serde_json::json;
 
@@ -40,7 +42,10 @@ fn linked_tools_arrive_sorted_with_their_origins() {
     );
 
     // The panicking form builds the same list.
-    assert_eq!(names(&all_base_tools(&Flags::new())), names(&tools));
+    assert_eq!(
+        names(&try_all_base_tools(&Flags::new()).unwrap()),
+        names(&tools)
+    );
 }
 
 #[test]

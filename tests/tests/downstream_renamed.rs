@@ -5,7 +5,11 @@
 mod downstream_support;
 
 use downstream_support::{RENAMED_LIB, names};
-use registry_core::{Flags, NameRole, PostureKind, ResultCap, ToolContext, try_all_base_tools};
+use registry_core::{
+    Flags, ToolContext,
+    catalog::try_all_base_tools,
+    declare::{NameRole, PostureKind, ResultCap},
+};
 use serde_json::json;
 
 registry_core::link!(renamed_core_user);

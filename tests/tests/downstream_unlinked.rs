@@ -10,7 +10,11 @@
 mod downstream_support;
 
 use downstream_support::{BETA_LIB, BETA_SEARCH, names};
-use registry_core::{CatalogError, Flags, NameRole, try_all_base_tools};
+use registry_core::{
+    Flags,
+    catalog::{CatalogError, try_all_base_tools},
+    declare::NameRole,
+};
 
 registry_core::link!(tools_beta);
 

@@ -1,4 +1,4 @@
-use registry_core::{tool, Access, Resource, Tool, ToolContext};
+use registry_core::{Tool, ToolContext, access::{Access, Resource}, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EditInput {

@@ -30,11 +30,16 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use registry_core::{
-    AllowedBy, Approval, ApprovalRequest, Approver, Authorization, BaseTools, ClassifierError,
-    ClassifierRequest, DeniedBy, ExecEvent, Executor, Flags, JudgeFuture, PermissionContext,
-    PermissionDecision, PermissionMode, PermissionPipeline, PostureField, PostureValue,
-    RuleBehavior, RuleSource, SafetyClassifier, SafetyPosture, SafetyVerdict, Session, Source,
-    ToolCall, ToolContext, ToolRegistry, try_all_base_tools,
+    Flags, PermissionContext, PermissionDecision, PermissionMode, ToolCall, ToolContext,
+    ToolRegistry,
+    catalog::{BaseTools, try_all_base_tools},
+    declare::{PostureField, PostureValue, SafetyPosture, Source},
+    execute::ExecEvent,
+    permission::{
+        AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierError,
+        ClassifierRequest, DeniedBy, JudgeFuture, PermissionPipeline, RuleBehavior, RuleSource,
+        SafetyClassifier, SafetyVerdict,
+    },
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};
@@ -573,16 +578,14 @@ impl Approver for DemoApprover {
 async fn run_turn(tools: BaseTools, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let registry = Arc::new(ToolRegistry::new(tools));
     let rules = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&rules);
-    let executor = Executor::new(
-        registry,
-        &pool,
-        rules,
-        PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(DemoApprover)),
-        Arc::new(Session::new()),
-    )
-    .with_context(Sandbox::new(dir)?.context())
-    .with_access_root(dir);
+    let _pool = registry.assemble_tool_pool(&rules);
+    let executor = registry
+        .executor()
+        .permissions(rules)
+        .approver(Arc::new(DemoApprover))
+        .context(Sandbox::new(dir)?.context())
+        .access_root(dir)
+        .build();
 
     let calls = vec![
         ToolCall::new(

@@ -27,7 +27,8 @@ use std::sync::Arc;
 
 use registry_core::mcp::{HttpOptions, McpServer};
 use registry_core::{
-    Flags, PermissionContext, PermissionMode, PermissionPipeline, ToolRegistry, try_all_base_tools,
+    Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools,
+    permission::PermissionPipeline,
 };
 use registry_examples::Sandbox;
 
@@ -115,9 +116,13 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let registry = Arc::new(ToolRegistry::new(tools));
     let sandbox = Sandbox::new(&args.workspace)?;
     let pipeline = PermissionPipeline::new(args.mode).with_workspace(&args.workspace);
-    let mut server = McpServer::new(registry, PermissionContext::new(), pipeline)
-        .with_context(sandbox.context())
-        .with_server_info("registry-examples", env!("CARGO_PKG_VERSION"));
+    let mut server = McpServer::new(
+        registry
+            .executor()
+            .pipeline(pipeline)
+            .context(sandbox.context()),
+    )
+    .with_server_info("registry-examples", env!("CARGO_PKG_VERSION"));
     if let Some(page_size) = args.page_size {
         server = server.with_page_size(page_size);
     }

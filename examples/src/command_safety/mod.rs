@@ -16,7 +16,7 @@ pub use shell_reading::{
     is_destructive_command, is_read_only_command, read, read_paths,
 };
 
-use registry_core::{Access, Resource};
+use registry_core::access::{Access, Resource};
 
 /// The resources `command` touches, as far as its words tell: see
 /// [`reading_access`].

@@ -21,7 +21,9 @@ use std::io;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use registry_core::{
-    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, cap_error_text,
+    PermissionContent, PermissionDecision, Tool, ToolContext,
+    access::{Access, Resource},
+    text::cap_error_text,
     tool,
 };
 use schemars::JsonSchema;

@@ -30,7 +30,9 @@ use std::path::{Path, PathBuf};
 use globset::GlobSet;
 use regex::{Regex, RegexBuilder};
 use registry_core::{
-    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, cap_error_text,
+    PermissionContent, PermissionDecision, Tool, ToolContext,
+    access::{Access, Resource},
+    text::cap_error_text,
     tool,
 };
 use schemars::JsonSchema;

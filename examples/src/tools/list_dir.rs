@@ -17,7 +17,9 @@
 use std::io;
 
 use registry_core::{
-    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, tool,
+    PermissionContent, PermissionDecision, Tool, ToolContext,
+    access::{Access, Resource},
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

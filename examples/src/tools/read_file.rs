@@ -33,7 +33,9 @@ use std::io::{self, BufReader};
 use std::path::Path;
 
 use registry_core::{
-    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, tool,
+    PermissionContent, PermissionDecision, Tool, ToolContext,
+    access::{Access, Resource},
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

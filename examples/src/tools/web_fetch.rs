@@ -35,7 +35,7 @@
 //! are accepted, and `file:`, `ftp:` or credentials in the URL are refused
 //! with a clear error. A URL longer than [`MAX_URL_CHARS`] is refused too,
 //! and an error quotes the URL and its scheme through
-//! [`cap_error_text`](registry_core::cap_error_text): both come from the
+//! [`cap_error_text`](registry_core::text::cap_error_text): both come from the
 //! model and may be megabytes long, and the error goes back to it.
 
 use registry_core::tool;
@@ -82,7 +82,7 @@ pub struct WebFetchInput {
 pub const MAX_URL_CHARS: usize = 8 * 1024;
 
 /// Why `web_fetch` refused a URL. The URL and scheme quoted here are capped
-/// with [`cap_error_text`](registry_core::cap_error_text).
+/// with [`cap_error_text`](registry_core::text::cap_error_text).
 #[cfg(feature = "web")]
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WebFetchError {
@@ -214,7 +214,7 @@ pub fn parse_url(url: &str) -> Result<ParsedUrl, WebFetchError> {
 /// `text` as an error may quote it: capped, since the model wrote it.
 #[cfg(feature = "web")]
 fn shown(text: &str) -> String {
-    registry_core::cap_error_text(text).into_owned()
+    registry_core::text::cap_error_text(text).into_owned()
 }
 
 #[cfg(feature = "web")]
@@ -297,7 +297,7 @@ mod tests {
     /// long host, a malformed remainder, and a URL over the length limit.
     #[test]
     fn errors_quote_capped_text() {
-        let max = registry_core::MAX_ERROR_MESSAGE_CHARS;
+        let max = registry_core::text::MAX_ERROR_MESSAGE_CHARS;
         // Under the URL limit, over the quotation cap.
         let long = "x".repeat(MAX_URL_CHARS / 2);
         let cases = [

@@ -36,7 +36,9 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use registry_core::{
-    Access, PermissionContent, PermissionDecision, Resource, Tool, ToolContext, tool,
+    PermissionContent, PermissionDecision, Tool, ToolContext,
+    access::{Access, Resource},
+    tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,6 +1,16 @@
 //! Resource access: what each call reads and writes, so calls that
 //! provably touch different things share a batch, even when they write.
 //!
+//! A boolean posture serialises two edits of two different files, or two
+//! queries of two different databases, for no reason: a turn of ten edits
+//! takes ten times as long as it needs to. A tool that declares
+//! `access = |i: &Input| Access::write(Resource::path(&i.path))` says what
+//! each call touches instead, and that is how two edits by an `edit_file`
+//! that is not concurrency-safe share a batch. The declaration is a
+//! promise to name *everything* a call touches, process-wide state
+//! included (use a [`Resource::named`] key or [`Access::everything`]);
+//! once declared it decides batching, whatever `concurrency_safe` says.
+//!
 //! Owns the typed keys ([`Resource`]: a namespace per kind, paths
 //! normalised lexically and canonicalised where they exist, hierarchical
 //! so a directory covers its files), the per-call set of reads and writes

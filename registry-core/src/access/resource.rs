@@ -43,7 +43,7 @@ impl fmt::Display for Namespace {
 /// runs on every declared access before planning.
 ///
 /// ```
-/// use registry_core::Resource;
+/// use registry_core::access::Resource;
 ///
 /// assert_eq!(Resource::path("./a/../a/b"), Resource::path("a//b/"));
 /// assert!(Resource::path("a").covers(&Resource::path("a/b.txt")));

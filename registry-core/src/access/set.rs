@@ -82,14 +82,14 @@ impl fmt::Display for Touch {
 /// Everything one call reads and writes.
 ///
 /// A tool declares it per call with `#[tool(access = ...)]` (or
-/// [`ToolBuilder::access`](crate::ToolBuilder::access)); two calls whose
+/// [`ToolBuilder::access`](crate::declare::ToolBuilder::access)); two calls whose
 /// accesses do not conflict may share a batch even when they write. A tool
 /// that declares nothing keeps the boolean rule, in these terms: a
 /// concurrency-safe call [reads everything](Self::read_everything), any
 /// other call [writes everything](Self::everything) and runs alone.
 ///
 /// ```
-/// use registry_core::{Access, Resource};
+/// use registry_core::access::{Access, Resource};
 ///
 /// let edit_a = Access::write(Resource::path("/w/a.rs"));
 /// let edit_b = Access::write(Resource::path("/w/b.rs"));

@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::call::ToolCallResult;
-use crate::output::ToolOutput;
-use crate::posture::ResultCap;
+use crate::declare::output::ToolOutput;
+use crate::declare::posture::ResultCap;
 
 /// The id part of a spill file name keeps at most this many characters.
 const MAX_ID_CHARS: usize = 48;

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::Path;
 
 use crate::access::Access;
-use crate::handle::PreparedCall;
+use crate::input::handle::PreparedCall;
 
 /// How one call may be dispatched, decided on its parsed input. A posture
 /// expression that panicked answers the strict way (not concurrency-safe,

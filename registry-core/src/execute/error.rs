@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use crate::error::{ToolError, cap_error_text};
 use crate::pool::Removed;
+use crate::{input::ToolError, text::cap_error_text};
 
 /// Why one call failed. Its `Display` is the text the model reads.
 #[derive(Debug, thiserror::Error)]

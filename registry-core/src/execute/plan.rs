@@ -13,7 +13,7 @@ use std::num::NonZeroUsize;
 
 use super::classify::CallClass;
 use crate::access::{Access, Conflict, Footprint};
-use crate::handle::ToolHandle;
+use crate::input::handle::ToolHandle;
 
 /// One call as the planner sees it.
 #[derive(Debug, Clone)]

@@ -12,10 +12,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::error::CallError;
-use super::session::Session;
-use crate::handle::ToolHandle;
+use crate::input::handle::ToolHandle;
 use crate::permission::PermissionContext;
 use crate::pool::{Partition, PoolEntry, ToolPool, ToolRegistry};
+use crate::session::Session;
 
 /// FNV-1a: the index is hashed once per call, on a name of a few bytes,
 /// where SipHash's setup costs more than the lookup. The keys are the

@@ -22,18 +22,17 @@ use super::classify::{CallClass, Classified, classify};
 use super::config::ExecutorConfig;
 use super::error::CallError;
 use super::events::ExecEvent;
-use super::metrics::ToolMetrics;
-use super::modifier::{ContextModifier, SessionState};
-use super::plan::{AccessRule, Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
+use super::plan::{Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
 use super::resolve::{PoolIndex, Resolved, resolve, still_registered};
-use super::session::Session;
 use crate::access::Access;
-use crate::context::{CallCancel, CallScope, ToolContext};
-use crate::error::cap_error_text;
-use crate::handle::{CatchUnwind, PreparedCall, ToolHandle};
-use crate::output::ToolOutput;
+use crate::declare::context::{CallCancel, CallScope, ProgressSink, ToolContext};
+use crate::declare::output::ToolOutput;
+use crate::input::handle::{CatchUnwind, PreparedCall, ToolHandle};
 use crate::permission::{Authorization, DeniedBy, PermissionContext, PermissionPipeline};
 use crate::pool::{ToolPool, ToolRegistry};
+use crate::session::metrics::ToolMetrics;
+use crate::session::{ContextModifier, Session, SessionState};
+use crate::text::cap_error_text;
 
 /// Runs a model's turn of tool calls against one pool.
 ///
@@ -59,7 +58,7 @@ use crate::pool::{ToolPool, ToolRegistry};
 ///    modifiers are applied after each batch in call order, and the turn's
 ///    output budget is applied at the end.
 pub struct Executor {
-    registry: Arc<ToolRegistry>,
+    registry: ToolRegistry,
     index: PoolIndex,
     permissions: PermissionContext,
     pipeline: PermissionPipeline,
@@ -120,66 +119,31 @@ struct Outcome {
 }
 
 impl Executor {
-    /// An executor for `pool` (this turn's tools), with `registry` for
-    /// alias lookup and explanations, `permissions` (the current rules,
-    /// re-checked per call) and `pipeline` deciding each call, in
-    /// `session`.
-    pub fn new(
-        registry: Arc<ToolRegistry>,
-        pool: &ToolPool,
-        permissions: PermissionContext,
-        pipeline: PermissionPipeline,
-        session: Arc<Session>,
-    ) -> Self {
-        let config = ExecutorConfig::default();
-        Executor {
+    /// The executor [`ExecutorBuilder::build`](super::ExecutorBuilder::build)
+    /// makes: `pool` indexed once, everything else as the builder says.
+    pub(super) fn from_parts(parts: super::builder::Parts, pool: &ToolPool) -> Self {
+        let super::builder::Parts {
             registry,
+            permissions,
+            pipeline,
+            session,
+            config,
+            context,
+            rule,
+            access_root,
+        } = parts;
+        Executor {
             index: PoolIndex::new(pool),
+            registry,
             permissions,
             pipeline,
             session,
             cap: cap_config(&config),
             config,
-            context: ToolContext::new(),
-            rule: Arc::new(AccessRule),
-            access_root: None,
+            context,
+            rule,
+            access_root,
         }
-    }
-
-    /// Replaces the configuration.
-    pub fn with_config(mut self, config: ExecutorConfig) -> Self {
-        self.cap = cap_config(&config);
-        self.config = config;
-        self
-    }
-
-    /// The context every call's `ToolContext` starts from (the runtime's
-    /// typed extensions).
-    pub fn with_context(mut self, context: ToolContext) -> Self {
-        self.context = context;
-        self
-    }
-
-    /// Replaces the rule that decides which calls share a batch.
-    pub fn with_conflict_rule(mut self, rule: Arc<dyn ConflictRule>) -> Self {
-        self.rule = rule;
-        self
-    }
-
-    /// The directory relative paths in declared accesses are anchored at
-    /// before calls are compared: the root your tools resolve their own
-    /// relative paths against (a sandbox or workspace root); a relative
-    /// root is taken from the process's working directory.
-    ///
-    /// Unset, the [working directory](ToolContext::with_working_dir) of
-    /// the executor's context is used; with neither, the executor cannot
-    /// know what a relative path names, so a call that declares one
-    /// conflicts with every call touching any path (absolute paths still
-    /// compare). Set it wrong and two names of one
-    /// file can look disjoint: give the root the tools themselves use.
-    pub fn with_access_root(mut self, root: impl Into<PathBuf>) -> Self {
-        self.access_root = Some(root.into());
-        self
     }
 
     /// The access root, or else the context's working directory: the one
@@ -468,17 +432,22 @@ impl Executor {
         // future ends or is dropped (a timeout or a dropped turn included),
         // so work the tool spawned with it cannot outlive the call and
         // overlap the next one.
+        let id: Arc<str> = Arc::from(slot.id.as_str());
+        let events = state.events.clone();
+        let progress = events
+            .clone()
+            .map(|events| progress_sink(events, index, &id));
         let scope = Arc::new(CallScope {
             index,
-            id: Arc::from(slot.id.as_str()),
+            id,
             cancel: CallCancel::new(token.cloned()),
-            events: state.events.clone(),
+            progress,
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
         });
         let stop = CancelOnDrop(Arc::clone(&scope));
         let owner = slot.owner.clone();
-        self.run_call(index, call, owner, scope, stop)
+        self.run_call(index, call, owner, scope, events, stop)
             .instrument(slot.span.clone())
     }
 
@@ -531,17 +500,21 @@ impl Executor {
         call: PreparedCall,
         owner: Option<Arc<str>>,
         scope: Arc<CallScope>,
+        events: Option<UnboundedSender<ExecEvent>>,
         stop: CancelOnDrop,
     ) -> Outcome {
         let _stop = stop;
-        if let Some(events) = &scope.events {
+        if let Some(events) = &events {
             let _ = events.send(ExecEvent::Started {
                 index,
                 id: scope.id.to_string(),
             });
         }
         let cx = self.context.for_call(Arc::clone(&scope));
-        let (result, ran) = match self.check(&call, owner.as_deref(), &scope, &cx).await {
+        let (result, ran) = match self
+            .check(&call, owner.as_deref(), &scope, events.as_ref(), &cx)
+            .await
+        {
             Ok(()) => (self.invoke(call, &scope, &cx).await, true),
             Err(err) => (Err(err), false),
         };
@@ -565,6 +538,7 @@ impl Executor {
         call: &PreparedCall,
         owner: Option<&str>,
         scope: &CallScope,
+        events: Option<&UnboundedSender<ExecEvent>>,
         cx: &ToolContext,
     ) -> Result<(), CallError> {
         call.validate(cx)?;
@@ -590,7 +564,7 @@ impl Executor {
             // The pipeline catches the hooks it calls; this is the last
             // line: a panic anywhere in it fails closed. The approver is
             // the one piece of runtime code it awaits, so it is blamed.
-            let message = crate::panic_message(payload.as_ref());
+            let message = crate::text::panic_message(payload.as_ref());
             tracing::error!(%message, "the permission pipeline panicked");
             Authorization::Denied {
                 by: DeniedBy::Approver,
@@ -600,7 +574,7 @@ impl Executor {
                 ),
             }
         });
-        if let Some(events) = &scope.events {
+        if let Some(events) = events {
             let _ = events.send(ExecEvent::Permission {
                 index: scope.index,
                 id: scope.id.to_string(),
@@ -675,6 +649,20 @@ fn cap_config(config: &ExecutorConfig) -> CapConfig {
 
 /// Reports every call as queued, with the batch it will run in, and the
 /// calls refused before planning as finished.
+/// Where a call's [`ToolContext::progress`] goes when the turn is
+/// streamed: an [`ExecEvent::Progress`] naming the call. A closed channel
+/// means the UI went away; the call goes on.
+fn progress_sink(events: UnboundedSender<ExecEvent>, index: usize, id: &Arc<str>) -> ProgressSink {
+    let id = Arc::clone(id);
+    Box::new(move |message| {
+        let _ = events.send(ExecEvent::Progress {
+            index,
+            id: id.to_string(),
+            message,
+        });
+    })
+}
+
 fn queued(events: &UnboundedSender<ExecEvent>, plan: &Plan, slots: &[Slot]) {
     let mut batch_of: Vec<Option<usize>> = vec![None; slots.len()];
     for (b, batch) in plan.batches.iter().enumerate() {

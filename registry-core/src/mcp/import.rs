@@ -21,11 +21,11 @@ use super::McpError;
 use super::child::{Child, ChildConfig, StderrTo};
 use super::naming::{imported_description, imported_tool_name, server_segment};
 use super::trust::{ImportedPosture, check_schema_shape, loading_from_meta};
-use crate::builder::{BoxError, ToolBuilder};
-use crate::definition::RemoteOrigin;
-use crate::output::ToolOutput;
-use crate::permission::PermissionContent;
-use crate::plugins::PluginRegistry;
+use crate::catalog::plugins::PluginRegistry;
+use crate::declare::PermissionContent;
+use crate::declare::builder::{BoxError, ToolBuilder};
+use crate::declare::definition::RemoteOrigin;
+use crate::declare::output::ToolOutput;
 
 /// A call to an imported tool that has not answered after this long
 /// fails (unless configured otherwise).
@@ -340,7 +340,7 @@ struct ImportState {
     /// Imported name → the server's definition as listed, and the handle
     /// built from it: a refresh that lists the same definition keeps the
     /// handle, so nothing that holds it notices.
-    definitions: BTreeMap<String, (Value, crate::ToolHandle)>,
+    definitions: BTreeMap<String, (Value, crate::input::ToolHandle)>,
 }
 
 /// The live connection calls go through.
@@ -912,7 +912,7 @@ impl Shared {
         // One atomic swap: calls resolved against the old set keep
         // working for every tool that is still offered.
         for err in self.registry.replace_owner(self.owner.as_str(), handles) {
-            let crate::plugins::PluginError::InputNotObject { tool: name, .. } = &err;
+            let crate::catalog::plugins::PluginError::InputNotObject { tool: name, .. } = &err;
             definitions.remove(name);
             let remote = tools.remove(name).unwrap_or_else(|| name.clone());
             refused.push(RefusedTool {
@@ -932,7 +932,7 @@ impl Shared {
         self: &Arc<Self>,
         tool: &Tool,
         taken: &BTreeMap<String, String>,
-    ) -> Result<(String, crate::ToolHandle), String> {
+    ) -> Result<(String, crate::input::ToolHandle), String> {
         let remote = tool.name.to_string();
         let name = imported_tool_name(&self.server, &remote);
         if let Some(other) = taken.get(&name) {
@@ -965,9 +965,9 @@ impl Shared {
             // Content rules (`mcp__srv__tool(...)`) see the arguments as
             // canonical JSON: the same text for the same arguments.
             .permission_content(|args| {
-                Some(PermissionContent::text(
-                    crate::canonical::to_canonical_string(args),
-                ))
+                Some(PermissionContent::text(crate::text::to_canonical_string(
+                    args,
+                )))
             });
         builder = posture.apply(builder);
         // The descriptive hints are believed as the safety ones are: only
@@ -1024,7 +1024,7 @@ impl Shared {
         &self,
         remote: &str,
         args: Value,
-        cx: &crate::ToolContext,
+        cx: &crate::declare::ToolContext,
     ) -> Result<ToolOutput, BoxError> {
         let Some(link) = self.link() else {
             return Err(format!("MCP server `{}` is not connected", self.server).into());
@@ -1152,7 +1152,7 @@ struct ProgressRoutes {
 }
 
 struct Route {
-    cx: crate::ToolContext,
+    cx: crate::declare::ToolContext,
     heard: Arc<tokio::sync::Notify>,
 }
 
@@ -1184,7 +1184,11 @@ impl ProgressRoutes {
         self.routes.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn watch(&self, token: rmcp::model::ProgressToken, cx: crate::ToolContext) -> Watched<'_> {
+    fn watch(
+        &self,
+        token: rmcp::model::ProgressToken,
+        cx: crate::declare::ToolContext,
+    ) -> Watched<'_> {
         let heard = Arc::new(tokio::sync::Notify::new());
         self.lock().insert(
             token.clone(),
@@ -1238,7 +1242,7 @@ fn result_text(result: &CallToolResult) -> String {
                 .is_some_and(|value| &value == structured)
         });
         if !already {
-            let json = crate::canonical::to_canonical_pretty(structured);
+            let json = crate::text::to_canonical_pretty(structured);
             parts.push(if parts.is_empty() {
                 json
             } else {
@@ -1298,7 +1302,7 @@ fn block_text(block: &rmcp::model::ContentBlock) -> String {
         }
         other => format!(
             "[{other} content: {}]",
-            crate::canonical::to_canonical_string(&value)
+            crate::text::to_canonical_string(&value)
         ),
     }
 }

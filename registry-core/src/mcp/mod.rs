@@ -1,12 +1,33 @@
-//! MCP both ways (feature `mcp`): serve a tool pool as an MCP server, and
-//! import MCP servers' tools as plugins. Built on `rmcp`, the official
-//! Rust SDK, over stdio, child processes and streamable HTTP.
+//! MCP both ways (feature `mcp`, off by default:
+//! `registry-core = { version = "0.1", features = ["mcp"] }`): serve a
+//! tool pool as an MCP server, and import MCP servers' tools as plugins.
+//! Built on `rmcp`, the official Rust SDK, over stdio, child processes and
+//! streamable HTTP; tested against the official Python and TypeScript
+//! SDKs and `server-everything`.
+//!
+//! ```no_run
+//! use registry_core::mcp::{HttpOptions, McpImport, McpServer, McpServerConfig};
+//! use registry_core::{Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let registry = ToolRegistry::new(try_all_base_tools(&Flags::new())?);
+//! // Another server's tools join this registry as plugins, `mcp__notes__*`...
+//! let notes = McpServerConfig::command("notes", "notes-mcp", ["--stdio"]);
+//! let _import = McpImport::connect(registry.plugins(), notes).await?;
+//! // ...and the whole pool is served, every call through the executor.
+//! let server = McpServer::new(registry.executor().mode(PermissionMode::Default));
+//! let addr = "127.0.0.1:8080".parse()?;
+//! let _http = server.serve_http(HttpOptions::new(addr).bearer_token("secret")).await?;
+//! server.serve_stdio().await?;
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! # Serving
 //!
 //! [`McpServer`] answers `tools/list` with the MCP render of the pool
-//! ([`ToolPool::render_mcp_tools_list`](crate::ToolPool::render_mcp_tools_list),
-//! paginated) and runs `tools/call` through the [`Executor`](crate::Executor),
+//! ([`ToolPool::render_mcp_tools_list`](crate::pool::ToolPool::render_mcp_tools_list),
+//! paginated) and runs `tools/call` through the [`Executor`](crate::execute::Executor),
 //! so deny rules, the permission mode, caps and timeouts apply exactly as
 //! for a model's own calls. Serve it with [`McpServer::serve_stdio`],
 //! [`McpServer::serve_io`] or [`McpServer::serve_http`] (optionally behind
@@ -16,11 +37,11 @@
 //!
 //! [`McpImport::connect`] reaches a server ([`McpServerConfig::command`],
 //! [`McpServerConfig::http`]), lists every page of its tools and registers
-//! each in a [`PluginRegistry`](crate::PluginRegistry) owned by the server:
+//! each in a [`PluginRegistry`](crate::catalog::PluginRegistry) owned by the server:
 //!
 //! - named `mcp__<server>__<tool>`, made safe for every provider by
 //!   [`imported_tool_name`] (the server's own name is kept for the call,
-//!   [`RemoteOrigin`](crate::RemoteOrigin));
+//!   [`RemoteOrigin`](crate::declare::RemoteOrigin));
 //! - described by the server's description, cut at
 //!   [`MAX_DESCRIPTION_CHARS`] with a marker;
 //! - with the strictest posture unless the server is configured as
@@ -47,7 +68,7 @@
 //!
 //! # What this module never does
 //!
-//! Decide permissions (the executor and its pipeline do), trust a remote
+//! Never does: decide permissions (the executor and its pipeline do), trust a remote
 //! server's hints unless told to, or let `rmcp` types into its public
 //! signatures: everything here takes and returns this crate's types and
 //! tokio streams.

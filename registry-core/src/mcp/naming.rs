@@ -12,7 +12,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::naming::MAX_NAME_LEN;
+use crate::declare::naming::MAX_NAME_LEN;
 
 /// The longest server segment kept before it is shortened with a hash, so
 /// a long server name still leaves room for its tools' names.
@@ -108,7 +108,7 @@ pub fn server_segment(server: &str) -> String {
 /// characters replaced and, when anything was replaced or the whole would
 /// pass 64 characters, a hash of the original server and tool names
 /// appended (the name is cut to make room). The result always satisfies
-/// [`validate_name`](crate::validate_name), and two different originals
+/// [`validate_name`](crate::declare::validate_name), and two different originals
 /// never share a result unless their 32-bit hashes collide, which import
 /// then reports instead of registering a second tool under one name.
 ///
@@ -168,7 +168,7 @@ pub fn imported_description(server: &str, tool: &str, description: &str) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::naming::validate_name;
+    use crate::declare::naming::validate_name;
 
     #[test]
     fn hostile_names_always_validate_and_never_collide() {

@@ -16,10 +16,11 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::McpError;
-use crate::context::ToolContext;
-use crate::execute::{Executor, ExecutorConfig, Session, ToolCall};
+use crate::declare::context::ToolContext;
+use crate::execute::{Executor, ExecutorBuilder, ExecutorConfig, ToolCall};
 use crate::permission::{PermissionContext, PermissionPipeline};
 use crate::pool::{ToolPool, ToolRegistry};
+use crate::session::Session;
 
 /// Tools per `tools/list` page unless configured.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -45,7 +46,7 @@ const CURSOR_PREFIX: &str = "offset:";
 /// - `tools/call` is one executor turn of one call: deny rules, the
 ///   permission mode, caps and timeouts apply, and an `Ask` with no
 ///   approver is an error result saying approval is needed. A typed
-///   output ([`mcp_output_schema`](crate::mcp_output_schema)) also
+///   output ([`mcp_output_schema`](crate::render::mcp_output_schema)) also
 ///   returns `structuredContent` (not when the text was cut to its cap:
 ///   a cut value is not a valid one).
 /// - `notifications/tools/list_changed` goes to every client when the
@@ -71,7 +72,7 @@ struct Settings {
 /// What every clone shares: the registry, the permission context and the
 /// listing cached for it.
 struct Shared {
-    registry: Arc<ToolRegistry>,
+    registry: ToolRegistry,
     permissions: RwLock<Arc<PermissionContext>>,
     /// Moves with every permission change; a view built under an older
     /// value is stale.
@@ -98,15 +99,25 @@ impl std::fmt::Debug for McpServer {
 }
 
 impl McpServer {
-    /// A server for `registry` under `permissions`, deciding calls with
-    /// `pipeline`. Defaults: [`ExecutorConfig::default`], pages of
-    /// [`DEFAULT_PAGE_SIZE`], this crate's name and version as the
-    /// server's `serverInfo`.
-    pub fn new(
-        registry: Arc<ToolRegistry>,
-        permissions: PermissionContext,
-        pipeline: PermissionPipeline,
-    ) -> Self {
+    /// A server running calls as `executor` would: its registry, its
+    /// permission context (the listed pool is assembled under it), its
+    /// pipeline (mode, approver, classifier), its configuration and its
+    /// context.
+    ///
+    /// ```
+    /// # use registry_core::{Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools};
+    /// # let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+    /// let server = registry_core::mcp::McpServer::new(registry.executor().mode(PermissionMode::Plan));
+    /// ```
+    ///
+    /// Each connection gets its own fresh [`Session`] (discoveries and
+    /// session state never leak between clients), so a session given to
+    /// the builder is not used; nor is its conflict rule or access root,
+    /// since every `tools/call` is a turn of one call. Pages hold
+    /// [`DEFAULT_PAGE_SIZE`] tools and `serverInfo` names this crate until
+    /// configured otherwise.
+    pub fn new(executor: ExecutorBuilder) -> Self {
+        let (registry, permissions, pipeline, config, context) = executor.into_server_parts();
         McpServer {
             shared: Arc::new(Shared {
                 registry,
@@ -116,8 +127,8 @@ impl McpServer {
             }),
             settings: Arc::new(Settings {
                 pipeline,
-                config: ExecutorConfig::default(),
-                context: ToolContext::new(),
+                config,
+                context,
                 page_size: NonZeroUsize::new(DEFAULT_PAGE_SIZE).unwrap_or(NonZeroUsize::MIN),
                 info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
             }),
@@ -129,16 +140,6 @@ impl McpServer {
     fn configure(mut self, f: impl FnOnce(&mut Settings)) -> Self {
         f(Arc::make_mut(&mut self.settings));
         self
-    }
-
-    /// Replaces the executor configuration (timeouts, caps, concurrency).
-    pub fn with_executor_config(self, config: ExecutorConfig) -> Self {
-        self.configure(|settings| settings.config = config)
-    }
-
-    /// The context every call's `ToolContext` starts from.
-    pub fn with_context(self, context: ToolContext) -> Self {
-        self.configure(|settings| settings.context = context)
     }
 
     /// Tools per `tools/list` page.
@@ -266,7 +267,7 @@ impl McpServer {
 /// render.
 ///
 /// The render writes each tool in MCP wire order, the order rmcp's `Tool`
-/// serialises its fields (see [`crate::mcp_tool_json`]), and the schemas
+/// serialises its fields (see [`crate::render::mcp_tool_json`]), and the schemas
 /// in sorted order, which is what `serde_json`'s map writes (and, were its
 /// `preserve_order` feature on, what parsing sorted text preserves). So
 /// serialising these tools again writes the render's bytes: what the
@@ -295,7 +296,7 @@ fn listed_tools(pool: &ToolPool) -> Arc<[Tool]> {
                     tracing::error!(tool = handle.name(), %err, "tool left out of tools/list");
                 })
                 .ok()?;
-            if serde_json::to_string(&tool).ok() != Some(crate::mcp_tool_json(handle)) {
+            if serde_json::to_string(&tool).ok() != Some(crate::render::mcp_tool_json(handle)) {
                 tracing::warn!(
                     tool = handle.name(),
                     "tools/list sends this tool in rmcp's field order, not the render's bytes"
@@ -334,15 +335,15 @@ impl Connection {
             self.session.discover(tool.name());
         }
         let executor = Arc::new(
-            Executor::new(
-                Arc::clone(&shared.registry),
-                &view.pool,
-                (*view.permissions).clone(),
-                settings.pipeline.clone(),
-                Arc::clone(&self.session),
-            )
-            .with_config(settings.config.clone())
-            .with_context(settings.context.clone()),
+            shared
+                .registry
+                .executor()
+                .permissions((*view.permissions).clone())
+                .pipeline(settings.pipeline.clone())
+                .session(Arc::clone(&self.session))
+                .config(settings.config.clone())
+                .context(settings.context.clone())
+                .build_for(&view.pool),
         );
         *slot = Some((Arc::clone(&view), Arc::clone(&executor)));
         (view, executor)
@@ -350,7 +351,7 @@ impl Connection {
 
     /// Runs one `tools/call` through the executor. When the client sent a
     /// progress token, what the tool reports through
-    /// [`ToolContext::progress`](crate::ToolContext::progress) goes back to
+    /// [`ToolContext::progress`](crate::declare::ToolContext::progress) goes back to
     /// it as `notifications/progress`.
     async fn call(
         &self,
@@ -369,7 +370,7 @@ impl Connection {
                 let forward = async move {
                     let mut step = 0u32;
                     while let Some(event) = heard.recv().await {
-                        if let crate::ExecEvent::Progress { message, .. } = event {
+                        if let crate::execute::ExecEvent::Progress { message, .. } = event {
                             step += 1;
                             let note = rmcp::model::ProgressNotificationParam::new(
                                 token.clone(),
@@ -429,9 +430,9 @@ impl Connection {
 /// The structured value of a typed result: its text is that value's JSON
 /// (see `Json<T>`), unless it was cut or spilled. Looked up by the name
 /// the client sent: an alias gets no structured value, only the text.
-fn structured(view: &View, name: &str, result: &crate::ToolCallResult) -> Option<Value> {
+fn structured(view: &View, name: &str, result: &crate::execute::ToolCallResult) -> Option<Value> {
     let tool = view.pool.get(name)?;
-    crate::mcp_output_schema(tool)?;
+    crate::render::mcp_output_schema(tool)?;
     if result.spilled_to().is_some() {
         return None;
     }

@@ -8,8 +8,8 @@
 
 use serde_json::Value;
 
-use crate::builder::ToolBuilder;
-use crate::posture::Loading;
+use crate::declare::builder::ToolBuilder;
+use crate::declare::posture::Loading;
 
 /// The `_meta` key a server sets to `true` on a tool that must not be
 /// deferred (the convention Anthropic's clients read). Any other value,
@@ -99,7 +99,7 @@ pub(crate) fn loading_from_meta(meta: Option<&serde_json::Map<String, Value>>) -
 /// object schema a provider reads are well-formed (`properties` an object
 /// of schemas, `required` a list of names). `Err` says what is wrong.
 pub(crate) fn check_schema_shape(schema: &Value) -> Result<(), String> {
-    crate::schema::require_object_schema(schema).map_err(|err| err.to_string())?;
+    crate::declare::require_object_schema(schema).map_err(|err| err.to_string())?;
     if let Some(properties) = schema.get("properties") {
         let Value::Object(properties) = properties else {
             return Err(format!("`properties` is {properties}, not an object"));

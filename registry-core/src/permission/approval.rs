@@ -47,7 +47,7 @@ pub struct ApprovalRequest {
 /// A panic while asking counts as a denial: no approval was given.
 ///
 /// ```
-/// use registry_core::{Approval, ApprovalRequest, Approver, JudgeFuture};
+/// use registry_core::permission::{Approval, ApprovalRequest, Approver, JudgeFuture};
 ///
 /// /// Approves listings, refuses the rest.
 /// struct ListingsOnly;

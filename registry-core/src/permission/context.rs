@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::rule::{PermissionRule, RuleError};
-use crate::error::ContextError;
+use crate::permission::ContextError;
 
 /// Where a rule came from. Policy rules are set by an administrator and
 /// cannot be changed through the context.
@@ -144,7 +144,7 @@ impl Mode {
 /// The mode and the rules, by source.
 ///
 /// ```
-/// use registry_core::{PermissionContext, RuleBehavior, RuleSource};
+/// use registry_core::{PermissionContext, permission::{RuleBehavior, RuleSource}};
 ///
 /// let mut cx = PermissionContext::with_policy_rules(["mcp__untrusted"]).unwrap();
 /// cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "run_command").unwrap();

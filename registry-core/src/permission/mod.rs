@@ -1,20 +1,122 @@
-//! Permissions: what a tool may say about one call ([`PermissionDecision`]),
-//! the rules a runtime holds ([`PermissionRule`]), the context that groups
-//! them by source with the active pool-filtering [`Mode`], and the
-//! [`PermissionPipeline`] that decides each call at execution.
+//! Permissions: the rules a runtime holds ([`PermissionRule`]), the
+//! context that groups them by source with the active pool-filtering
+//! [`Mode`], and the [`PermissionPipeline`] that decides each call at
+//! execution. What a tool itself says about a call
+//! ([`PermissionDecision`](crate::declare::PermissionDecision),
+//! [`PermissionContent`](crate::declare::PermissionContent)) is part of its
+//! declaration, in [`declare`](crate::declare).
 //!
 //! One file per job: `rule` parses rule strings, `context` holds them,
-//! `content` holds a call's content (a command read once, a path),
 //! `pattern` parses `Tool(content)` patterns, `reach` says how far a
 //! pattern reaches into a call's content (covers, misses, or cannot tell),
 //! `mode` is the general policy for delegated calls, `approval` the
 //! runtime-supplied judges, `pipeline` the order in which all of it is
-//! consulted. Nothing here runs a tool.
+//! consulted, `error` a refused change to the context.
+//!
+//! Never does: run a tool, assemble a pool (the [`pool`](crate::pool)
+//! stage reads a context to narrow one), or decide on raw text what the
+//! shell or the OS will read differently (commands are read by
+//! [`shell_reading`], paths resolved by [`path`](crate::path)).
+//!
+//! # Deciding each call: the permission pipeline
+//!
+//! Assembly removed whole tools; at execution a [`PermissionPipeline`]
+//! decides each parsed call against the *current* [`PermissionContext`]:
+//! deny rules, then ask rules, then allow rules (`Tool`, `Tool(content)`,
+//! `mcp__server`), the tool's own [`check_permissions`](crate::Tool::check_permissions)
+//! (its `Deny` always holds), and for what the tool delegates, the session's
+//! [`PermissionMode`] (`default`, `accept_edits`, `plan`, `bypass`,
+//! `dont_ask`, `auto`). An ask goes to the runtime's [`Approver`]; with none,
+//! it is a deny whose reason says approval was needed. Content rules match
+//! what the tool names with [`Tool::permission_content`](crate::Tool::permission_content) (a path, a
+//! command); a tool that names nothing fails closed. The full order is in
+//! the [`PermissionPipeline`] module docs.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use registry_core::{
+//!     PermissionContext, PermissionMode, ToolBuilder, ToolContext, ToolOutput,
+//!     permission::{AllowedBy, Approval, ApprovalRequest, Approver, Authorization, DeniedBy, JudgeFuture, PermissionPipeline},
+//! };
+//!
+//! /// Says "always" to everything (a real one asks a person).
+//! struct Yes;
+//! impl Approver for Yes {
+//!     fn approve<'a>(&'a self, _: &'a ApprovalRequest) -> JudgeFuture<'a, Approval> {
+//!         Box::pin(async { Approval::AllowAlways })
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let deploy = ToolBuilder::new("deploy", "Deploy the site.")
+//!     .build(|_, _| async { Ok(ToolOutput::text("deployed")) })
+//!     .unwrap();
+//! let call = deploy.prepare(serde_json::json!({})).unwrap();
+//! let (cx, tool_cx) = (PermissionContext::new(), ToolContext::new());
+//!
+//! // Not read-only: the default mode asks, and nobody can answer.
+//! let alone = PermissionPipeline::new(PermissionMode::Default);
+//! let answer = alone.authorize(&cx, &call, "call_1", &tool_cx).await;
+//! assert!(matches!(answer, Authorization::Denied { by: DeniedBy::NoApprover, .. }));
+//!
+//! // With an approver, "always" grants the tool for the rest of the session.
+//! let asked = PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(Yes));
+//! let first = asked.authorize(&cx, &call, "call_2", &tool_cx).await;
+//! assert_eq!(first, Authorization::Allowed { by: AllowedBy::Approver });
+//! let again = asked.authorize(&cx, &call, "call_3", &tool_cx).await;
+//! assert_eq!(again, Authorization::Allowed { by: AllowedBy::SessionRule("deploy".into()) });
+//!
+//! // Plan mode refuses it outright, telling the model why.
+//! let plan = PermissionPipeline::new(PermissionMode::Plan);
+//! let answer = plan.authorize(&cx, &call, "call_4", &tool_cx).await;
+//! assert!(answer.denial_reason().unwrap().starts_with("plan mode only runs read-only calls"));
+//! # }
+//! ```
+//!
+//! # One reading of every command and path
+//!
+//! A command is read once, by [`shell_reading`] as both dash and bash
+//! read it, into every program the line will start; a deny or ask rule
+//! covers the line when it covers any of them, an allow rule only when it
+//! names every one as written (`./npm test` is not `npm test`). What the
+//! reader cannot read (a variable as a program, `eval`, text the two
+//! shells read differently, more than 64 KiB, ...) is uncheckable: an ask
+//! in the modes that ask, a denial in `bypass` and `dont_ask`, never
+//! allowed. A path is compared as written (lexically normalised) and as
+//! the file the operating system will open ([`path::resolve`](crate::path::resolve)),
+//! from the call's working directory. The cost of a decision grows with the
+//! command only up to what the reader reads.
+//!
+//! # Limits
+//!
+//! Each of these is a test (`examples/tests/deny_oracle.rs`,
+//! `shell_oracle.rs`, `git_hardening.rs`, `path_reading.rs`), not a
+//! promise:
+//!
+//! - A deny rule is about the programs a command line names, and what it
+//!   hands to an evaluator. What a named program does on its own with a
+//!   file is not that program: `make` running a Makefile, `python x.py`,
+//!   `npm test`, a git hook written in an earlier call. Inline code is text
+//!   fed to an evaluator, so `python3 -c`, `perl -e`, `node -e`, `ruby -e`
+//!   and an awk program with `system` or a pipe are uncheckable; so is a
+//!   file the command runs by a path (`./x.sh`, a copy of a program in
+//!   `/tmp`), and a line that writes git's hooks or configuration.
+//! - Programs that run a command given in their own options are known by a
+//!   list (`shell_reading::classify::runs_commands_from_args` and the
+//!   wrappers it peels: `split --filter`, `tar --checkpoint-action`,
+//!   `sed e`, `git rebase -x`, `setarch`, `script -c`, ...). A program
+//!   missing from the list is taken at its word.
+//! - A hard link is a second name no path can reveal. Resolution reports a
+//!   file's link count, and a deny or ask path rule treats a file with more
+//!   than one name as uncheckable.
+//! - A link swapped in between the check and the use (a race with another
+//!   process) is not seen.
+//! - A path through `/proc` is refused, not resolved.
 
 mod approval;
-mod content;
 mod context;
-mod decision;
+mod error;
 mod mode;
 mod pattern;
 pub(crate) mod pipeline;
@@ -25,9 +127,8 @@ pub use approval::{
     Approval, ApprovalRequest, Approver, ClassifierError, ClassifierRequest, JudgeFuture,
     SafetyClassifier, SafetyVerdict,
 };
-pub use content::{ContentKind, PermissionContent, normalize_path};
 pub use context::{Mode, ModeFilter, PermissionContext, RuleBehavior, RuleSet, RuleSource};
-pub use decision::PermissionDecision;
+pub use error::ContextError;
 pub use mode::{PermissionMode, UnknownPermissionMode};
 pub use pattern::ContentPattern;
 pub use pipeline::{AllowedBy, Authorization, DeniedBy, PermissionPipeline};

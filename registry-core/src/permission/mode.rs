@@ -10,7 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How `Delegate` decisions are settled: the general policy of a session.
-/// Not the pool-filtering [`Mode`](crate::Mode).
+/// Not the pool-filtering [`Mode`](crate::permission::Mode).
 ///
 /// "Read-only" below means a call that is read-only and not destructive
 /// (the two postures are independent; a call declared both is treated as
@@ -116,7 +116,7 @@ impl fmt::Display for PermissionMode {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "unknown permission mode `{}`; expected one of: default, accept_edits, plan, bypass, dont_ask, auto",
-    crate::error::cap_error_text(.0)
+    crate::text::cap_error_text(.0)
 )]
 pub struct UnknownPermissionMode(pub String);
 

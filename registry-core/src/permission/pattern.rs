@@ -24,13 +24,13 @@
 //! [`ContentPattern::allows`], so that an allow rule never reaches further
 //! than it reads.
 
-use super::content::{ContentKind, PermissionContent};
+use crate::declare::content::{ContentKind, PermissionContent};
 
 /// A parsed content pattern. Every string is a pattern; parsing cannot
 /// fail.
 ///
 /// ```
-/// use registry_core::{ContentPattern, PermissionContent};
+/// use registry_core::{PermissionContent, permission::ContentPattern};
 ///
 /// let npm = ContentPattern::parse("npm run:*");
 /// assert!(npm.matches(&PermissionContent::command("npm run build")));
@@ -86,7 +86,7 @@ impl ContentPattern {
         ContentPattern {
             source: pattern.to_owned(),
             form: Form::parse(pattern, false),
-            path_form: Form::parse(&super::content::normalize_path(pattern), true),
+            path_form: Form::parse(&crate::path::normalize_path(pattern), true),
         }
     }
 
@@ -94,7 +94,7 @@ impl ContentPattern {
     /// escaped.
     ///
     /// ```
-    /// use registry_core::{ContentPattern, PermissionContent};
+    /// use registry_core::{PermissionContent, permission::ContentPattern};
     ///
     /// let text = ContentPattern::escape(r"rm *.tmp \ x:*");
     /// assert_eq!(text, r"rm \*.tmp \\ x:\*");

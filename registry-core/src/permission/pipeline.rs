@@ -10,7 +10,7 @@
 //! | # | step | ends the call with |
 //! |---|---|---|
 //! | 1 | whole-tool deny rules of the **current** [`PermissionContext`] (`Tool`, an alias, `mcp__server`, `mcp__server__*`), so a pool assembled before a rule changed still refuses | `Denied { by: DenyRule }` |
-//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::Tool::permission_content): a command's every program as the shell will run it, a path as written and as the OS will open it (see [`ContentKind`](super::ContentKind)) | `Denied { by: DenyRule }` |
+//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::declare::Tool::permission_content): a command's every program as the shell will run it, a path as written and as the OS will open it (see [`ContentKind`](super::ContentKind)) | `Denied { by: DenyRule }` |
 //! | 3 | the tool's own `check_permissions` when it says `Deny` (a deny always holds: no allow rule, mode or approval loosens it) | `Denied { by: Tool }` |
 //! | 4 | `plan` mode: a call that is not read-only | `Denied { by: Mode(Plan) }` |
 //! | 5 | a deny content rule for the tool that **cannot be checked** against the call (no content, a command the reader cannot vouch for, a path that cannot be resolved or has several names): ask (in `bypass` mode: deny, for a deny rule holds in every mode; in `dont_ask` the ask is a deny) | ask / `Denied { by: DenyRule }` |
@@ -61,16 +61,17 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
-use super::content::{PermissionContent, normalize_path};
 use super::context::{PermissionContext, RuleBehavior, RuleSource};
-use super::decision::PermissionDecision;
 use super::mode::{CallFacts, Settled, plan_mode_reason};
 use super::pattern::ContentPattern;
 use super::reach::{CallContent, Reach};
 use super::rule::PermissionRule;
-use crate::context::ToolContext;
-use crate::error::{cap_error_text, capped_message};
-use crate::handle::{CatchUnwind, PreparedCall};
+use crate::declare::PermissionContent;
+use crate::declare::context::ToolContext;
+use crate::declare::decision::PermissionDecision;
+use crate::input::handle::{CatchUnwind, PreparedCall};
+use crate::path::normalize_path;
+use crate::text::{cap_error_text, capped_message};
 
 pub use super::approval::{Approval, ApprovalRequest, Approver};
 pub use super::mode::PermissionMode;
@@ -78,7 +79,7 @@ pub use super::mode::PermissionMode;
 /// The outcome for one call. `Denied.reason` is what the model reads.
 ///
 /// An allowed call is run with
-/// [`PreparedCall::run_approved`](crate::PreparedCall::run_approved): the
+/// [`PreparedCall::run_approved`](crate::input::PreparedCall::run_approved): the
 /// pipeline has settled any `Ask` of the tool's own check (through an allow
 /// rule, a grant, the approver or `bypass` mode), and `run_approved` still
 /// refuses a `Deny`, so nothing the pipeline decided is loosened.
@@ -155,8 +156,9 @@ pub enum DeniedBy {
 /// ```standalone_crate
 /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { path: String }
 /// use registry_core::{
-///     AllowedBy, Authorization, DeniedBy, PermissionContent, PermissionContext, PermissionMode,
-///     PermissionPipeline, RuleBehavior, RuleSource, Tool, ToolContext, ToolHandle, tool,
+///     PermissionContent, PermissionContext, PermissionMode, Tool, ToolContext, ToolHandle,
+///     permission::{AllowedBy, Authorization, DeniedBy, PermissionPipeline, RuleBehavior, RuleSource},
+///     tool,
 /// };
 ///
 /// /// Overwrite a file.
@@ -313,6 +315,13 @@ impl PermissionPipeline {
             }),
             grants: Arc::default(),
         }
+    }
+
+    /// Replaces the permission mode, keeping everything else (approver,
+    /// classifier, workspace, and the grants shared with clones).
+    pub fn with_mode(mut self, mode: PermissionMode) -> Self {
+        Arc::make_mut(&mut self.config).mode = mode;
+        self
     }
 
     /// Sets who answers asks.

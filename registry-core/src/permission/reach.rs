@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use shell_reading::syntax::{Redirect, RedirectKind};
 use shell_reading::{CommandLine, Run};
 
-use super::content::{ContentKind, PermissionContent};
 use super::pattern::{ContentPattern, WordsMatch};
+use crate::declare::content::{ContentKind, PermissionContent};
 use crate::path::{ResolveError, Resolved, resolve};
 
 /// A pattern against one call's content.

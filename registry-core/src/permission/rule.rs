@@ -18,7 +18,7 @@ pub enum RuleTarget {
 /// A parsed permission rule.
 ///
 /// ```
-/// use registry_core::{PermissionRule, RuleTarget};
+/// use registry_core::permission::{PermissionRule, RuleTarget};
 ///
 /// let rule: PermissionRule = r"run_command(git commit -m \(wip\))".parse().unwrap();
 /// assert_eq!(rule.to_string(), r"run_command(git commit -m \(wip\))");
@@ -41,7 +41,7 @@ pub struct PermissionRule {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "invalid permission rule `{}` at byte {position}: {problem}",
-    crate::error::cap_error_text(.rule)
+    crate::text::cap_error_text(.rule)
 )]
 pub struct RuleError {
     /// The rule as written.
@@ -57,11 +57,11 @@ const MCP_PREFIX: &str = "mcp__";
 impl fmt::Display for RuleTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RuleTarget::Tool(tool) => write!(f, "tool `{}`", crate::error::cap_error_text(tool)),
+            RuleTarget::Tool(tool) => write!(f, "tool `{}`", crate::text::cap_error_text(tool)),
             RuleTarget::McpServer(server) => write!(
                 f,
                 "every tool of MCP server `{}`",
-                crate::error::cap_error_text(server)
+                crate::text::cap_error_text(server)
             ),
         }
     }

@@ -5,17 +5,18 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::CACHE_KEY_PREFIX;
 use super::cache::{self, Fragment};
-use super::{CACHE_KEY_PREFIX, provider_input_schema};
-use crate::canonical::to_canonical_string;
-use crate::handle::ToolHandle;
+use crate::declare::posture::Loading;
+use crate::input::handle::ToolHandle;
+use crate::input::provider_input_schema;
 use crate::pool::ToolPool;
-use crate::posture::Loading;
+use crate::text::to_canonical_string;
 
 /// How [`ToolPool::render_anthropic`] renders.
 ///
 /// ```
-/// use registry_core::AnthropicOptions;
+/// use registry_core::render::AnthropicOptions;
 ///
 /// let options = AnthropicOptions::new().with_cache_control(true);
 /// assert!(options.cache_control);
@@ -54,7 +55,7 @@ impl AnthropicOptions {
 /// `cache_control`; [`ToolPool::render_anthropic`] adds it.
 ///
 /// ```
-/// use registry_core::{Loading, ToolBuilder, ToolOutput, anthropic_tool};
+/// use registry_core::{ToolBuilder, ToolOutput, declare::Loading, render::anthropic_tool};
 /// use serde_json::json;
 ///
 /// let tool = ToolBuilder::new("notes_search", "Search notes.")
@@ -94,7 +95,7 @@ pub(crate) fn anthropic_tool_loading(tool: &ToolHandle, deferred: bool) -> Value
 /// order. The API expands each into the tool's definition.
 ///
 /// ```
-/// use registry_core::anthropic_tool_references;
+/// use registry_core::render::anthropic_tool_references;
 /// use serde_json::json;
 ///
 /// assert_eq!(

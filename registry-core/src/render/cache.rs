@@ -16,9 +16,7 @@
 //! definition is rendered by its caller each time; see the Anthropic cache
 //! breakpoint.
 
-use std::sync::OnceLock;
-
-use crate::handle::ToolHandle;
+use crate::input::ToolHandle;
 
 /// The per-tool definitions that are cached, one slot each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,8 +37,8 @@ pub(crate) enum Fragment {
 }
 
 impl Fragment {
-    const COUNT: usize = 5;
-
+    /// Its slot in the handle's render slots; a new kind needs a new
+    /// slot there (`every_kind_has_its_own_slot` checks).
     fn slot(self) -> usize {
         match self {
             Fragment::Anthropic => 0,
@@ -52,22 +50,6 @@ impl Fragment {
     }
 }
 
-/// One tool's rendered definitions, each produced on first use. Held by
-/// the tool's handle, so it lives exactly as long as the definition.
-#[derive(Default)]
-pub(crate) struct Fragments {
-    slots: [OnceLock<Box<str>>; Fragment::COUNT],
-}
-
-impl std::fmt::Debug for Fragments {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let rendered = self.slots.iter().filter(|s| s.get().is_some()).count();
-        f.debug_struct("Fragments")
-            .field("rendered", &rendered)
-            .finish()
-    }
-}
-
 /// `tool`'s definition as `kind`, rendered by `render` the first time and
 /// read from the handle afterwards. `render` must depend on the tool
 /// alone.
@@ -76,7 +58,9 @@ pub(crate) fn fragment(
     kind: Fragment,
     render: impl FnOnce(&ToolHandle) -> String,
 ) -> &str {
-    tool.fragments().slots[kind.slot()].get_or_init(|| render(tool).into_boxed_str())
+    tool.render_slots()
+        .slot(kind.slot())
+        .get_or_init(|| render(tool).into_boxed_str())
 }
 
 /// `[a,b,...]` from compact JSON items, in one allocation.
@@ -114,15 +98,31 @@ mod tests {
     use std::cell::Cell;
 
     use super::*;
-    use crate::builder::ToolBuilder;
-    use crate::canonical::to_canonical_string;
-    use crate::output::ToolOutput;
+    use crate::declare::builder::ToolBuilder;
+    use crate::declare::output::ToolOutput;
+    use crate::input::handle::RENDER_SLOTS;
+    use crate::text::to_canonical_string;
     use serde_json::{Value, json};
 
     fn tool(name: &str) -> ToolHandle {
         ToolBuilder::new(name, "A tool.")
             .build(|_, _| async { Ok(ToolOutput::text("")) })
             .unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    #[test]
+    fn every_kind_has_its_own_slot() {
+        let kinds = [
+            Fragment::Anthropic,
+            Fragment::OpenAiChat,
+            Fragment::OpenAiResponses,
+            Fragment::Mcp,
+            Fragment::Prompt,
+        ];
+        let mut slots: Vec<usize> = kinds.iter().map(|k| k.slot()).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        assert_eq!(slots, (0..RENDER_SLOTS).collect::<Vec<_>>());
     }
 
     #[test]
@@ -147,13 +147,19 @@ mod tests {
 
     #[test]
     fn a_new_pool_renders_the_same_bytes_and_the_breakpoint_is_never_cached() {
+        use crate::catalog::BaseTools;
+        use crate::permission::PermissionContext;
+        use crate::pool::ToolRegistry;
         use crate::render::AnthropicOptions;
-        use crate::{BaseTools, PermissionContext, PluginRegistry, assemble_tool_pool};
 
         let base = BaseTools::__from_handles(vec![tool("a"), tool("b")]).expect("built-ins");
-        let plugins = PluginRegistry::new();
-        plugins.register("p", tool("c")).expect("plugin").detach();
-        let pool = || assemble_tool_pool(&base, &PermissionContext::new(), &plugins.snapshot());
+        let registry = ToolRegistry::new(base);
+        registry
+            .plugins()
+            .register("p", tool("c"))
+            .expect("plugin")
+            .detach();
+        let pool = || registry.assemble_tool_pool(&PermissionContext::new());
 
         let with = AnthropicOptions::new().with_cache_control(true);
         let first = pool();

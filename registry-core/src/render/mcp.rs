@@ -4,12 +4,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::CACHE_KEY_PREFIX;
 use super::cache::{self, Fragment};
-use super::{CACHE_KEY_PREFIX, provider_input_schema};
-use crate::canonical::to_canonical_string;
-use crate::handle::ToolHandle;
+use crate::declare::posture::{PostureKind, SafetyPosture};
+use crate::input::handle::ToolHandle;
+use crate::input::provider_input_schema;
 use crate::pool::ToolPool;
-use crate::posture::{PostureKind, SafetyPosture};
+use crate::text::to_canonical_string;
 
 const KEY: &str = "mcp_tools_list";
 
@@ -53,7 +54,7 @@ fn hints(posture: &SafetyPosture) -> Option<(&'static str, bool)> {
 /// `annotations`.
 ///
 /// `outputSchema` is published when the tool's output is
-/// [`Json<T>`](crate::Json) and `T`'s schema is an object schema (MCP
+/// [`Json<T>`](crate::declare::Json) and `T`'s schema is an object schema (MCP
 /// requires `"type": "object"` there, and a `structuredContent` that is an
 /// object); a call's result then carries the value as `structuredContent`
 /// beside its text. Text outputs and non-object `T`s publish none.
@@ -70,7 +71,7 @@ fn hints(posture: &SafetyPosture) -> Option<(&'static str, bool)> {
 /// `title`. Empty annotations are left out.
 ///
 /// ```
-/// use registry_core::{ToolBuilder, ToolOutput, mcp_tool};
+/// use registry_core::{ToolBuilder, ToolOutput, render::mcp_tool};
 /// use serde_json::json;
 ///
 /// let read = ToolBuilder::new("notes_read", "Read a note.")
@@ -142,7 +143,7 @@ pub fn mcp_tool(tool: &ToolHandle) -> Value {
 /// schema, when that is an object schema (MCP accepts no other).
 pub fn mcp_output_schema(tool: &ToolHandle) -> Option<&Value> {
     let schema = tool.spec().output_schema()?;
-    crate::schema::require_object_schema(schema).ok()?;
+    crate::declare::require_object_schema(schema).ok()?;
     Some(schema)
 }
 
@@ -180,7 +181,7 @@ const ANNOTATION_KEYS: [&str; 5] = [
 /// order inside the `Tool` would not survive that round trip.
 ///
 /// ```
-/// use registry_core::{ToolBuilder, ToolOutput, mcp_tool_json};
+/// use registry_core::{ToolBuilder, ToolOutput, render::mcp_tool_json};
 ///
 /// let tool = ToolBuilder::new("notes_read", "Read a note.")
 ///     .read_only(true)
@@ -275,8 +276,8 @@ impl ToolPool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::builder::ToolBuilder;
-    use crate::output::ToolOutput;
+    use crate::declare::builder::ToolBuilder;
+    use crate::declare::output::ToolOutput;
 
     fn hint_of(builder: ToolBuilder) -> Option<(&'static str, bool)> {
         let tool = builder
@@ -292,35 +293,35 @@ mod tests {
     }
 
     struct Counter;
-    impl crate::Tool for Counter {
+    impl crate::declare::Tool for Counter {
         type Input = serde_json::Map<String, Value>;
-        type Output = crate::Json<Count>;
+        type Output = crate::declare::Json<Count>;
         type Error = std::convert::Infallible;
         async fn call(
             &self,
             _: Self::Input,
-            _: &crate::ToolContext,
+            _: &crate::declare::ToolContext,
         ) -> Result<Self::Output, Self::Error> {
-            Ok(crate::Json(Count { n: 1 }))
+            Ok(crate::declare::Json(Count { n: 1 }))
         }
     }
 
     struct Listing;
-    impl crate::Tool for Listing {
+    impl crate::declare::Tool for Listing {
         type Input = serde_json::Map<String, Value>;
-        type Output = crate::Json<Vec<u32>>;
+        type Output = crate::declare::Json<Vec<u32>>;
         type Error = std::convert::Infallible;
         async fn call(
             &self,
             _: Self::Input,
-            _: &crate::ToolContext,
+            _: &crate::declare::ToolContext,
         ) -> Result<Self::Output, Self::Error> {
-            Ok(crate::Json(vec![1]))
+            Ok(crate::declare::Json(vec![1]))
         }
     }
 
-    fn typed<T: crate::Tool>(tool: T) -> ToolHandle {
-        let declaration = crate::definition::Declaration::new("typed", "A typed tool.");
+    fn typed<T: crate::declare::Tool>(tool: T) -> ToolHandle {
+        let declaration = crate::declare::definition::Declaration::new("typed", "A typed tool.");
         ToolHandle::from_parts(tool, declaration, None)
     }
 

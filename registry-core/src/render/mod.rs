@@ -1,11 +1,11 @@
-//! Provider renderers: what a [`ToolPool`](crate::ToolPool) looks like to Anthropic's
+//! Provider renderers: what a [`ToolPool`](crate::pool::ToolPool) looks like to Anthropic's
 //! Messages API, OpenAI's Chat Completions and Responses APIs, an MCP
 //! client (`tools/list`), and a system prompt.
 //!
 //! # Byte stability
 //!
 //! Every render is a pure function of the pool: JSON goes through the
-//! canonical writer ([`to_canonical_string`](crate::to_canonical_string)), so object keys are in byte
+//! canonical writer ([`to_canonical_string`](crate::text::to_canonical_string)), so object keys are in byte
 //! order at every depth whatever map type `serde_json` was built with, and
 //! nothing rendered iterates a hash map. Tools come in pool order: built-ins
 //! sorted by name, then plugins sorted by name. The same pool renders to the
@@ -19,7 +19,7 @@
 //! rendered once per format and kept by its handle (`render::cache`), so a
 //! new pool over known tools mostly concatenates bytes; input schemas
 //! themselves are generated once per tool and cached by
-//! [`ToolHandle::input_schema`].
+//! [`ToolHandle::input_schema`](crate::ToolHandle::input_schema).
 //!
 //! The per-tool functions ([`anthropic_tool`], [`openai_chat_tool`],
 //! [`openai_responses_tool`], [`mcp_tool`], [`prompt_catalog_entry`]) are
@@ -28,8 +28,8 @@
 //!
 //! # Input schemas
 //!
-//! Every format starts from [`provider_input_schema`]: the tool's
-//! [`ToolHandle::input_schema`] (schemars, JSON Schema 2020-12) with two
+//! Every format starts from [`provider_input_schema`](crate::input::provider_input_schema): the tool's
+//! [`ToolHandle::input_schema`](crate::ToolHandle::input_schema) (schemars, JSON Schema 2020-12) with two
 //! top-level keys removed:
 //!
 //! - `$schema`: every provider assumes its own dialect; the key only costs
@@ -41,15 +41,15 @@
 //! Nothing else is removed: nested `title`s were written by the author,
 //! `description`s are what the model reads, `$defs`/`$ref` are understood by
 //! all three providers. Every provider requires `{"type": "object", ...}`
-//! at the root; the list and [`ToolBuilder`](crate::ToolBuilder) refuse
-//! any other input schema ([`require_object_schema`](crate::require_object_schema)),
-//! so only a handle made by hand with [`ToolHandle::new`] could carry one,
+//! at the root; the list and [`ToolBuilder`](crate::declare::ToolBuilder) refuse
+//! any other input schema ([`require_object_schema`](crate::declare::require_object_schema)),
+//! so only a handle made by hand with [`ToolHandle::new`](crate::ToolHandle::new) could carry one,
 //! and it is rendered unchanged.
 //!
 //! # Anthropic
 //!
 //! `{"name", "description", "input_schema"}` per tool, plus
-//! `"defer_loading": true` for [`Loading::Deferred`](crate::Loading) tools
+//! `"defer_loading": true` for [`Loading::Deferred`](crate::declare::Loading) tools
 //! (their schema is still sent: the API keeps it out of the prompt until
 //! tool search finds it). With [`AnthropicOptions::with_cache_control`],
 //! `"cache_control": {"type": "ephemeral"}` goes on the last built-in that
@@ -146,58 +146,30 @@
 //! plugins are; the runtime's system prompt says what "deferred" means
 //! (search before use). Aliases are not listed: the model should use the
 //! primary name.
+//!
+//! # What this module never does
+//!
+//! Never does: decide which tools a model sees (the pool and the session
+//! do), cache anything that depends on more than one tool's definition in
+//! a tool's handle (position, options and session state are rendered by
+//! the caller), or iterate a hash map into rendered bytes.
 
 mod anthropic;
 pub(crate) mod cache;
+mod format;
 mod mcp;
 mod openai;
 mod prompt;
-mod session;
 mod strict;
 
+pub(crate) use anthropic::anthropic_tool_loading;
 pub use anthropic::{AnthropicOptions, anthropic_tool, anthropic_tool_references};
+pub use format::ProviderFormat;
 pub(crate) use mcp::tools_list_json;
 pub use mcp::{mcp_output_schema, mcp_tool, mcp_tool_json};
 pub use openai::{openai_chat_tool, openai_responses_tool};
 pub use prompt::prompt_catalog_entry;
-pub use session::SessionTools;
 pub use strict::{StrictSchemaError, openai_strict_schema};
-
-use serde_json::Value;
-
-use crate::handle::ToolHandle;
 
 /// Prefix of every render cache key this module uses.
 const CACHE_KEY_PREFIX: &str = "render/";
-
-/// The tool's input schema as every provider gets it: the cached
-/// [`ToolHandle::input_schema`] without the top-level `$schema` (dialect
-/// noise) and `title` (the Rust type's name, which must not leak into the
-/// rendered bytes). Everything else is kept.
-///
-/// ```
-/// use registry_core::{ToolBuilder, ToolOutput, provider_input_schema};
-/// use serde_json::json;
-///
-/// let tool = ToolBuilder::new("echo", "Echo.")
-///     .input_schema(json!({
-///         "$schema": "https://json-schema.org/draft/2020-12/schema",
-///         "title": "EchoInput",
-///         "type": "object",
-///         "properties": { "text": { "type": "string", "title": "Text" } }
-///     }))
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// assert_eq!(
-///     provider_input_schema(&tool),
-///     json!({ "type": "object", "properties": { "text": { "type": "string", "title": "Text" } } })
-/// );
-/// ```
-pub fn provider_input_schema(tool: &ToolHandle) -> Value {
-    let mut schema = tool.input_schema().clone();
-    if let Value::Object(map) = &mut schema {
-        map.remove("$schema");
-        map.remove("title");
-    }
-    schema
-}

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::cache::{self, Fragment};
-use super::{CACHE_KEY_PREFIX, openai_strict_schema, provider_input_schema};
-use crate::canonical::to_canonical_string;
-use crate::handle::ToolHandle;
+use super::{CACHE_KEY_PREFIX, openai_strict_schema};
+use crate::input::handle::ToolHandle;
+use crate::input::provider_input_schema;
 use crate::pool::ToolPool;
+use crate::text::to_canonical_string;
 
 const CHAT_KEY: &str = "openai_chat";
 const RESPONSES_KEY: &str = "openai_responses";
@@ -43,7 +44,7 @@ fn function_fields(tool: &ToolHandle) -> Map<String, Value> {
 /// goes with `strict: false`.
 ///
 /// ```
-/// use registry_core::{ToolBuilder, ToolOutput, openai_chat_tool};
+/// use registry_core::{ToolBuilder, ToolOutput, render::openai_chat_tool};
 /// use serde_json::json;
 ///
 /// let tool = ToolBuilder::new("echo", "Echo.")

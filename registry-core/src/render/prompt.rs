@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::CACHE_KEY_PREFIX;
 use super::anthropic::is_deferred;
 use super::cache::{self, Fragment};
-use crate::handle::ToolHandle;
+use crate::input::handle::ToolHandle;
 use crate::pool::ToolPool;
 
 const KEY: &str = "prompt_catalog";
@@ -16,7 +16,7 @@ const KEY: &str = "prompt_catalog";
 /// deferred tool reads `- name (deferred): ...`.
 ///
 /// ```
-/// use registry_core::{Loading, ToolBuilder, ToolOutput, prompt_catalog_entry};
+/// use registry_core::{ToolBuilder, ToolOutput, declare::Loading, render::prompt_catalog_entry};
 ///
 /// let tool = ToolBuilder::new("deploy", "Deploy the site.\n\nAsks first.")
 ///     .loading(Loading::Deferred)

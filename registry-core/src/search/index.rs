@@ -15,7 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use super::fields::{FIELDS, Field, K1, LENGTH_NORM, WEIGHT, split_mcp_name};
 use super::query::Query;
 use super::tokenize::for_each_term;
-use crate::definition::ToolSpec;
+use crate::declare::definition::ToolSpec;
 
 /// How a matched prefix of a term counts against an exact match
 /// (`repo` against `repository`, `config` against `configuration`).

@@ -5,9 +5,9 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::index::{DocId, Document, Membership, SearchIndex, SearchResults};
 use super::query::Query;
-use super::tool::TOOL_SEARCH_NAME;
-use crate::handle::ToolHandle;
+use crate::input::handle::ToolHandle;
 use crate::pool::{ToolPool, ToolRegistry};
+use crate::session::deferral::TOOL_SEARCH_NAME;
 
 /// The search index of a [`ToolRegistry`]: every built-in of its list and
 /// every registered plugin tool. Build it once, share it across sessions
@@ -16,7 +16,10 @@ use crate::pool::{ToolPool, ToolRegistry};
 ///
 /// ```standalone_crate
 /// use registry_core::search::ToolSearchIndex;
-/// use registry_core::{Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry, try_all_base_tools};
+/// use registry_core::{
+///     Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry,
+///     catalog::try_all_base_tools,
+/// };
 ///
 /// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
 /// let index = ToolSearchIndex::new(&registry);

@@ -13,23 +13,23 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::deferral::ProviderFormat;
 use super::index::Membership;
 use super::query::{Query, QueryError};
 use super::shared::ToolSearchIndex;
 #[cfg(not(test))]
-use crate::context::ToolContext;
-use crate::execute::Session;
-use crate::handle::ToolHandle;
-use crate::pool::{ToolPool, ToolRegistry};
-use crate::render::anthropic_tool_references;
+use crate::declare::Tool;
 #[cfg(not(test))]
-use crate::{Tool, tool};
+use crate::declare::context::ToolContext;
+use crate::input::handle::ToolHandle;
+use crate::pool::{ToolPool, ToolRegistry};
+use crate::render::ProviderFormat;
+use crate::render::anthropic_tool_references;
+use crate::session::Session;
+#[cfg(not(test))]
+use registry_macros::tool;
 
-/// The search tool's primary name.
-pub const TOOL_SEARCH_NAME: &str = "tool_search";
 /// The runtime flag that puts `tool_search` in the list
-/// ([`Flags::with`](crate::Flags::with)).
+/// ([`Flags::with`](crate::catalog::Flags::with)).
 pub const TOOL_SEARCH_FLAG: &str = "tool_search";
 /// `max_results` when the model does not say.
 pub const DEFAULT_MAX_RESULTS: usize = 5;
@@ -133,7 +133,7 @@ pub enum ResultShape {
 
 /// What one session's `tool_search` searches and where it records
 /// discoveries: put it in the executor's context
-/// ([`Executor::with_context`](crate::Executor::with_context)).
+/// ([`ExecutorBuilder::context`](crate::execute::ExecutorBuilder::context)).
 #[derive(Debug, Clone)]
 pub struct ToolSearchScope {
     index: Arc<ToolSearchIndex>,
@@ -245,17 +245,20 @@ impl ToolSearchOutcome {
     /// not find are listed after.
     pub fn render(&self) -> String {
         let mut out = if self.found.is_empty() {
-            format!("No tools matched `{}`.", crate::cap_error_text(&self.query))
+            format!(
+                "No tools matched `{}`.",
+                crate::text::cap_error_text(&self.query)
+            )
         } else {
             let value = match self.shape {
                 ResultShape::ToolReferences => self.tool_references(),
                 ResultShape::Definitions(format) => self.definitions(format),
             };
-            crate::to_canonical_string(&value)
+            crate::text::to_canonical_string(&value)
         };
         if !self.unknown.is_empty() {
             out.push_str("\nNo tool is named: ");
-            out.push_str(&crate::cap_error_text(&self.unknown.join(", ")));
+            out.push_str(&crate::text::cap_error_text(&self.unknown.join(", ")));
         }
         out
     }

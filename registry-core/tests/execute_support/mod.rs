@@ -9,8 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use registry_core::{
-    BaseTools, Executor, PermissionContext, PermissionMode, PermissionPipeline, Session,
-    ToolBuilder, ToolCall, ToolHandle, ToolOutput, ToolRegistry,
+    ToolBuilder, ToolCall, ToolHandle, ToolOutput, ToolRegistry, catalog::BaseTools,
 };
 use serde_json::{Value, json};
 
@@ -130,41 +129,10 @@ pub fn probe_call(key: u64, extra: Value) -> ToolCall {
     ToolCall::new(format!("call-{key}"), "probe", input)
 }
 
-/// A registry over `tools` and an executor over its whole pool, default
-/// permission mode, no approver.
-pub fn executor(tools: Vec<ToolHandle>) -> Executor {
-    executor_with(tools, PermissionContext::new(), PermissionContext::new())
-}
-
-/// Pool assembled under `assembly`; calls checked against `current`.
-pub fn executor_with(
-    tools: Vec<ToolHandle>,
-    assembly: PermissionContext,
-    current: PermissionContext,
-) -> Executor {
-    let registry = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(tools).expect("test tools are valid"),
-    ));
-    let pool = registry.assemble_tool_pool(&assembly);
-    Executor::new(
-        registry,
-        &pool,
-        current,
-        PermissionPipeline::new(PermissionMode::Default),
-        Arc::new(Session::new()),
-    )
-}
-
-/// An executor over `registry`'s whole pool as it is now, with `pipeline`
-/// deciding each call, in `session`.
-pub fn executor_over(
-    registry: &Arc<ToolRegistry>,
-    pipeline: PermissionPipeline,
-    session: Arc<Session>,
-) -> Executor {
-    let cx = PermissionContext::new();
-    let pool = registry.assemble_tool_pool(&cx);
-    Executor::new(Arc::clone(registry), &pool, cx, pipeline, session)
+/// A registry whose built-ins are `tools`: run turns over it with
+/// `registry_of(tools).executor()...build()`.
+pub fn registry_of(tools: Vec<ToolHandle>) -> ToolRegistry {
+    ToolRegistry::new(BaseTools::__from_handles(tools).expect("test tools are valid"))
 }
 
 /// A current-thread runtime whose clock is paused: sleeps advance it

@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use registry_core::PluginRegistry;
+use registry_core::catalog::PluginRegistry;
 use registry_core::mcp::{McpImport, McpServerConfig};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,

@@ -9,7 +9,7 @@
 // Each suite uses a different subset of the fixtures.
 #![allow(dead_code)]
 
-use registry_core::{BaseTools, Origin};
+use registry_core::{catalog::BaseTools, declare::Origin};
 
 /// One source file of a fixture crate.
 pub struct Fixture {
@@ -114,13 +114,4 @@ pub fn line_of(source: &str, needle: &str) -> u32 {
 /// The primary names in list order.
 pub fn names(tools: &BaseTools) -> Vec<&str> {
     tools.iter().map(|tool| tool.name()).collect()
-}
-
-/// The text of a panic payload.
-pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
-    payload
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| payload.downcast_ref::<&str>().copied())
-        .unwrap_or("<non-string panic payload>")
 }

@@ -23,7 +23,6 @@ mod transform;
 
 use serde_json::Value;
 
-use crate::schema;
 use transform::Transform;
 
 /// Object nesting OpenAI accepts (counted on the schema as written, root
@@ -139,10 +138,10 @@ type Result<T> = std::result::Result<T, StrictSchemaError>;
 /// The result always has, on every object, `additionalProperties: false`
 /// and every property in `required`; a property that was optional admits
 /// `null` instead. Keys are not ordered here; render through
-/// [`to_canonical_string`](crate::to_canonical_string).
+/// [`to_canonical_string`](crate::text::to_canonical_string).
 ///
 /// ```
-/// use registry_core::openai_strict_schema;
+/// use registry_core::render::openai_strict_schema;
 /// use serde_json::json;
 ///
 /// let strict = openai_strict_schema(&json!({
@@ -174,7 +173,7 @@ type Result<T> = std::result::Result<T, StrictSchemaError>;
 pub fn openai_strict_schema(schema: &Value) -> Result<Value> {
     // An object schema (what every provider requires), and nothing that
     // would make the root a union or a reference on top of that.
-    schema::require_object_schema(schema).map_err(|_| StrictSchemaError::RootNotObject)?;
+    crate::declare::require_object_schema(schema).map_err(|_| StrictSchemaError::RootNotObject)?;
     let Value::Object(root) = schema else {
         return Err(StrictSchemaError::RootNotObject);
     };

@@ -407,8 +407,8 @@ fn limits_are_enforced() {
 fn the_input_is_not_modified_and_the_output_is_deterministic() {
     let schema = schema_of::<Input>();
     let copy = schema.clone();
-    let a = crate::to_canonical_string(&strict(schema.clone()));
-    let b = crate::to_canonical_string(&strict(schema.clone()));
+    let a = crate::text::to_canonical_string(&strict(schema.clone()));
+    let b = crate::text::to_canonical_string(&strict(schema.clone()));
     assert_eq!(a, b);
     assert_eq!(schema, copy);
 }

@@ -10,7 +10,7 @@ use super::{
     MAX_ENUM_VALUES, MAX_OBJECT_DEPTH, MAX_PROPERTIES, MAX_REF_CHAIN, MAX_SCHEMA_DEPTH,
     MAX_STRING_LEN, Result, StrictSchemaError,
 };
-use crate::schema;
+use crate::input::schema;
 
 pub(super) struct Transform<'a> {
     /// The schema being transformed: what `$ref`s resolve against.

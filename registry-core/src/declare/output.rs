@@ -1,0 +1,303 @@
+//! What a call hands back to the model: text, and whether it was cut.
+
+use crate::declare::posture::ResultCap;
+
+/// The result of a successful call, as the model will read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    text: String,
+    truncated: Option<Truncation>,
+}
+
+/// How much of an over-long result was kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Truncation {
+    /// Characters kept.
+    pub kept: usize,
+    /// Characters the tool produced.
+    pub total: usize,
+}
+
+impl ToolOutput {
+    /// A text result.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            text: text.into(),
+            truncated: None,
+        }
+    }
+
+    /// The text the model reads, including the truncation notice if any.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Consumes the output, returning the text the model reads.
+    pub fn into_string(self) -> String {
+        self.text
+    }
+
+    /// Set when the result was cut to the tool's cap.
+    pub fn truncation(&self) -> Option<Truncation> {
+        self.truncated
+    }
+
+    /// Cuts the text so that it, the truncation notice included, has at
+    /// most `cap` characters (cut on a character boundary, never inside
+    /// one), so the model knows it is not seeing everything.
+    ///
+    /// The notice says how much was kept. Smaller caps get a shorter
+    /// notice, and a cap too small for any words (a few characters) gets
+    /// the text's start and a final `…`.
+    pub(crate) fn capped(mut self, cap: ResultCap) -> Self {
+        let Some(limit) = cap.limit() else {
+            return self;
+        };
+        // Cheap check first: `len` (bytes) bounds the character count.
+        if self.text.len() <= limit {
+            return self;
+        }
+        let total = self.text.chars().count();
+        if total <= limit {
+            return self;
+        }
+        // The notice is decided for the largest count it could show; the
+        // real count is no wider, so text plus notice stays within `limit`.
+        let widest = notice(limit, total, limit);
+        let (kept, notice) = match limit.checked_sub(widest.chars().count()) {
+            Some(kept) if kept > 0 => {
+                // A narrower count frees a character or two for text.
+                let first = notice(kept, total, limit);
+                let wider = limit - first.chars().count();
+                let second = notice(wider, total, limit);
+                if wider + second.chars().count() <= limit {
+                    (wider, second)
+                } else {
+                    (kept, first)
+                }
+            }
+            _ => {
+                // No room for text beside the full notice: the short one.
+                let short = short_notice(total);
+                match limit.checked_sub(short.chars().count()) {
+                    Some(kept) if kept > 0 => (kept, short),
+                    // A cap of a few characters: an ellipsis is all the
+                    // notice that fits, and still shows the text was cut.
+                    _ => (limit - 1, ELLIPSIS.to_owned()),
+                }
+            }
+        };
+        let cut_at = self
+            .text
+            .char_indices()
+            .nth(kept)
+            .map_or(self.text.len(), |(i, _)| i);
+        self.text.truncate(cut_at);
+        self.text.push_str(&notice);
+        self.truncated = Some(Truncation { kept, total });
+        self
+    }
+}
+
+/// The notice appended to a cut result.
+fn notice(kept: usize, total: usize, limit: usize) -> String {
+    format!(
+        "\n\n[output truncated: showing {kept} of {total} characters (max_result_chars = {limit})]"
+    )
+}
+
+/// The notice when no words fit.
+const ELLIPSIS: &str = "…";
+
+/// The notice when the full one leaves no room for text.
+fn short_notice(total: usize) -> String {
+    format!("\n[truncated from {total} chars]")
+}
+
+/// Turns a tool's typed result into text for the model.
+///
+/// Implemented for text (`String`, `&'static str`), [`ToolOutput`],
+/// `serde_json::Value` and [`Json`] (any `Serialize + JsonSchema` type, rendered as
+/// pretty JSON with keys in a stable order).
+#[diagnostic::on_unimplemented(
+    message = "tool output `{Self}` cannot be rendered as text for the model",
+    label = "used as a tool's `type Output` here",
+    note = "use `String`, `&'static str`, `registry_core::ToolOutput` or `serde_json::Value`, or wrap any `Serialize + JsonSchema` type as `registry_core::Json<{Self}>`"
+)]
+pub trait IntoToolOutput {
+    /// Renders the result; an error becomes the call's error result.
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error>;
+
+    /// The JSON Schema of the structured value the rendered text holds,
+    /// for outputs that are typed JSON ([`Json<T>`]); `None` for text.
+    /// MCP publishes it as a tool's `outputSchema`.
+    fn output_schema() -> Option<serde_json::Value>
+    where
+        Self: Sized,
+    {
+        None
+    }
+}
+
+impl IntoToolOutput for ToolOutput {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(self)
+    }
+}
+
+impl IntoToolOutput for String {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoToolOutput for &'static str {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl IntoToolOutput for serde_json::Value {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput::text(crate::text::to_canonical_pretty(&self)))
+    }
+}
+
+/// A structured result, rendered as pretty JSON.
+///
+/// `T` needs `JsonSchema` as well as `Serialize`: its schema is the tool's
+/// output schema (MCP's `outputSchema`, with the value as
+/// `structuredContent`). A result type without a schema can be returned as
+/// a `serde_json::Value` instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: serde::Serialize + schemars::JsonSchema> IntoToolOutput for Json<T> {
+    fn output_schema() -> Option<serde_json::Value> {
+        let mut schema = schemars::schema_for!(T).to_value();
+        // Same clean-up as input schemas: the dialect and the Rust type's
+        // name say nothing to a client and would churn the rendered bytes.
+        if let serde_json::Value::Object(map) = &mut schema {
+            map.remove("$schema");
+            map.remove("title");
+        }
+        Some(schema)
+    }
+
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        // Through Value and the canonical writer, so keys come out sorted
+        // whatever T's map type or serde_json's features are.
+        let value = serde_json::to_value(&self.0)?;
+        value.into_tool_output()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::num::NonZeroUsize;
+
+    fn cap(n: usize) -> ResultCap {
+        ResultCap::Chars(NonZeroUsize::new(n).unwrap())
+    }
+
+    #[test]
+    fn short_output_is_untouched() {
+        let out = ToolOutput::text("héllo").capped(cap(5));
+        assert_eq!(out.as_str(), "héllo");
+        assert_eq!(out.truncation(), None);
+    }
+
+    #[test]
+    fn long_output_is_cut_on_a_char_boundary_and_says_so() {
+        let text = "é".repeat(500);
+        let out = ToolOutput::text(text).capped(cap(100));
+        assert_eq!(out.as_str().chars().count(), 100, "{}", out.as_str());
+        let kept = out.truncation().unwrap().kept;
+        assert_eq!(out.truncation(), Some(Truncation { kept, total: 500 }));
+        assert_eq!(
+            out.as_str(),
+            format!(
+                "{}\n\n[output truncated: showing {kept} of 500 characters (max_result_chars = 100)]",
+                "é".repeat(kept)
+            )
+        );
+    }
+
+    /// Every cap from 1 up to past the text's length: never longer than
+    /// the cap, never a split character, kept text is a prefix, and a cut
+    /// always says so.
+    #[test]
+    fn the_notice_counts_inside_the_cap_at_every_boundary() {
+        for text in ["x".repeat(150), "é€😀".repeat(50)] {
+            let total = text.chars().count();
+            for limit in 1..=total + 2 {
+                let out = ToolOutput::text(text.clone()).capped(cap(limit));
+                let shown = out.as_str();
+                let len = shown.chars().count();
+                assert!(len <= limit, "cap {limit}: {len} chars: {shown:?}");
+                match out.truncation() {
+                    None => {
+                        assert!(total <= limit, "cap {limit}: cut without saying so");
+                        assert_eq!(shown, text);
+                    }
+                    Some(Truncation { kept, total: t }) => {
+                        assert!(total > limit, "cap {limit}: cut a text that fit");
+                        assert_eq!(t, total);
+                        let prefix: String = text.chars().take(kept).collect();
+                        assert!(shown.starts_with(&prefix), "cap {limit}: {shown:?}");
+                        let notice = &shown[prefix.len()..];
+                        assert!(
+                            notice.contains("truncated") || notice == "…",
+                            "cap {limit}: {shown:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn caps_smaller_than_the_notice_still_say_so_within_the_cap() {
+        let text = "abcdefghij".repeat(10);
+        // Room for the short notice and some text.
+        let out = ToolOutput::text(text.clone()).capped(cap(30));
+        assert_eq!(out.as_str().chars().count(), 30, "{}", out.as_str());
+        assert!(out.as_str().ends_with("\n[truncated from 100 chars]"));
+        assert_eq!(out.truncation().unwrap().kept, 3);
+        // No room for words: the start of the text and an ellipsis.
+        let out = ToolOutput::text(text.clone()).capped(cap(5));
+        assert_eq!(out.as_str(), "abcd…");
+        assert_eq!(
+            out.truncation(),
+            Some(Truncation {
+                kept: 4,
+                total: 100
+            })
+        );
+        let out = ToolOutput::text(text).capped(cap(1));
+        assert_eq!(out.as_str(), "…");
+    }
+
+    #[test]
+    fn unbounded_never_cuts() {
+        let long = "x".repeat(200_000);
+        let out = ToolOutput::text(long.clone()).capped(ResultCap::Unbounded);
+        assert_eq!(out.as_str(), long);
+    }
+
+    #[test]
+    fn json_keys_are_sorted() {
+        let mut map = std::collections::HashMap::new();
+        for k in ["zeta", "alpha", "mid"] {
+            map.insert(k, 1);
+        }
+        let text = Json(map).into_tool_output().unwrap().into_string();
+        let order: Vec<_> = ["alpha", "mid", "zeta"]
+            .iter()
+            .map(|k| text.find(k).unwrap())
+            .collect();
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{text}");
+    }
+}

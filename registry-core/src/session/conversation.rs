@@ -1,0 +1,160 @@
+//! What lasts across the turns of one conversation: which tools are
+//! deferred and which of those were discovered (in discovery order), the
+//! session state modifiers change, and metrics.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use super::deferral::{Deferral, DeferralPolicy};
+use super::metrics::{Metrics, ToolMetrics};
+use super::{ContextModifier, SessionState};
+use crate::declare::posture::Loading;
+use crate::input::handle::ToolHandle;
+use crate::pool::ToolPool;
+use crate::render::ProviderFormat;
+
+/// One conversation's state. Share it (`Arc`) between the executors of its
+/// turns.
+#[derive(Debug, Default)]
+pub struct Session {
+    discovered: RwLock<Discovered>,
+    /// The policy's decision, once made; until then the declarations
+    /// decide (`defer` tools are deferred).
+    deferral: RwLock<Option<Arc<Deferral>>>,
+    state: Mutex<Arc<SessionState>>,
+    metrics: Metrics,
+    /// Held for a whole turn: a session's turns never overlap, whichever
+    /// executor runs them, so an unsafe call of one turn cannot run beside
+    /// a call of another and modifiers apply in turn order.
+    pub(crate) turn: tokio::sync::Mutex<()>,
+}
+
+/// Discovered tools: a set to ask, and the order they came in, so renders
+/// can append them after the stable prefix.
+#[derive(Debug, Default)]
+struct Discovered {
+    set: BTreeSet<String>,
+    order: Vec<String>,
+}
+
+impl Session {
+    /// A fresh session: nothing discovered, empty state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Marks a deferred tool (by primary name) as discovered, so calls to
+    /// it run. `tool_search` calls it for what it returns; runtimes that
+    /// load a tool's schema some other way call it too.
+    pub fn discover(&self, name: impl Into<String>) {
+        let name = name.into();
+        let mut discovered = self
+            .discovered
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if discovered.set.insert(name.clone()) {
+            discovered.order.push(name);
+        }
+    }
+
+    /// Whether `name` was discovered.
+    pub fn is_discovered(&self, name: &str) -> bool {
+        self.discovered
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .set
+            .contains(name)
+    }
+
+    /// Every discovered name, in the order of discovery.
+    pub fn discovered(&self) -> Vec<String> {
+        self.discovered
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .order
+            .clone()
+    }
+
+    /// Decides which of `pool`'s tools this session defers, by `policy`,
+    /// measuring in `format`, and keeps the decision (replacing any
+    /// earlier one; discoveries stay). Decide again when the pool changes.
+    pub fn decide_deferral(
+        &self,
+        pool: &ToolPool,
+        policy: DeferralPolicy,
+        format: ProviderFormat,
+    ) -> Arc<Deferral> {
+        let deferral = Arc::new(Deferral::decide(pool, policy, format));
+        *self
+            .deferral
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&deferral));
+        deferral
+    }
+
+    /// The session's deferral decision: the one
+    /// [`decide_deferral`](Self::decide_deferral) made, or `None`, when
+    /// declarations decide.
+    pub fn deferral(&self) -> Option<Arc<Deferral>> {
+        self.deferral
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Whether `tool` is deferred in this session: by the decision, once
+    /// made; before that, by its declaration (`defer`).
+    pub fn is_deferred(&self, tool: &ToolHandle) -> bool {
+        match &*self.deferral.read().unwrap_or_else(PoisonError::into_inner) {
+            Some(deferral) => deferral.is_deferred(tool.name()),
+            None => *tool.spec().loading().value() == Loading::Deferred,
+        }
+    }
+
+    /// Whether a call to `tool` must wait for discovery: deferred here and
+    /// not discovered yet.
+    pub fn needs_discovery(&self, tool: &ToolHandle) -> bool {
+        self.is_deferred(tool) && !self.is_discovered(tool.name())
+    }
+
+    /// The current session state (a snapshot; later modifiers do not
+    /// change it).
+    pub fn state(&self) -> Arc<SessionState> {
+        Arc::clone(&self.state.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Applies modifiers in the order given, under the state's lock: a
+    /// modifier must not call back into its session.
+    pub(crate) fn apply(&self, modifiers: impl IntoIterator<Item = ContextModifier>) {
+        let mut modifiers = modifiers.into_iter().peekable();
+        if modifiers.peek().is_none() {
+            return;
+        }
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let state = Arc::make_mut(&mut state);
+        for modifier in modifiers {
+            let label = modifier.label().to_owned();
+            tracing::debug!(modifier = %label, "applying a context modifier");
+            // Author code: a panic is logged and skips that modifier only
+            // (whatever it changed before panicking stays changed).
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| modifier.apply(state))) {
+                tracing::error!(
+                    modifier = %label,
+                    message = %crate::text::panic_message(payload.as_ref()),
+                    "a context modifier panicked; skipped"
+                );
+            }
+        }
+    }
+
+    /// Per-tool counters, by primary name. A turn adds its counters when
+    /// it ends; a turn whose future was dropped adds nothing.
+    pub fn metrics(&self) -> BTreeMap<String, ToolMetrics> {
+        self.metrics.snapshot()
+    }
+
+    pub(crate) fn record<'a>(&self, turn: impl IntoIterator<Item = (&'a str, &'a ToolMetrics)>) {
+        self.metrics.merge(turn);
+    }
+}

@@ -1,0 +1,28 @@
+//! Everything per conversation: what lasts across the turns of one
+//! session, and how a pool looks to it.
+//!
+//! Owns: the [`Session`] an executor runs in (`conversation`: discovered
+//! tools in discovery order, the deferral decided for it, the turn lock),
+//! the [`SessionState`] that tool results change through
+//! [`ContextModifier`]s (defined beside [`ToolContext`](crate::declare::ToolContext),
+//! which hands it to each call), which tools a session sends without their
+//! schema (`deferral`: [`DeferralPolicy`], [`Deferral`]), the pool as one
+//! session renders it (`tools`: [`SessionTools`], from
+//! [`ToolPool::for_session`](crate::pool::ToolPool::for_session)) and per-tool
+//! counters (`metrics`).
+//!
+//! Never does: run a call (the [`execute`](crate::execute) stage applies
+//! modifiers and counts), search (the [`search`](crate::search) stage
+//! discovers, into a session), or change which tools exist: a session only
+//! narrows how a pool is sent.
+
+pub(crate) mod conversation;
+pub(crate) mod deferral;
+pub(crate) mod metrics;
+mod tools;
+
+pub use crate::declare::state::{ContextModifier, SessionState};
+pub use conversation::Session;
+pub use deferral::{AutoDeferral, Deferral, DeferralPolicy, DeferralShareError, is_deferrable};
+pub use metrics::ToolMetrics;
+pub use tools::SessionTools;

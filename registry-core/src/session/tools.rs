@@ -1,0 +1,206 @@
+//! A pool as one session sends it: which tools go with their schema,
+//! which are deferred, and in what order, so that every render's prefix
+//! stays byte-stable while tools are discovered.
+//!
+//! - Anthropic (has deferred loading): every tool in pool order, deferred
+//!   ones with `"defer_loading": true`; discovery changes nothing here
+//!   (the `tool_reference` results load them).
+//! - OpenAI Chat, OpenAI Responses, MCP `tools/list` (no deferred
+//!   loading): the tools the session loads, in pool order, then the
+//!   discovered deferred tools in the order they were discovered;
+//!   undiscovered deferred tools are left out.
+//! - Prompt catalog: loaded tools with their description; deferred tools
+//!   by name with their search hint, so the model knows what to search
+//!   for.
+//!
+//! `tool_search` is left out of every render while the session defers
+//! nothing.
+
+use serde_json::{Value, json};
+
+use super::Session;
+use super::deferral::TOOL_SEARCH_NAME;
+use crate::input::handle::ToolHandle;
+use crate::pool::{Partition, ToolPool};
+use crate::render::{
+    AnthropicOptions, anthropic_tool_loading, openai_chat_tool, openai_responses_tool,
+    prompt_catalog_entry, tools_list_json,
+};
+use crate::text::to_canonical_string;
+
+/// A pool seen through one session's deferral and discoveries; see
+/// [`ToolPool::for_session`].
+#[derive(Debug, Clone, Copy)]
+pub struct SessionTools<'a> {
+    pool: &'a ToolPool,
+    session: &'a Session,
+}
+
+impl ToolPool {
+    /// This pool as `session` sends it (its deferral decision, or the
+    /// declarations before one is made, and its discoveries).
+    ///
+    /// ```standalone_crate
+    /// use registry_core::{render::ProviderFormat, session::DeferralPolicy};
+    /// use registry_core::{
+    ///     Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry,
+    ///     catalog::try_all_base_tools, declare::RemoteOrigin, session::Session,
+    /// };
+    ///
+    /// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+    /// // Imported tools, as an MCP import registers them.
+    /// let tool = |name: &str| ToolBuilder::new(name, "A tool.")
+    ///     .remote_origin(RemoteOrigin::new("srv", &name["mcp__srv__".len()..]))
+    ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+    ///     .unwrap();
+    /// let _a = registry.plugins().register("srv", tool("mcp__srv__alpha")).unwrap();
+    /// let _b = registry.plugins().register("srv", tool("mcp__srv__beta")).unwrap();
+    /// let pool = registry.assemble_tool_pool(&PermissionContext::new());
+    ///
+    /// let session = Session::new();
+    /// session.decide_deferral(&pool, DeferralPolicy::Always, ProviderFormat::OpenAiChat);
+    /// let view = pool.for_session(&session);
+    /// assert_eq!(view.render_openai_chat(), "[]"); // both deferred, none discovered
+    /// session.discover("mcp__srv__beta");
+    /// assert!(pool.for_session(&session).render_openai_chat().contains("mcp__srv__beta"));
+    /// assert!(pool.for_session(&session).render_prompt_catalog().contains("- mcp__srv__alpha (deferred)\n"));
+    /// ```
+    pub fn for_session<'a>(&'a self, session: &'a Session) -> SessionTools<'a> {
+        SessionTools {
+            pool: self,
+            session,
+        }
+    }
+}
+
+impl<'a> SessionTools<'a> {
+    fn defers_anything(&self) -> bool {
+        match self.session.deferral() {
+            Some(deferral) => deferral.defers_anything(),
+            None => self.pool.iter().any(|tool| self.session.is_deferred(tool)),
+        }
+    }
+
+    /// Every tool the session offers, in pool order (deferred included,
+    /// `tool_search` only while something is deferred).
+    fn offered(&self) -> impl Iterator<Item = (usize, &'a ToolHandle)> + '_ {
+        let search = self.defers_anything();
+        self.pool
+            .iter()
+            .enumerate()
+            .filter(move |(_, tool)| search || tool.name() != TOOL_SEARCH_NAME)
+    }
+
+    /// The tools sent with their schema in formats without deferral: the
+    /// loaded ones in pool order (the stable prefix), then the discovered
+    /// deferred ones in discovery order.
+    pub fn loaded(&self) -> Vec<&'a ToolHandle> {
+        let mut tools: Vec<&ToolHandle> = self
+            .offered()
+            .map(|(_, tool)| tool)
+            .filter(|tool| !self.session.is_deferred(tool))
+            .collect();
+        for name in self.session.discovered() {
+            if let Some(tool) = self.pool.get(&name)
+                && self.session.is_deferred(tool)
+            {
+                tools.push(tool);
+            }
+        }
+        tools
+    }
+
+    /// The names of the deferred tools not yet discovered, pool order.
+    pub fn pending(&self) -> Vec<&'a str> {
+        self.offered()
+            .map(|(_, tool)| tool)
+            .filter(|tool| {
+                self.session.is_deferred(tool) && !self.session.is_discovered(tool.name())
+            })
+            .map(ToolHandle::name)
+            .collect()
+    }
+
+    /// The Anthropic `tools` array: every offered tool in pool order,
+    /// deferred ones with `"defer_loading": true`; with
+    /// [`AnthropicOptions::cache_control`], a breakpoint on the last
+    /// built-in that is not deferred.
+    pub fn render_anthropic(&self, options: AnthropicOptions) -> String {
+        let tools: Vec<(usize, &ToolHandle, bool)> = self
+            .offered()
+            .map(|(i, tool)| (i, tool, self.session.is_deferred(tool)))
+            .collect();
+        let breakpoint = options
+            .cache_control
+            .then(|| {
+                tools.iter().rposition(|(i, _, deferred)| {
+                    !deferred && self.pool.entries()[*i].partition() == &Partition::BuiltIn
+                })
+            })
+            .flatten();
+        let values = tools
+            .iter()
+            .enumerate()
+            .map(|(at, (_, tool, deferred))| {
+                let mut value = anthropic_tool_loading(tool, *deferred);
+                if breakpoint == Some(at)
+                    && let Value::Object(map) = &mut value
+                {
+                    map.insert("cache_control".into(), json!({ "type": "ephemeral" }));
+                }
+                value
+            })
+            .collect();
+        to_canonical_string(&Value::Array(values))
+    }
+
+    /// The OpenAI Chat Completions `tools` array of [`loaded`](Self::loaded).
+    pub fn render_openai_chat(&self) -> String {
+        to_canonical_string(&Value::Array(
+            self.loaded().into_iter().map(openai_chat_tool).collect(),
+        ))
+    }
+
+    /// The OpenAI Responses API `tools` array of [`loaded`](Self::loaded).
+    pub fn render_openai_responses(&self) -> String {
+        to_canonical_string(&Value::Array(
+            self.loaded()
+                .into_iter()
+                .map(openai_responses_tool)
+                .collect(),
+        ))
+    }
+
+    /// The MCP `tools/list` result of [`loaded`](Self::loaded).
+    pub fn render_mcp_tools_list(&self) -> String {
+        tools_list_json(self.loaded())
+    }
+
+    /// The plain-text catalog: every offered tool in pool order; a loaded
+    /// one as [`prompt_catalog_entry`], a deferred one as
+    /// `- name (deferred): hint` (or `- name (deferred)` without a hint).
+    /// Discovery does not change it: the discovered tools' definitions
+    /// reach the model through the tools array.
+    pub fn render_prompt_catalog(&self) -> String {
+        self.offered()
+            .map(|(_, tool)| {
+                if !self.session.is_deferred(tool) {
+                    return prompt_catalog_entry(tool);
+                }
+                match tool
+                    .spec()
+                    .search_hint()
+                    .map(str::trim)
+                    .filter(|h| !h.is_empty())
+                {
+                    Some(hint) => format!("- {} (deferred): {}\n", tool.name(), one_line(hint)),
+                    None => format!("- {} (deferred)\n", tool.name()),
+                }
+            })
+            .collect()
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
