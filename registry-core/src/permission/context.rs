@@ -22,6 +22,20 @@ pub enum RuleSource {
     Cli,
 }
 
+impl RuleSource {
+    /// How the source is named in messages: `policy`, `user`, `project`,
+    /// `session`, `command-line`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Policy => "policy",
+            Self::User => "user",
+            Self::Project => "project",
+            Self::Session => "session",
+            Self::Cli => "command-line",
+        }
+    }
+}
+
 /// What a rule does when it matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RuleBehavior {

@@ -61,7 +61,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
-use super::context::{PermissionContext, RuleBehavior, RuleSource};
+use super::context::{PermissionContext, RuleBehavior};
 use super::mode::{CallFacts, Settled, plan_mode_reason};
 use super::pattern::ContentPattern;
 use super::reach::{CallContent, Reach};
@@ -292,16 +292,6 @@ fn quoted(rule: &PermissionRule) -> String {
     cap_error_text(&rule.to_string()).into_owned()
 }
 
-fn source_name(source: RuleSource) -> &'static str {
-    match source {
-        RuleSource::Policy => "policy",
-        RuleSource::User => "user",
-        RuleSource::Project => "project",
-        RuleSource::Session => "session",
-        RuleSource::Cli => "command-line",
-    }
-}
-
 impl PermissionPipeline {
     /// A pipeline with this mode, no approver (so an ask is a deny), no
     /// classifier, no workspace and no grants.
@@ -435,7 +425,7 @@ impl PermissionPipeline {
                 DeniedBy::DenyRule(rule.to_string()),
                 format!(
                     "`{name}` is denied by the {} deny rule `{}`",
-                    source_name(source),
+                    source.name(),
                     quoted(rule)
                 ),
             );
@@ -462,7 +452,7 @@ impl PermissionPipeline {
                         format!(
                             "this call of `{name}` (`{}`) is denied by the {} deny rule `{}`",
                             cap_error_text(call_content.content().as_str()),
-                            source_name(source),
+                            source.name(),
                             quoted(rule)
                         ),
                     );
@@ -513,7 +503,7 @@ impl PermissionPipeline {
         if let Some((source, rule, why)) = unchecked_deny {
             let why = format!(
                 "the {} deny rule `{}` covers some calls of `{name}`, and {why}",
-                source_name(source),
+                source.name(),
                 quoted(rule)
             );
             if mode == PermissionMode::Bypass {
@@ -542,7 +532,7 @@ impl PermissionPipeline {
             };
             return Next::Ask(format!(
                 "the {} ask rule `{}` {what}",
-                source_name(source),
+                source.name(),
                 quoted(rule)
             ));
         }

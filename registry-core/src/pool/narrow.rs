@@ -47,7 +47,7 @@ pub enum Removed {
         tool: String,
     },
     /// A whole-tool deny rule covers the tool (by name, alias or server).
-    #[error("tool `{tool}` is denied by the {} rule `{rule}`", source_name(*.rule_source))]
+    #[error("tool `{tool}` is denied by the {} rule `{rule}`", .rule_source.name())]
     DenyRule {
         /// The tool's primary name.
         tool: String,
@@ -74,17 +74,6 @@ pub enum Removed {
     /// flag (see [`BaseTools::explain_missing`]).
     #[error(transparent)]
     Missing(Missing),
-}
-
-/// How a rule source is named in messages.
-fn source_name(source: RuleSource) -> &'static str {
-    match source {
-        RuleSource::Policy => "policy",
-        RuleSource::User => "user",
-        RuleSource::Project => "project",
-        RuleSource::Session => "session",
-        RuleSource::Cli => "command-line",
-    }
 }
 
 /// The narrowing layer that removes `tool` under `cx`, checked in the
