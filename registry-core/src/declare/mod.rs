@@ -136,6 +136,7 @@
 //! MCP imports and tools from configuration go through [`ToolBuilder`],
 //! which starts from the same defaults.
 
+pub(crate) mod blocks;
 pub(crate) mod builder;
 pub(crate) mod content;
 pub(crate) mod context;
@@ -150,6 +151,7 @@ pub(crate) mod posture;
 pub(crate) mod state;
 pub(crate) mod tool;
 
+pub use blocks::{Audio, ContentBlock, Image, Resource, ResourceData, ResourceLink};
 pub use builder::{BoxError, ToolBuilder};
 pub use content::{ContentKind, PermissionContent};
 pub use context::ToolContext;

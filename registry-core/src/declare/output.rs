@@ -1,11 +1,22 @@
-//! What a call hands back to the model: text, and whether it was cut.
+//! What a call hands back to the model: content blocks (text, images,
+//! structured JSON, resources), their one text view, and whether the text
+//! was cut.
 
+use std::sync::OnceLock;
+
+use crate::declare::blocks::{ContentBlock, Image, text_view_of};
 use crate::declare::posture::ResultCap;
 
-/// The result of a successful call, as the model will read it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The result of a successful call, as the model will read it: a list of
+/// [`ContentBlock`]s, most often one text block.
+///
+/// Text-only readers (logs, a provider format that cannot hold an image)
+/// read [`as_str`](Self::as_str), the blocks' text view; the provider
+/// adapters and the MCP server send the blocks themselves.
 pub struct ToolOutput {
-    text: String,
+    blocks: Vec<ContentBlock>,
+    /// The text view of several blocks, made on first use.
+    view: OnceLock<String>,
     truncated: Option<Truncation>,
 }
 
@@ -21,20 +32,65 @@ pub struct Truncation {
 impl ToolOutput {
     /// A text result.
     pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput::new([ContentBlock::Text(text.into())])
+    }
+
+    /// A result of the given blocks, in order.
+    pub fn new(blocks: impl IntoIterator<Item = ContentBlock>) -> Self {
         ToolOutput {
-            text: text.into(),
+            blocks: blocks.into_iter().collect(),
+            view: OnceLock::new(),
             truncated: None,
         }
     }
 
-    /// The text the model reads, including the truncation notice if any.
-    pub fn as_str(&self) -> &str {
-        &self.text
+    /// An image result.
+    pub fn image(data: impl Into<Vec<u8>>, media_type: impl Into<String>) -> Self {
+        ToolOutput::new([ContentBlock::Image(Image::new(data, media_type))])
     }
 
-    /// Consumes the output, returning the text the model reads.
-    pub fn into_string(self) -> String {
-        self.text
+    /// A structured result: text-only readers see canonical pretty JSON.
+    pub fn json(value: serde_json::Value) -> Self {
+        ToolOutput::new([ContentBlock::Json(value)])
+    }
+
+    /// The same result with `block` appended.
+    pub fn with(mut self, block: impl Into<ContentBlock>) -> Self {
+        self.blocks.push(block.into());
+        self.view = OnceLock::new();
+        self
+    }
+
+    /// The blocks, in order.
+    pub fn blocks(&self) -> &[ContentBlock] {
+        &self.blocks
+    }
+
+    /// Consumes the output, returning its blocks.
+    pub fn into_blocks(self) -> Vec<ContentBlock> {
+        self.blocks
+    }
+
+    /// The text the model reads when it can read only text, including the
+    /// truncation notice if any: one text block as it is, several blocks'
+    /// [text views](ContentBlock::text_view) one per line.
+    pub fn as_str(&self) -> &str {
+        match &self.blocks[..] {
+            [ContentBlock::Text(text)] => text,
+            [] => "",
+            blocks => self.view.get_or_init(|| text_view_of(blocks).into_owned()),
+        }
+    }
+
+    /// Consumes the output, returning its text view (see
+    /// [`as_str`](Self::as_str)).
+    pub fn into_string(mut self) -> String {
+        if let [ContentBlock::Text(_)] = &self.blocks[..] {
+            if let Some(ContentBlock::Text(text)) = self.blocks.pop() {
+                return text;
+            }
+        }
+        self.as_str().to_owned()
     }
 
     /// Set when the result was cut to the tool's cap.
@@ -42,25 +98,26 @@ impl ToolOutput {
         self.truncated
     }
 
-    /// Cuts the text so that it, the truncation notice included, has at
+    /// Cuts the text view so that it, the truncation notice included, has at
     /// most `cap` characters (cut on a character boundary, never inside
     /// one), so the model knows it is not seeing everything.
     ///
     /// The notice says how much was kept. Smaller caps get a shorter
     /// notice, and a cap too small for any words (a few characters) gets
     /// the text's start and a final `…`.
-    pub(crate) fn capped(mut self, cap: ResultCap) -> Self {
+    pub(crate) fn capped(self, cap: ResultCap) -> Self {
         let Some(limit) = cap.limit() else {
             return self;
         };
         // Cheap check first: `len` (bytes) bounds the character count.
-        if self.text.len() <= limit {
+        if self.as_str().len() <= limit {
             return self;
         }
-        let total = self.text.chars().count();
+        let total = self.as_str().chars().count();
         if total <= limit {
             return self;
         }
+        let mut text = self.into_string();
         // The notice is decided for the largest count it could show; the
         // real count is no wider, so text plus notice stays within `limit`.
         let widest = notice(limit, total, limit);
@@ -87,15 +144,40 @@ impl ToolOutput {
                 }
             }
         };
-        let cut_at = self
-            .text
-            .char_indices()
-            .nth(kept)
-            .map_or(self.text.len(), |(i, _)| i);
-        self.text.truncate(cut_at);
-        self.text.push_str(&notice);
-        self.truncated = Some(Truncation { kept, total });
-        self
+        let cut_at = text.char_indices().nth(kept).map_or(text.len(), |(i, _)| i);
+        text.truncate(cut_at);
+        text.push_str(&notice);
+        let mut out = ToolOutput::text(text);
+        out.truncated = Some(Truncation { kept, total });
+        out
+    }
+}
+
+impl Clone for ToolOutput {
+    fn clone(&self) -> Self {
+        ToolOutput {
+            blocks: self.blocks.clone(),
+            view: OnceLock::new(),
+            truncated: self.truncated,
+        }
+    }
+}
+
+// Equal outputs have equal blocks; the cached text view is not part of it.
+impl PartialEq for ToolOutput {
+    fn eq(&self, other: &Self) -> bool {
+        self.blocks == other.blocks && self.truncated == other.truncated
+    }
+}
+
+impl Eq for ToolOutput {}
+
+impl std::fmt::Debug for ToolOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolOutput")
+            .field("blocks", &self.blocks)
+            .field("truncated", &self.truncated)
+            .finish()
     }
 }
 
@@ -114,15 +196,17 @@ fn short_notice(total: usize) -> String {
     format!("\n[truncated from {total} chars]")
 }
 
-/// Turns a tool's typed result into text for the model.
+/// Turns a tool's typed result into what the model reads.
 ///
 /// Implemented for text (`String`, `&'static str`), [`ToolOutput`],
-/// `serde_json::Value` and [`Json`] (any `Serialize + JsonSchema` type, rendered as
-/// pretty JSON with keys in a stable order).
+/// `serde_json::Value` (as pretty JSON text with keys in a stable order),
+/// [`Json`] (any `Serialize + JsonSchema` type, as a structured block
+/// whose schema is the tool's output schema), one [`ContentBlock`], an
+/// [`Image`], and a `Vec<ContentBlock>`.
 #[diagnostic::on_unimplemented(
     message = "tool output `{Self}` cannot be rendered as text for the model",
     label = "used as a tool's `type Output` here",
-    note = "use `String`, `&'static str`, `registry_core::ToolOutput` or `serde_json::Value`, or wrap any `Serialize + JsonSchema` type as `registry_core::Json<{Self}>`"
+    note = "use `String`, `&'static str`, `registry_core::ToolOutput`, `serde_json::Value` or content blocks (`registry_core::declare::ContentBlock`), or wrap any `Serialize + JsonSchema` type as `registry_core::Json<{Self}>`"
 )]
 pub trait IntoToolOutput {
     /// Renders the result; an error becomes the call's error result.
@@ -164,7 +248,26 @@ impl IntoToolOutput for serde_json::Value {
     }
 }
 
-/// A structured result, rendered as pretty JSON.
+impl IntoToolOutput for ContentBlock {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput::new([self]))
+    }
+}
+
+impl IntoToolOutput for Vec<ContentBlock> {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput::new(self))
+    }
+}
+
+impl IntoToolOutput for Image {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput::new([ContentBlock::Image(self)]))
+    }
+}
+
+/// A structured result: a [`ContentBlock::Json`] block, which text-only
+/// readers see as pretty JSON.
 ///
 /// `T` needs `JsonSchema` as well as `Serialize`: its schema is the tool's
 /// output schema (MCP's `outputSchema`, with the value as
@@ -186,10 +289,9 @@ impl<T: serde::Serialize + schemars::JsonSchema> IntoToolOutput for Json<T> {
     }
 
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
-        // Through Value and the canonical writer, so keys come out sorted
-        // whatever T's map type or serde_json's features are.
-        let value = serde_json::to_value(&self.0)?;
-        value.into_tool_output()
+        // Through Value, so the text view (the canonical writer) has keys
+        // sorted whatever T's map type or serde_json's features are.
+        Ok(ToolOutput::json(serde_json::to_value(&self.0)?))
     }
 }
 

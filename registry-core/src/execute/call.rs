@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::declare::{ContentBlock, ToolOutput};
+
 /// One call from the model's turn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
@@ -31,18 +33,30 @@ impl ToolCall {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCallResult {
     pub(crate) id: String,
-    pub(crate) content: String,
+    pub(crate) output: ToolOutput,
     pub(crate) is_error: bool,
-    pub(crate) spilled_to: Option<PathBuf>,
+    pub(crate) spilled_to: Vec<PathBuf>,
 }
 
 impl ToolCallResult {
     pub(crate) fn new(id: String, content: String, is_error: bool) -> Self {
         ToolCallResult {
             id,
-            content,
+            output: ToolOutput::text(content),
             is_error,
-            spilled_to: None,
+            spilled_to: Vec::new(),
+        }
+    }
+
+    /// A result made by hand: for a host that answers a call itself (a
+    /// client-side tool the registry does not hold, a cached answer) and
+    /// hands it to a provider adapter with the executor's results.
+    pub fn from_output(id: impl Into<String>, output: ToolOutput, is_error: bool) -> Self {
+        ToolCallResult {
+            id: id.into(),
+            output,
+            is_error,
+            spilled_to: Vec::new(),
         }
     }
 
@@ -51,14 +65,31 @@ impl ToolCallResult {
         &self.id
     }
 
-    /// The text the model reads (for an error, what went wrong).
+    /// The text the model reads (for an error, what went wrong); for a
+    /// result of several blocks, their text view (see
+    /// [`ToolOutput::as_str`]).
     pub fn content(&self) -> &str {
-        &self.content
+        self.output.as_str()
     }
 
-    /// Consumes the result, returning its text.
+    /// The result's content blocks, in order (an error is one text block).
+    pub fn blocks(&self) -> &[ContentBlock] {
+        self.output.blocks()
+    }
+
+    /// The whole output.
+    pub fn output(&self) -> &ToolOutput {
+        &self.output
+    }
+
+    /// Consumes the result, returning its text view.
     pub fn into_content(self) -> String {
-        self.content
+        self.output.into_string()
+    }
+
+    /// Consumes the result, returning its output.
+    pub fn into_output(self) -> ToolOutput {
+        self.output
     }
 
     /// Whether the call failed (refused, invalid, denied, panicked, timed
@@ -67,8 +98,15 @@ impl ToolCallResult {
         self.is_error
     }
 
-    /// Where the full output was written, when it was too long to show.
+    /// Where the full text output was written, when it was too long to
+    /// show.
     pub fn spilled_to(&self) -> Option<&Path> {
-        self.spilled_to.as_deref()
+        self.spilled_to.first().map(PathBuf::as_path)
+    }
+
+    /// Every file this result wrote: the text output when it was too long,
+    /// then each binary block that was over the byte limit, in order.
+    pub fn spill_files(&self) -> &[PathBuf] {
+        &self.spilled_to
     }
 }

@@ -14,6 +14,7 @@
 //! a file or symlink already at the name, say one planted by another user
 //! of a shared directory, is skipped, never followed or truncated.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write as _};
@@ -24,6 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::call::ToolCallResult;
+use crate::declare::ContentBlock;
 use crate::declare::output::ToolOutput;
 use crate::declare::posture::ResultCap;
 
@@ -59,14 +61,16 @@ fn process_tag() -> &'static str {
 pub(crate) struct CapConfig {
     pub(crate) spill_dir: Option<PathBuf>,
     pub(crate) preview_chars: NonZeroUsize,
+    pub(crate) max_binary_bytes: Option<usize>,
 }
 
-/// One result after capping, with its length in characters.
+/// One result after capping, with the length of its text view in
+/// characters.
 #[derive(Debug)]
 pub(crate) struct Capped {
-    pub(crate) content: String,
+    pub(crate) output: ToolOutput,
     pub(crate) chars: usize,
-    pub(crate) spilled_to: Option<PathBuf>,
+    pub(crate) spilled_to: Vec<PathBuf>,
 }
 
 /// The text shown for a call that succeeded with no output.
@@ -74,7 +78,9 @@ pub(crate) fn no_output(tool: &str) -> String {
     format!("(`{tool}` completed with no output)")
 }
 
-/// Caps a successful call's output to the tool's limit.
+/// Caps a successful call's output: its text (text and JSON blocks,
+/// together) to the tool's character limit, then its binary blocks, in
+/// order, to the executor's byte limit.
 pub(crate) fn cap_output(
     output: ToolOutput,
     tool: &str,
@@ -83,50 +89,175 @@ pub(crate) fn cap_output(
     call_id: &str,
     config: &CapConfig,
 ) -> Capped {
-    let text = output.into_string();
-    if text.is_empty() {
-        let content = no_output(tool);
-        let chars = content.chars().count();
+    let mut blocks = output.into_blocks();
+    let mut spilled_to = Vec::new();
+    if blocks
+        .iter()
+        .all(|block| block.is_text() && block.text_view().is_empty())
+    {
+        let text = no_output(tool);
         return Capped {
-            content,
-            chars,
-            spilled_to: None,
+            chars: text.chars().count(),
+            output: ToolOutput::text(text),
+            spilled_to,
         };
     }
-    let Some(limit) = cap.limit() else {
-        let chars = text.chars().count();
-        return unspilled(text, chars);
-    };
+    if blocks.iter().any(ContentBlock::is_text) {
+        let text = text_part(&blocks);
+        if let Some((capped, path)) = cap_text(&text, cap, index, call_id, config) {
+            drop(text);
+            replace_text_part(&mut blocks, capped);
+            spilled_to.extend(path);
+        }
+    }
+    if let Some(limit) = config.max_binary_bytes {
+        cap_binary(&mut blocks, limit, index, call_id, config, &mut spilled_to);
+    }
+    let output = ToolOutput::new(blocks);
+    let chars = output.as_str().chars().count();
+    Capped {
+        output,
+        chars,
+        spilled_to,
+    }
+}
+
+/// The text of a result's text and JSON blocks, one per line.
+fn text_part(blocks: &[ContentBlock]) -> Cow<'_, str> {
+    match blocks {
+        [ContentBlock::Text(text)] => Cow::Borrowed(text),
+        _ => {
+            let texts: Vec<Cow<'_, str>> = blocks
+                .iter()
+                .filter(|block| block.is_text())
+                .map(ContentBlock::text_view)
+                .collect();
+            match <[_; 1]>::try_from(texts) {
+                Ok([one]) => one,
+                Err(texts) => Cow::Owned(texts.join("\n")),
+            }
+        }
+    }
+}
+
+/// Puts `text` where the first text or JSON block was and drops the rest
+/// of them: a cut or spilled text is one text block (cut JSON is no longer
+/// a value).
+fn replace_text_part(blocks: &mut Vec<ContentBlock>, text: String) {
+    let first = blocks.iter().position(ContentBlock::is_text).unwrap_or(0);
+    let mut index = 0;
+    blocks.retain(|block| {
+        let keep = index == first || !block.is_text();
+        index += 1;
+        keep
+    });
+    match blocks.get_mut(first) {
+        Some(slot) if slot.is_text() => *slot = ContentBlock::Text(text),
+        _ => blocks.insert(first.min(blocks.len()), ContentBlock::Text(text)),
+    }
+}
+
+/// The text cut or spilled to the tool's cap, with the spill file; `None`
+/// when it fits.
+fn cap_text(
+    text: &str,
+    cap: ResultCap,
+    index: usize,
+    call_id: &str,
+    config: &CapConfig,
+) -> Option<(String, Option<PathBuf>)> {
+    let limit = cap.limit()?;
     // `len` (bytes) bounds the character count: short texts skip counting.
     if text.len() <= limit {
-        let chars = text.chars().count();
-        return unspilled(text, chars);
+        return None;
     }
     let chars = text.chars().count();
     if chars <= limit {
-        return unspilled(text, chars);
+        return None;
     }
     let why = format!("over the limit of {limit} characters");
     // The preview never shows more than the cap itself.
     let preview_chars = config.preview_chars.get().min(limit);
-    if let Some(spilled) = spill(&text, chars, &why, preview_chars, index, call_id, config) {
-        return spilled;
+    if let Some((content, path)) = spill(text, chars, &why, preview_chars, index, call_id, config) {
+        return Some((content, Some(path)));
     }
-    let content = ToolOutput::text(text).capped(cap).into_string();
-    let chars = content.chars().count();
-    unspilled(content, chars)
+    Some((ToolOutput::text(text).capped(cap).into_string(), None))
 }
 
-fn unspilled(content: String, chars: usize) -> Capped {
-    Capped {
-        content,
-        chars,
-        spilled_to: None,
+/// Holds the binary blocks to `limit` bytes in total, in order: a block
+/// that would pass it is written to the spill directory (when there is
+/// one) and replaced by a notice of what it was and where it went.
+fn cap_binary(
+    blocks: &mut [ContentBlock],
+    limit: usize,
+    index: usize,
+    call_id: &str,
+    config: &CapConfig,
+    spilled_to: &mut Vec<PathBuf>,
+) {
+    let mut used: usize = 0;
+    for block in blocks.iter_mut() {
+        if block.binary_data().is_none() {
+            continue;
+        }
+        let len = block.binary_len();
+        if let Some(total) = used.checked_add(len).filter(|&total| total <= limit) {
+            used = total;
+            continue;
+        }
+        let kind = match block {
+            ContentBlock::Image(_) => "image",
+            ContentBlock::Audio(_) => "audio",
+            _ => "resource",
+        };
+        let media_type = block.media_type().unwrap_or("application/octet-stream");
+        let mut notice = format!(
+            "[{kind} ({media_type}, {len} bytes) not included: over this result's limit of {limit} bytes of binary content"
+        );
+        let saved = match (config.spill_dir.as_deref(), block.binary_data()) {
+            (Some(dir), Some(data)) => {
+                let ext = extension(media_type);
+                match write_spill(dir, index, call_id, data, ext, || {
+                    SPILL_SEQ.fetch_add(1, Ordering::Relaxed)
+                }) {
+                    Ok(path) => Some(path),
+                    Err(err) => {
+                        tracing::warn!(dir = %dir.display(), %err, "could not spill a binary block; leaving it out");
+                        None
+                    }
+                }
+            }
+            _ => None,
+        };
+        match saved {
+            Some(path) => {
+                let _ = write!(notice, "; saved in {}]", path.display());
+                spilled_to.push(path);
+            }
+            None => notice.push(']'),
+        }
+        *block = ContentBlock::Text(notice);
     }
 }
 
-/// Writes `text` to the spill directory and returns the replacement, or
-/// `None` (logged) when there is no directory or the write failed.
+/// A spill file's extension for a media type: its subtype's letters and
+/// digits (`image/svg+xml` is `svg`, `image/jpeg` is `jpeg`), `bin` when
+/// there are none.
+fn extension(media_type: &str) -> &str {
+    let subtype = media_type.split_once('/').map_or("", |(_, sub)| sub);
+    let end = subtype
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(subtype.len())
+        .min(10);
+    match &subtype[..end] {
+        "" => "bin",
+        ext => ext,
+    }
+}
+
+/// Writes `text` to the spill directory and returns the replacement and
+/// the file, or `None` (logged) when there is no directory or the write
+/// failed.
 fn spill(
     text: &str,
     chars: usize,
@@ -135,11 +266,11 @@ fn spill(
     index: usize,
     call_id: &str,
     config: &CapConfig,
-) -> Option<Capped> {
+) -> Option<(String, PathBuf)> {
     let dir = config.spill_dir.as_deref()?;
     // Written inline: the text is already in memory, and a spawned blocking
     // write could outlive a cancelled turn.
-    let path = match write_spill(dir, index, call_id, text, || {
+    let path = match write_spill(dir, index, call_id, text.as_bytes(), "txt", || {
         SPILL_SEQ.fetch_add(1, Ordering::Relaxed)
     }) {
         Ok(path) => path,
@@ -157,12 +288,7 @@ fn spill(
         path.display(),
         preview.chars().count(),
     );
-    let chars = content.chars().count();
-    Some(Capped {
-        content,
-        chars,
-        spilled_to: Some(path),
-    })
+    Some((content, path))
 }
 
 /// The first `max` characters of `text`, cut back to the end of the last
@@ -179,25 +305,26 @@ pub(crate) fn preview(text: &str, max: usize) -> &str {
     }
 }
 
-/// Writes `text` to a new file in `dir` (created if needed) and returns
-/// its path. Each attempt takes a name from `next` (a sequence number);
+/// Writes `data` to a new file in `dir` (created if needed), named with
+/// extension `ext`, and returns its path. Each attempt takes a name from `next` (a sequence number);
 /// a name already taken is skipped, up to [`SPILL_ATTEMPTS`] times.
 fn write_spill(
     dir: &Path,
     index: usize,
     call_id: &str,
-    text: &str,
+    data: &[u8],
+    ext: &str,
     mut next: impl FnMut() -> u64,
 ) -> io::Result<PathBuf> {
     std::fs::create_dir_all(dir)?;
     for _ in 0..SPILL_ATTEMPTS {
-        let path = dir.join(spill_file_name(index, call_id, process_tag(), next()));
+        let path = dir.join(spill_file_name(index, call_id, process_tag(), next(), ext));
         let mut file = match create_new(&path) {
             Ok(file) => file,
             Err(err) if err.kind() == io::ErrorKind::AlreadyExists => continue,
             Err(err) => return Err(err),
         };
-        if let Err(err) = file.write_all(text.as_bytes()) {
+        if let Err(err) = file.write_all(data) {
             // Ours (created just now), and half-written: do not leave it.
             drop(file);
             let _ = std::fs::remove_file(&path);
@@ -224,8 +351,15 @@ fn create_new(path: &Path) -> io::Result<File> {
 
 /// A safe file name for one call's spilled output: the call's position
 /// and id, then `process` (see [`process_tag`]) and the spill's sequence
-/// number `seq`, so names differ across turns and processes.
-pub(crate) fn spill_file_name(index: usize, call_id: &str, process: &str, seq: u64) -> String {
+/// number `seq`, so names differ across turns and processes; `ext` is the
+/// extension (`txt` for text).
+pub(crate) fn spill_file_name(
+    index: usize,
+    call_id: &str,
+    process: &str,
+    seq: u64,
+    ext: &str,
+) -> String {
     let safe: String = call_id
         .chars()
         .take(MAX_ID_CHARS)
@@ -238,7 +372,7 @@ pub(crate) fn spill_file_name(index: usize, call_id: &str, process: &str, seq: u
         })
         .collect();
     format!(
-        "call-{index}-{safe}-{:016x}-{process}-{seq}.txt",
+        "call-{index}-{safe}-{:016x}-{process}-{seq}.{ext}",
         fnv1a(call_id.as_bytes())
     )
 }
@@ -266,7 +400,7 @@ pub(crate) fn apply_budget(
         return;
     }
     let mut order: Vec<usize> = (0..results.len())
-        .filter(|&i| !results[i].is_error && results[i].spilled_to.is_none())
+        .filter(|&i| !results[i].is_error && results[i].spilled_to.is_empty())
         .collect();
     // Largest first; the sort is stable, so equal sizes keep call order.
     order.sort_by(|&a, &b| chars[b].cmp(&chars[a]));
@@ -280,19 +414,24 @@ pub(crate) fn apply_budget(
         if chars[i] <= keep {
             break;
         }
-        let (content, new_chars, spilled_to) =
-            match spill(&result.content, chars[i], &why, keep, i, &result.id, config) {
-                Some(capped) => (capped.content, capped.chars, capped.spilled_to),
-                None => {
-                    let cut = cut(&result.content, chars[i], keep, &why);
-                    let n = cut.chars().count();
-                    (cut, n, None)
-                }
-            };
+        let mut blocks = std::mem::replace(&mut result.output, ToolOutput::new([])).into_blocks();
+        let text = text_part(&blocks).into_owned();
+        let text_chars = text.chars().count();
+        let other_chars = chars[i].saturating_sub(text_chars);
+        let replacement = match spill(&text, text_chars, &why, keep, i, &result.id, config) {
+            Some((content, path)) => {
+                result.spilled_to.insert(0, path);
+                content
+            }
+            None => cut(&text, text_chars, keep, &why),
+        };
+        let new_chars = replacement.chars().count() + other_chars;
+        if blocks.iter().any(ContentBlock::is_text) {
+            replace_text_part(&mut blocks, replacement);
+        }
+        result.output = ToolOutput::new(blocks);
         total = total - chars[i] + new_chars;
         chars[i] = new_chars;
-        result.content = content;
-        result.spilled_to = spilled_to;
     }
 }
 
@@ -314,7 +453,7 @@ mod tests {
     #[test]
     fn hostile_ids_stay_inside_the_directory() {
         for id in ["../../etc/passwd", "/abs", "a/b\\c", "..", "", "é😀\0\n"] {
-            let name = spill_file_name(3, id, process_tag(), 7);
+            let name = spill_file_name(3, id, process_tag(), 7, "txt");
             assert!(
                 name.chars()
                     .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
@@ -326,24 +465,26 @@ mod tests {
         }
         // Ids that reduce to the same text still differ.
         assert_ne!(
-            spill_file_name(0, "a/b", "1", 0),
-            spill_file_name(0, "a_b", "1", 0)
+            spill_file_name(0, "a/b", "1", 0, "txt"),
+            spill_file_name(0, "a_b", "1", 0, "txt")
         );
         // The same call in another spill or process gets another name.
         assert_ne!(
-            spill_file_name(1, "toolu_1", "1", 0),
-            spill_file_name(1, "toolu_1", "1", 1)
+            spill_file_name(1, "toolu_1", "1", 0, "txt"),
+            spill_file_name(1, "toolu_1", "1", 1, "txt")
         );
         assert_ne!(
-            spill_file_name(1, "toolu_1", "1", 0),
-            spill_file_name(1, "toolu_1", "2", 0)
+            spill_file_name(1, "toolu_1", "1", 0, "txt"),
+            spill_file_name(1, "toolu_1", "2", 0, "txt")
         );
-        assert!(spill_file_name(0, &"x".repeat(10_000), process_tag(), u64::MAX).len() < 160);
+        assert!(
+            spill_file_name(0, &"x".repeat(10_000), process_tag(), u64::MAX, "txt").len() < 160
+        );
     }
 
     /// Candidate names for call 0 `c`, sequence numbers from 0.
     fn candidate(dir: &Path, seq: u64) -> PathBuf {
-        dir.join(spill_file_name(0, "c", process_tag(), seq))
+        dir.join(spill_file_name(0, "c", process_tag(), seq, "txt"))
     }
 
     #[cfg(unix)]
@@ -357,7 +498,10 @@ mod tests {
         let target = dir.path().join("created-through-link");
         std::os::unix::fs::symlink(&target, candidate(dir.path(), 1)).unwrap();
         let mut seq = 0..;
-        let path = write_spill(dir.path(), 0, "c", "spilled", || seq.next().unwrap()).unwrap();
+        let path = write_spill(dir.path(), 0, "c", b"spilled", "txt", || {
+            seq.next().unwrap()
+        })
+        .unwrap();
         assert_eq!(path, candidate(dir.path(), 2));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "spilled");
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
@@ -374,7 +518,8 @@ mod tests {
             std::fs::write(candidate(dir.path(), seq), "theirs").unwrap();
         }
         let mut seq = 0..;
-        let err = write_spill(dir.path(), 0, "c", "mine", || seq.next().unwrap()).unwrap_err();
+        let err =
+            write_spill(dir.path(), 0, "c", b"mine", "txt", || seq.next().unwrap()).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::AlreadyExists);
         for seq in 0..SPILL_ATTEMPTS as u64 {
             let text = std::fs::read_to_string(candidate(dir.path(), seq)).unwrap();

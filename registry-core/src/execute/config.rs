@@ -1,5 +1,6 @@
 //! The executor's knobs: concurrency limit, timeouts, which tools cancel
-//! their siblings on failure, spilling and the per-turn budget.
+//! their siblings on failure, spilling, the per-turn budget and the byte
+//! limit of binary results.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::num::NonZeroUsize;
@@ -22,6 +23,7 @@ pub struct ExecutorConfig {
     pub(crate) spill_dir: Option<PathBuf>,
     pub(crate) preview_chars: NonZeroUsize,
     pub(crate) turn_budget: Option<usize>,
+    pub(crate) max_result_bytes: Option<usize>,
     pub(crate) permission_timeout: Option<Duration>,
 }
 
@@ -29,6 +31,9 @@ pub struct ExecutorConfig {
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
 /// The default per-turn output budget, in characters.
 pub const DEFAULT_TURN_BUDGET_CHARS: usize = 200_000;
+/// The default limit of one result's binary content (images, audio,
+/// embedded resources), in bytes: 10 MiB.
+pub const DEFAULT_MAX_RESULT_BYTES: usize = 10 * 1024 * 1024;
 /// The default size of a spilled result's preview, in characters.
 pub const DEFAULT_PREVIEW_CHARS: usize = 2_000;
 
@@ -46,6 +51,7 @@ impl Default for ExecutorConfig {
             spill_dir: None,
             preview_chars: PREVIEW_CHARS,
             turn_budget: Some(DEFAULT_TURN_BUDGET_CHARS),
+            max_result_bytes: Some(DEFAULT_MAX_RESULT_BYTES),
             permission_timeout: None,
         }
     }
@@ -53,7 +59,8 @@ impl Default for ExecutorConfig {
 
 impl ExecutorConfig {
     /// The defaults: 10 at once, no timeout, no spill directory (results
-    /// over their cap are cut), a 200,000-character turn budget.
+    /// over their cap are cut), a 200,000-character turn budget, 10 MiB
+    /// of binary content per result.
     pub fn new() -> Self {
         Self::default()
     }
@@ -108,6 +115,16 @@ impl ExecutorConfig {
     /// turns it off.
     pub fn turn_budget(mut self, chars: Option<usize>) -> Self {
         self.turn_budget = chars;
+        self
+    }
+
+    /// The limit of one result's binary content (the bytes of its images,
+    /// audio and embedded resources, in order), apart from the character
+    /// cap on its text; `None` turns it off. A block past the limit is
+    /// written to the spill directory when there is one, and replaced by a
+    /// text notice saying what it was, how large, and where it went.
+    pub fn max_result_bytes(mut self, bytes: Option<usize>) -> Self {
+        self.max_result_bytes = bytes;
         self
     }
 

@@ -254,7 +254,7 @@ impl Executor {
                 }
                 Err(err) => {
                     let result = error_result(&mut slot, err);
-                    slot.chars = result.content.chars().count();
+                    slot.chars = result.content().chars().count();
                     slot.result = Some(result);
                 }
             }
@@ -467,17 +467,17 @@ impl Executor {
                     &self.cap,
                 );
                 slot.chars = capped.chars;
-                slot.metrics.spilled += u64::from(capped.spilled_to.is_some());
+                slot.metrics.spilled += u64::from(!capped.spilled_to.is_empty());
                 ToolCallResult {
                     id: std::mem::take(&mut slot.id),
-                    content: capped.content,
+                    output: capped.output,
                     is_error: false,
                     spilled_to: capped.spilled_to,
                 }
             }
             Err(err) => {
                 let result = error_result(slot, err);
-                slot.chars = result.content.chars().count();
+                slot.chars = result.content().chars().count();
                 result
             }
         };
@@ -644,6 +644,7 @@ fn cap_config(config: &ExecutorConfig) -> CapConfig {
     CapConfig {
         spill_dir: config.spill_dir.clone(),
         preview_chars: config.preview_chars,
+        max_binary_bytes: config.max_result_bytes,
     }
 }
 

@@ -1103,11 +1103,11 @@ impl Shared {
                 .into());
             }
         };
-        let text = result_text(&result);
+        let output = result_output(&result);
         if result.is_error == Some(true) {
-            return Err(text.into());
+            return Err(output.into_string().into());
         }
-        Ok(ToolOutput::text(text))
+        Ok(output)
     }
 }
 
@@ -1225,15 +1225,15 @@ impl ProgressRoutes {
     }
 }
 
-/// The text a model reads for a result, nothing left out: text blocks as
-/// they are; a resource link as its name, URI and type, which the model
-/// can use; an embedded resource as its URI and its text (or, for binary
-/// data, its type and size); an image or audio block as its type and size
-/// (until results carry content blocks, a model cannot see them through
-/// this import); `structuredContent` as JSON unless a text block already
-/// is that JSON.
-fn result_text(result: &CallToolResult) -> String {
-    let mut parts: Vec<String> = result.content.iter().map(block_text).collect();
+/// A result as blocks, nothing left out: each content block as it is
+/// (see [`super::content::from_mcp`]), then `structuredContent` as a
+/// structured block unless a text block already is that JSON.
+fn result_output(result: &CallToolResult) -> ToolOutput {
+    let mut blocks: Vec<_> = result
+        .content
+        .iter()
+        .map(super::content::from_mcp)
+        .collect();
     if let Some(structured) = &result.structured_content {
         let already = result.content.iter().any(|block| {
             block
@@ -1242,67 +1242,8 @@ fn result_text(result: &CallToolResult) -> String {
                 .is_some_and(|value| &value == structured)
         });
         if !already {
-            let json = crate::text::to_canonical_pretty(structured);
-            parts.push(if parts.is_empty() {
-                json
-            } else {
-                format!("structured content:\n{json}")
-            });
+            blocks.push(crate::declare::ContentBlock::Json(structured.clone()));
         }
     }
-    parts.join("\n")
-}
-
-/// One content block as text (see [`result_text`]).
-fn block_text(block: &rmcp::model::ContentBlock) -> String {
-    if let Some(text) = block.as_text() {
-        return text.text.clone();
-    }
-    let value = serde_json::to_value(block).unwrap_or(Value::Null);
-    let field = |key: &str| value.get(key).and_then(Value::as_str);
-    let base64_bytes = |data: &str| {
-        let padding = data.bytes().rev().take_while(|&b| b == b'=').count();
-        (data.len() / 4 * 3).saturating_sub(padding)
-    };
-    match field("type").unwrap_or("unknown") {
-        kind @ ("image" | "audio") => format!(
-            "[{kind}: {}, {} bytes]",
-            field("mimeType").unwrap_or("unknown type"),
-            base64_bytes(field("data").unwrap_or_default())
-        ),
-        "resource_link" => {
-            let mut text = format!(
-                "[resource link: {} <{}>",
-                field("name").unwrap_or("unnamed"),
-                field("uri").unwrap_or("no uri")
-            );
-            if let Some(mime) = field("mimeType") {
-                text.push_str(&format!(" ({mime})"));
-            }
-            if let Some(description) = field("description") {
-                text.push_str(&format!(": {description}"));
-            }
-            text.push(']');
-            text
-        }
-        "resource" => {
-            let resource = value.get("resource").cloned().unwrap_or(Value::Null);
-            let inner = |key: &str| resource.get(key).and_then(Value::as_str);
-            let uri = inner("uri").unwrap_or("no uri");
-            let mime = inner("mimeType")
-                .map(|m| format!(" ({m})"))
-                .unwrap_or_default();
-            match (inner("text"), inner("blob")) {
-                (Some(text), _) => format!("[resource <{uri}>{mime}]\n{text}"),
-                (None, Some(blob)) => {
-                    format!("[resource <{uri}>{mime}: {} bytes]", base64_bytes(blob))
-                }
-                (None, None) => format!("[resource <{uri}>{mime}]"),
-            }
-        }
-        other => format!(
-            "[{other} content: {}]",
-            crate::text::to_canonical_string(&value)
-        ),
-    }
+    ToolOutput::new(blocks)
 }

@@ -74,6 +74,7 @@
 //! tokio streams.
 
 mod child;
+mod content;
 mod http;
 mod import;
 mod naming;

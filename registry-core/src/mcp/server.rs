@@ -397,7 +397,8 @@ impl Connection {
             return CallToolResult::error(vec![ContentBlock::text(result.into_content())]);
         }
         let structured = structured(&view, &request.name, &result);
-        let mut out = CallToolResult::success(vec![ContentBlock::text(result.into_content())]);
+        let content = result.blocks().iter().map(super::content::to_mcp).collect();
+        let mut out = CallToolResult::success(content);
         out.structured_content = structured;
         out
     }
@@ -427,11 +428,20 @@ impl Connection {
     }
 }
 
-/// The structured value of a typed result: its text is that value's JSON
-/// (see `Json<T>`), unless it was cut or spilled. Looked up by the name
-/// the client sent: an alias gets no structured value, only the text.
+/// The structured value of a result: its first structured block that is
+/// an object (a `Json<T>` result, unless it was cut or spilled), or for a
+/// tool with an output schema whose result is text, that text's JSON.
+/// Looked up by the name the client sent: an alias gets no structured
+/// value, only the content.
 fn structured(view: &View, name: &str, result: &crate::execute::ToolCallResult) -> Option<Value> {
     let tool = view.pool.get(name)?;
+    let block = result.blocks().iter().find_map(|block| match block {
+        crate::declare::ContentBlock::Json(value @ Value::Object(_)) => Some(value.clone()),
+        _ => None,
+    });
+    if block.is_some() {
+        return block;
+    }
     crate::render::mcp_output_schema(tool)?;
     if result.spilled_to().is_some() {
         return None;
