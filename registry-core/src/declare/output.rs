@@ -85,10 +85,10 @@ impl ToolOutput {
     /// Consumes the output, returning its text view (see
     /// [`as_str`](Self::as_str)).
     pub fn into_string(mut self) -> String {
-        if let [ContentBlock::Text(_)] = &self.blocks[..] {
-            if let Some(ContentBlock::Text(text)) = self.blocks.pop() {
-                return text;
-            }
+        if let [ContentBlock::Text(_)] = &self.blocks[..]
+            && let Some(ContentBlock::Text(text)) = self.blocks.pop()
+        {
+            return text;
         }
         self.as_str().to_owned()
     }
