@@ -109,6 +109,8 @@ pub mod session;
 pub mod execute;
 // Finding deferred tools.
 pub mod search;
+// From a provider's response to the next request.
+pub mod provider;
 // Across processes.
 #[cfg(feature = "mcp")]
 pub mod mcp;

@@ -24,6 +24,7 @@ const STAGES: &[&str] = &[
     "session",
     "execute",
     "search",
+    "provider",
     "mcp",
 ];
 

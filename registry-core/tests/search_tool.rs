@@ -538,11 +538,7 @@ fn formats_without_deferral_append_discoveries_after_a_stable_prefix() {
     session.decide_deferral(&pool, DeferralPolicy::Always, ProviderFormat::OpenAiChat);
     let renders = |s: &Session| {
         let view = pool.for_session(s);
-        [
-            view.render_openai_chat(),
-            view.render_openai_responses(),
-            view.render_mcp_tools_list(),
-        ]
+        [view.render_openai_chat(), view.render_mcp_tools_list()]
     };
     let before = renders(&session);
     for render in &before {
@@ -589,6 +585,46 @@ fn formats_without_deferral_append_discoveries_after_a_stable_prefix() {
     let fresh = Session::new();
     fresh.decide_deferral(&pool, DeferralPolicy::Always, ProviderFormat::OpenAiChat);
     assert_eq!(pool.for_session(&fresh).render_prompt_catalog(), catalog);
+}
+
+#[test]
+fn openai_responses_defers_natively_and_discovery_changes_no_byte() {
+    let w = world();
+    let pool = w.pool(&PermissionContext::new());
+    let session = Arc::new(Session::new());
+    session.decide_deferral(
+        &pool,
+        DeferralPolicy::Always,
+        ProviderFormat::OpenAiResponses,
+    );
+    let before = pool.for_session(&session).render_openai_responses();
+    let tools: Vec<Value> = serde_json::from_str(&before).unwrap();
+    let by_name = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
+    assert_eq!(
+        by_name("mcp__slack__post_message").unwrap()["defer_loading"],
+        true
+    );
+    assert!(by_name("read_file").unwrap().get("defer_loading").is_none());
+    // tool_search is the client-executed tool search, not a function.
+    let search: Vec<&Value> = tools
+        .iter()
+        .filter(|t| t["type"] == "tool_search")
+        .collect();
+    assert_eq!(search.len(), 1, "{before}");
+    assert_eq!(search[0]["execution"], "client");
+    assert_eq!(search[0]["parameters"]["type"], "object");
+    assert!(by_name(TOOL_SEARCH_NAME).is_none(), "not also a function");
+    let scope = w.scope(
+        &pool,
+        &session,
+        ResultShape::Definitions(ProviderFormat::OpenAiResponses),
+    );
+    scope.search("select:mcp__slack__post_message", 5).unwrap();
+    assert_eq!(
+        pool.for_session(&session).render_openai_responses(),
+        before,
+        "discovery leaves the tools array byte-identical"
+    );
 }
 
 #[test]

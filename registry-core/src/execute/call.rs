@@ -36,6 +36,7 @@ pub struct ToolCallResult {
     pub(crate) output: ToolOutput,
     pub(crate) is_error: bool,
     pub(crate) spilled_to: Vec<PathBuf>,
+    pub(crate) tool: Option<String>,
 }
 
 impl ToolCallResult {
@@ -45,6 +46,7 @@ impl ToolCallResult {
             output: ToolOutput::text(content),
             is_error,
             spilled_to: Vec::new(),
+            tool: None,
         }
     }
 
@@ -57,7 +59,23 @@ impl ToolCallResult {
             output,
             is_error,
             spilled_to: Vec::new(),
+            tool: None,
         }
+    }
+
+    /// The same result, marked as answering a call of `tool` (its primary
+    /// name).
+    pub fn for_tool(mut self, tool: impl Into<String>) -> Self {
+        self.tool = Some(tool.into());
+        self
+    }
+
+    /// The primary name of the tool the call resolved to; `None` when the
+    /// name matched no tool (or the result was made by hand without one).
+    /// Provider adapters read it to answer `tool_search` in the
+    /// provider's own form.
+    pub fn tool(&self) -> Option<&str> {
+        self.tool.as_deref()
     }
 
     /// The id of the call this answers.

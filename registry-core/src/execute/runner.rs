@@ -473,6 +473,7 @@ impl Executor {
                     output: capped.output,
                     is_error: false,
                     spilled_to: capped.spilled_to,
+                    tool: Some(tool.name().to_owned()),
                 }
             }
             Err(err) => {
@@ -697,5 +698,7 @@ fn error_result(slot: &mut Slot, err: CallError) -> ToolCallResult {
         _ => {}
     }
     tracing::debug!(parent: &slot.span, error = %err, "call failed");
-    ToolCallResult::new(slot.id.clone(), err.to_string(), true)
+    let mut result = ToolCallResult::new(slot.id.clone(), err.to_string(), true);
+    result.tool = slot.tool.as_ref().map(|tool| tool.name().to_owned());
+    result
 }

@@ -16,7 +16,7 @@ pub enum ProviderFormat {
     Anthropic,
     /// OpenAI Chat Completions `tools` (no deferred loading).
     OpenAiChat,
-    /// OpenAI Responses API `tools` (no deferred loading).
+    /// OpenAI Responses API `tools` (has deferred loading).
     OpenAiResponses,
     /// MCP `tools/list` (no deferred loading).
     Mcp,
@@ -26,10 +26,14 @@ pub enum ProviderFormat {
 
 impl ProviderFormat {
     /// Whether the format can send a tool without its schema and load it
-    /// later (Anthropic's `defer_loading`). Formats that cannot leave a
-    /// deferred tool out until it is discovered.
+    /// later (`defer_loading` in Anthropic's and OpenAI Responses'
+    /// tools). Formats that cannot leave a deferred tool out until it is
+    /// discovered.
     pub fn supports_deferral(self) -> bool {
-        matches!(self, ProviderFormat::Anthropic)
+        matches!(
+            self,
+            ProviderFormat::Anthropic | ProviderFormat::OpenAiResponses
+        )
     }
 
     /// One tool's full definition in this format (the prompt catalog's is

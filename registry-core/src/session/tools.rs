@@ -5,10 +5,15 @@
 //! - Anthropic (has deferred loading): every tool in pool order, deferred
 //!   ones with `"defer_loading": true`; discovery changes nothing here
 //!   (the `tool_reference` results load them).
-//! - OpenAI Chat, OpenAI Responses, MCP `tools/list` (no deferred
-//!   loading): the tools the session loads, in pool order, then the
-//!   discovered deferred tools in the order they were discovered;
-//!   undiscovered deferred tools are left out.
+//! - OpenAI Responses (has deferred loading): every tool in pool order,
+//!   deferred ones with `"defer_loading": true`, and `tool_search` as the
+//!   client-executed `{"type": "tool_search", "execution": "client"}`
+//!   tool; discovery changes nothing here (the `tool_search_output` items
+//!   load them, see [`provider::openai_responses`](crate::provider::openai_responses)).
+//! - OpenAI Chat, MCP `tools/list` (no deferred loading): the tools the
+//!   session loads, in pool order, then the discovered deferred tools in
+//!   the order they were discovered; undiscovered deferred tools are left
+//!   out.
 //! - Prompt catalog: loaded tools with their description; deferred tools
 //!   by name with their search hint, so the model knows what to search
 //!   for.
@@ -21,6 +26,7 @@ use serde_json::{Value, json};
 use super::Session;
 use super::deferral::TOOL_SEARCH_NAME;
 use crate::input::handle::ToolHandle;
+use crate::input::provider_input_schema;
 use crate::pool::{Partition, ToolPool};
 use crate::render::{
     AnthropicOptions, anthropic_tool_loading, openai_chat_tool, openai_responses_tool,
@@ -161,14 +167,33 @@ impl<'a> SessionTools<'a> {
         ))
     }
 
-    /// The OpenAI Responses API `tools` array of [`loaded`](Self::loaded).
+    /// The OpenAI Responses API `tools` array: every offered tool in pool
+    /// order, deferred ones with `"defer_loading": true`, `tool_search` as
+    /// the client tool search (`{"type": "tool_search", "execution":
+    /// "client", "description", "parameters"}`). Byte-identical while
+    /// tools are discovered.
     pub fn render_openai_responses(&self) -> String {
-        to_canonical_string(&Value::Array(
-            self.loaded()
-                .into_iter()
-                .map(openai_responses_tool)
-                .collect(),
-        ))
+        let values = self
+            .offered()
+            .map(|(_, tool)| {
+                if tool.name() == TOOL_SEARCH_NAME {
+                    return json!({
+                        "type": "tool_search",
+                        "execution": "client",
+                        "description": tool.spec().description(),
+                        "parameters": provider_input_schema(tool),
+                    });
+                }
+                let mut value = openai_responses_tool(tool);
+                if self.session.is_deferred(tool)
+                    && let Value::Object(map) = &mut value
+                {
+                    map.insert("defer_loading".into(), Value::Bool(true));
+                }
+                value
+            })
+            .collect();
+        to_canonical_string(&Value::Array(values))
     }
 
     /// The MCP `tools/list` result of [`loaded`](Self::loaded).

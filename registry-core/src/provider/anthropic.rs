@@ -1,0 +1,307 @@
+//! Anthropic Messages: `tool_use` blocks in, `tool_result` blocks out.
+//!
+//! A result's blocks become `text`, `image` (base64; JPEG, PNG, GIF and
+//! WebP, the types the API takes), and `document` blocks (a PDF as base64,
+//! a text resource as plain text); what the API cannot hold (audio, other
+//! media) is named in a text block. A `tool_search` result is its
+//! `tool_reference` blocks, which the API expands into the deferred tools'
+//! definitions. `server_tool_use` and the results of the provider's own
+//! tools are left alone.
+
+use serde_json::{Map, Value, json};
+
+use super::{Calls, NextRequest, ProviderError, arguments, required_str};
+use crate::declare::{ContentBlock, ResourceData};
+use crate::execute::{Executor, ToolCall, ToolCallResult};
+use crate::session::deferral::TOOL_SEARCH_NAME;
+
+const FORMAT: &str = "an Anthropic Messages";
+
+/// Image types the Messages API takes.
+const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/webp"];
+
+/// The tool calls of a `Message` (or of an assistant message param: only
+/// `content` is read).
+pub fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
+    let content = response
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| ProviderError::malformed(FORMAT, "content", "no `content` array"))?;
+    let mut calls = Calls::default();
+    for (i, block) in content.iter().enumerate() {
+        let at = format!("content[{i}]");
+        match block.get("type").and_then(Value::as_str) {
+            Some("tool_use") => {
+                let id = required_str(FORMAT, block, &at, "id")?;
+                let name = required_str(FORMAT, block, &at, "name")?;
+                match arguments(block.get("input")) {
+                    Ok(input) => calls.push_call(ToolCall::new(id, name, input)),
+                    Err(why) => calls.push_invalid(id, name, why),
+                }
+            }
+            Some(kind @ ("server_tool_use" | "mcp_tool_use")) => {
+                calls.skip(at, kind, block.get("name").and_then(Value::as_str));
+            }
+            Some(kind) if kind.ends_with("_tool_result") => calls.skip(at, kind, None),
+            // Text, thinking and the rest are the model's words.
+            _ => {}
+        }
+    }
+    Ok(calls)
+}
+
+/// The next user message: one `tool_result` block per result, in order.
+pub fn results_to(results: &[ToolCallResult]) -> Value {
+    let blocks: Vec<Value> = results.iter().map(tool_result).collect();
+    json!({ "role": "user", "content": blocks })
+}
+
+/// Reads the calls, runs them, and returns the assistant message to echo
+/// and the user message of results (none when the model made no call).
+pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
+    let calls = calls_from(response)?;
+    let skipped = calls.skipped().to_vec();
+    let content = response
+        .get("content")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
+    let echo = vec![json!({ "role": "assistant", "content": content })];
+    if calls.is_empty() {
+        return Ok(NextRequest {
+            echo,
+            results: Vec::new(),
+            skipped,
+        });
+    }
+    let results = calls.run(executor).await;
+    Ok(NextRequest {
+        echo,
+        results: vec![results_to(&results)],
+        skipped,
+    })
+}
+
+/// One result as a `tool_result` block.
+fn tool_result(result: &ToolCallResult) -> Value {
+    let mut block = Map::new();
+    block.insert("type".into(), "tool_result".into());
+    block.insert("tool_use_id".into(), result.id().into());
+    if result.is_error() {
+        block.insert("is_error".into(), true.into());
+        block.insert("content".into(), json!([text(result.content())]));
+        return Value::Object(block);
+    }
+    let content = search_references(result).unwrap_or_else(|| {
+        let blocks: Vec<Value> = result.blocks().iter().filter_map(content_block).collect();
+        // The API refuses empty text; the executor already says "no
+        // output", so this is only a result made by hand.
+        if blocks.is_empty() {
+            vec![text("(no output)")]
+        } else {
+            blocks
+        }
+    });
+    block.insert("content".into(), Value::Array(content));
+    Value::Object(block)
+}
+
+/// A successful `tool_search` result as its `tool_reference` blocks.
+fn search_references(result: &ToolCallResult) -> Option<Vec<Value>> {
+    if result.tool() != Some(TOOL_SEARCH_NAME) {
+        return None;
+    }
+    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(result.content()) else {
+        // "No tools matched": plain text.
+        return None;
+    };
+    let references = items
+        .iter()
+        .all(|item| item.get("type").and_then(Value::as_str) == Some("tool_reference"));
+    (references && !items.is_empty()).then_some(items)
+}
+
+fn text(text: &str) -> Value {
+    json!({ "type": "text", "text": text })
+}
+
+/// One result block as a `tool_result` content block; `None` for empty
+/// text, which the API refuses.
+fn content_block(block: &ContentBlock) -> Option<Value> {
+    use base64::Engine as _;
+    let b64 = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
+    Some(match block {
+        ContentBlock::Text(t) if t.is_empty() => return None,
+        ContentBlock::Image(image) if IMAGE_TYPES.contains(&image.media_type.as_str()) => json!({
+            "type": "image",
+            "source": { "type": "base64", "media_type": image.media_type, "data": b64(&image.data) },
+        }),
+        ContentBlock::Image(image) => text(&format!(
+            "[image ({}, {} bytes) not sent: the Anthropic API takes JPEG, PNG, GIF and WebP images]",
+            image.media_type,
+            image.data.len()
+        )),
+        ContentBlock::Audio(audio) => text(&format!(
+            "[audio ({}, {} bytes) not sent: the Anthropic API takes no audio in tool results]",
+            audio.media_type,
+            audio.data.len()
+        )),
+        ContentBlock::Resource(resource) => {
+            let media = resource.media_type.as_deref();
+            let mut doc = Map::new();
+            doc.insert("type".into(), "document".into());
+            match (&resource.data, media) {
+                (ResourceData::Bytes(bytes), Some("application/pdf")) => {
+                    doc.insert(
+                        "source".into(),
+                        json!({ "type": "base64", "media_type": "application/pdf", "data": b64(bytes) }),
+                    );
+                }
+                (ResourceData::Text(body), None | Some("text/plain")) => {
+                    doc.insert(
+                        "source".into(),
+                        json!({ "type": "text", "media_type": "text/plain", "data": body }),
+                    );
+                }
+                // Other text (markdown, JSON, source code) reads as text.
+                (ResourceData::Text(_), Some(_)) => return Some(text(&block.text_view())),
+                (ResourceData::Bytes(bytes), other) => {
+                    return Some(text(&format!(
+                        "[resource <{}> ({}, {} bytes) not sent: the Anthropic API takes PDF documents and images]",
+                        resource.uri,
+                        other.unwrap_or("unknown type"),
+                        bytes.len()
+                    )));
+                }
+            }
+            doc.insert(
+                "title".into(),
+                resource
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| resource.uri.clone())
+                    .into(),
+            );
+            Value::Object(doc)
+        }
+        other => text(&other.text_view()),
+    })
+}
+
+/// Puts a streamed response together from its events (`message_start`,
+/// `content_block_start`, `content_block_delta`, `content_block_stop`,
+/// `message_delta`, `message_stop`), in the order they came.
+///
+/// A tool call's input arrives as pieces of JSON text; it is parsed at the
+/// block's end, and text that does not parse is kept as it came, so
+/// [`calls_from`] makes that call's error result.
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    message: Map<String, Value>,
+    blocks: Vec<Value>,
+    partial: Vec<String>,
+}
+
+impl Stream {
+    /// An empty stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes one event (the JSON of an SSE `data:` line).
+    pub fn push(&mut self, event: &Value) -> Result<(), ProviderError> {
+        let index = || {
+            event
+                .get("index")
+                .and_then(Value::as_u64)
+                .and_then(|i| usize::try_from(i).ok())
+                .ok_or_else(|| {
+                    ProviderError::malformed(FORMAT, "event", "a block event without an `index`")
+                })
+        };
+        match event.get("type").and_then(Value::as_str) {
+            Some("message_start") => {
+                if let Some(Value::Object(message)) = event.get("message") {
+                    self.message = message.clone();
+                }
+            }
+            Some("content_block_start") => {
+                let i = index()?;
+                let block = event.get("content_block").cloned().unwrap_or(Value::Null);
+                if self.blocks.len() <= i {
+                    self.blocks.resize(i + 1, Value::Null);
+                    self.partial.resize(i + 1, String::new());
+                }
+                self.blocks[i] = block;
+            }
+            Some("content_block_delta") => {
+                let i = index()?;
+                let (Some(block), Some(delta)) = (self.blocks.get_mut(i), event.get("delta"))
+                else {
+                    return Err(ProviderError::malformed(
+                        FORMAT,
+                        format!("content[{i}]"),
+                        "a delta before its block started",
+                    ));
+                };
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("input_json_delta") => {
+                        let piece = delta
+                            .get("partial_json")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        self.partial[i].push_str(piece);
+                    }
+                    Some("text_delta") => {
+                        let piece = delta
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if let Some(Value::String(text)) = block.get_mut("text") {
+                            text.push_str(piece);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Some("content_block_stop") => {
+                let i = index()?;
+                if let (Some(block), Some(partial)) =
+                    (self.blocks.get_mut(i), self.partial.get_mut(i))
+                    && !partial.is_empty()
+                {
+                    let text = std::mem::take(partial);
+                    let input = serde_json::from_str::<Value>(&text).unwrap_or(Value::String(text));
+                    if let Value::Object(map) = block {
+                        map.insert("input".into(), input);
+                    }
+                }
+            }
+            Some("message_delta") => {
+                if let Some(Value::Object(delta)) = event.get("delta") {
+                    for (key, value) in delta {
+                        self.message.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The response as one `Message`.
+    pub fn finish(mut self) -> Value {
+        // A block whose stop never came: its input as it stands.
+        for (block, partial) in self.blocks.iter_mut().zip(self.partial) {
+            if !partial.is_empty()
+                && let Value::Object(map) = block
+            {
+                let input =
+                    serde_json::from_str::<Value>(&partial).unwrap_or(Value::String(partial));
+                map.insert("input".into(), input);
+            }
+        }
+        self.message
+            .insert("content".into(), Value::Array(self.blocks));
+        Value::Object(self.message)
+    }
+}

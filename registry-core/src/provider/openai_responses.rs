@@ -1,0 +1,275 @@
+//! OpenAI Responses: `function_call` and client `tool_search_call` items
+//! in, `function_call_output` and `tool_search_output` items out.
+//!
+//! A result of text is its output string; a result with images or files
+//! is a list of `input_text`, `input_image` (a data URL) and `input_file`
+//! (a PDF as a data URL) parts; what the format cannot hold (audio, other
+//! media) is named in the text. The format has no error flag: an error
+//! result's text starts with `Error: `. A client `tool_search_call` runs
+//! the registry's `tool_search`, and its answer is a `tool_search_output`
+//! listing the found tools' definitions, so the request's `tools` array
+//! never changes (see [`SessionTools::render_openai_responses`]).
+//!
+//! [`SessionTools::render_openai_responses`]: crate::session::SessionTools::render_openai_responses
+
+use serde_json::{Map, Value, json};
+
+use super::{Calls, ERROR_PREFIX, NextRequest, ProviderError, arguments, data_url, required_str};
+use crate::declare::{ContentBlock, ResourceData};
+use crate::execute::{Executor, ToolCall, ToolCallResult};
+use crate::session::deferral::TOOL_SEARCH_NAME;
+
+const FORMAT: &str = "an OpenAI Responses";
+
+/// The output items a client answers; the rest of `output` is the
+/// provider's.
+const CLIENT_ITEMS: [&str; 2] = ["function_call", "tool_search_call"];
+
+/// The tool calls of a `Response` (its `output`), or of a list of output
+/// items.
+pub fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
+    let output = output_of(response)?;
+    let mut calls = Calls::default();
+    for (i, item) in output.iter().enumerate() {
+        let at = format!("output[{i}]");
+        match item.get("type").and_then(Value::as_str) {
+            Some("function_call") => {
+                let id = required_str(FORMAT, item, &at, "call_id")?;
+                let name = required_str(FORMAT, item, &at, "name")?;
+                match arguments(item.get("arguments")) {
+                    Ok(input) => calls.push_call(ToolCall::new(id, name, input)),
+                    Err(why) => calls.push_invalid(id, name, why),
+                }
+            }
+            Some("tool_search_call") => {
+                if item.get("execution").and_then(Value::as_str) != Some("client") {
+                    calls.skip(at, "tool_search_call", None);
+                    continue;
+                }
+                let id = required_str(FORMAT, item, &at, "call_id")?;
+                match arguments(item.get("arguments")) {
+                    Ok(input) => calls.push_call(ToolCall::new(id, TOOL_SEARCH_NAME, input)),
+                    Err(why) => calls.push_invalid(id, TOOL_SEARCH_NAME, why),
+                }
+            }
+            Some("message" | "reasoning") | None => {}
+            Some(kind) => calls.skip(at, kind, item.get("name").and_then(Value::as_str)),
+        }
+    }
+    Ok(calls)
+}
+
+fn output_of(response: &Value) -> Result<&Vec<Value>, ProviderError> {
+    match response {
+        Value::Array(items) => Ok(items),
+        _ => response
+            .get("output")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ProviderError::malformed(FORMAT, "output", "no `output` array")),
+    }
+}
+
+/// The next input items: one per result, in order. A successful
+/// `tool_search` result is a `tool_search_output`; every other result a
+/// `function_call_output`.
+pub fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
+    results.iter().map(output_item).collect()
+}
+
+fn output_item(result: &ToolCallResult) -> Value {
+    if let Some(tools) = search_tools(result) {
+        return json!({
+            "type": "tool_search_output",
+            "call_id": result.id(),
+            "execution": "client",
+            "status": "completed",
+            "tools": tools,
+        });
+    }
+    let output = if result.is_error() {
+        Value::String(format!("{ERROR_PREFIX}{}", result.content()))
+    } else if result.blocks().iter().all(ContentBlock::is_text) {
+        Value::String(result.content().to_owned())
+    } else {
+        Value::Array(result.blocks().iter().map(part).collect())
+    };
+    json!({ "type": "function_call_output", "call_id": result.id(), "output": output })
+}
+
+/// The definitions a `tool_search` call found: the JSON array its result
+/// starts with (a scope of shape
+/// [`ResultShape::Definitions`](crate::search::ResultShape::Definitions)
+/// in this format). "No tools matched", an error, or another shape loads
+/// nothing: the item has no field for text, and a native search call must
+/// be answered by a `tool_search_output`.
+fn search_tools(result: &ToolCallResult) -> Option<Vec<Value>> {
+    if result.tool() != Some(TOOL_SEARCH_NAME) {
+        return None;
+    }
+    let first = serde_json::Deserializer::from_str(result.content())
+        .into_iter::<Value>()
+        .next();
+    match first {
+        Some(Ok(Value::Array(tools)))
+            if !result.is_error() && tools.iter().all(|t| t.get("type").is_some()) =>
+        {
+            Some(tools)
+        }
+        _ => {
+            tracing::debug!(call = result.id(), "tool_search loaded nothing");
+            Some(Vec::new())
+        }
+    }
+}
+
+/// One block as a `function_call_output` part.
+fn part(block: &ContentBlock) -> Value {
+    match block {
+        ContentBlock::Image(image) => json!({
+            "type": "input_image",
+            "image_url": data_url(&image.media_type, &image.data),
+        }),
+        ContentBlock::Resource(resource) => {
+            match (&resource.data, resource.media_type.as_deref()) {
+                (ResourceData::Bytes(bytes), Some("application/pdf")) => {
+                    let mut file = Map::new();
+                    file.insert("type".into(), "input_file".into());
+                    file.insert(
+                        "file_data".into(),
+                        data_url("application/pdf", bytes).into(),
+                    );
+                    file.insert(
+                        "filename".into(),
+                        resource
+                            .name
+                            .clone()
+                            .unwrap_or_else(|| "document.pdf".to_owned())
+                            .into(),
+                    );
+                    Value::Object(file)
+                }
+                (ResourceData::Bytes(_), _) => input_text(&format!(
+                    "{} (not sent: only images and PDFs can be attached)",
+                    block.text_view()
+                )),
+                (ResourceData::Text(_), _) => input_text(&block.text_view()),
+            }
+        }
+        ContentBlock::Audio(_) => input_text(&format!(
+            "{} (not sent: tool results here hold no audio)",
+            block.text_view()
+        )),
+        other => input_text(&other.text_view()),
+    }
+}
+
+fn input_text(text: &str) -> Value {
+    json!({ "type": "input_text", "text": text })
+}
+
+/// Reads the calls, runs them, and returns the output items to echo (the
+/// calls and messages of `output`, for a stateless conversation) and the
+/// result items.
+pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
+    let calls = calls_from(response)?;
+    let echo = output_of(response)?
+        .iter()
+        .filter(|item| {
+            item.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|kind| CLIENT_ITEMS.contains(&kind) || kind == "message")
+        })
+        .cloned()
+        .collect();
+    let skipped = calls.skipped().to_vec();
+    let results = if calls.is_empty() {
+        Vec::new()
+    } else {
+        results_to(&calls.run(executor).await)
+    };
+    Ok(NextRequest {
+        echo,
+        results,
+        skipped,
+    })
+}
+
+/// Puts a streamed response together from its events:
+/// `response.output_item.added` and `.done` set an item,
+/// `response.function_call_arguments.delta` and `.done` build its
+/// arguments, and `response.completed` gives the whole response.
+#[derive(Debug, Clone, Default)]
+pub struct Stream {
+    items: Vec<Value>,
+    completed: Option<Value>,
+}
+
+impl Stream {
+    /// An empty stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Takes one event.
+    pub fn push(&mut self, event: &Value) -> Result<(), ProviderError> {
+        let kind = event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let index = || {
+            event
+                .get("output_index")
+                .and_then(Value::as_u64)
+                .and_then(|i| usize::try_from(i).ok())
+                .ok_or_else(|| {
+                    ProviderError::malformed(
+                        FORMAT,
+                        kind.to_owned(),
+                        "an event without an `output_index`",
+                    )
+                })
+        };
+        match kind {
+            "response.output_item.added" | "response.output_item.done" => {
+                let i = index()?;
+                if self.items.len() <= i {
+                    self.items.resize(i + 1, Value::Null);
+                }
+                self.items[i] = event.get("item").cloned().unwrap_or(Value::Null);
+            }
+            "response.function_call_arguments.delta" => {
+                let i = index()?;
+                let piece = event
+                    .get("delta")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if let Some(Value::Object(item)) = self.items.get_mut(i) {
+                    match item.get_mut("arguments") {
+                        Some(Value::String(arguments)) => arguments.push_str(piece),
+                        _ => {
+                            item.insert("arguments".into(), piece.into());
+                        }
+                    }
+                }
+            }
+            "response.function_call_arguments.done" => {
+                let i = index()?;
+                if let (Some(Value::Object(item)), Some(arguments)) =
+                    (self.items.get_mut(i), event.get("arguments"))
+                {
+                    item.insert("arguments".into(), arguments.clone());
+                }
+            }
+            "response.completed" => self.completed = event.get("response").cloned(),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The response: the completed one when the stream sent it, else the
+    /// items put together.
+    pub fn finish(self) -> Value {
+        self.completed
+            .unwrap_or_else(|| json!({ "output": self.items }))
+    }
+}

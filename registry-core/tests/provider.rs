@@ -1,0 +1,548 @@
+//! The provider edge: a recorded response of each wire format (parallel
+//! calls, an alias, a bad argument, a denied call, an image, a PDF, a
+//! structured result, a deferred tool found through `tool_search`, a
+//! provider-run tool) goes through `respond`, and the next request is
+//! compared with a golden file; the streamed form gives the same calls;
+//! ids and order survive every adapter for any list of results; and when
+//! the official SDKs are installed (`.ci/run` does), every request part
+//! and tool definition validates against their types.
+
+mod execute_support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use registry_core::{
+    Executor, Json, PermissionContext, ToolBuilder, ToolCallResult, ToolContext, ToolHandle,
+    ToolOutput, ToolRegistry,
+    catalog::{BaseTools, PluginGuard},
+    declare::{ContentBlock, Image, IntoToolOutput, RemoteOrigin, Resource},
+    pool::ToolPool,
+    provider::{NextRequest, anthropic, openai_chat, openai_responses},
+    render::{AnthropicOptions, ProviderFormat},
+    search::{ResultShape, ToolSearch, ToolSearchIndex, ToolSearchScope},
+    session::{DeferralPolicy, Session},
+};
+use serde_json::{Value, json};
+
+/// Eight PNG-signature bytes and a little more: what the goldens encode.
+const PNG: &[u8] = b"\x89PNG\r\n\x1a\nimg";
+
+struct World {
+    registry: Arc<ToolRegistry>,
+    index: Arc<ToolSearchIndex>,
+    _guards: Vec<PluginGuard>,
+}
+
+fn world() -> World {
+    let read_file = ToolBuilder::new("read_file", "Read a UTF-8 file.")
+        .aliases(["cat"])
+        .read_only(true)
+        .concurrency_safe(true)
+        .input_schema(json!({
+            "type": "object",
+            "properties": { "path": { "type": "string" } },
+            "required": ["path"],
+        }))
+        .build(|args: Value, _cx| async move {
+            let path = args["path"].as_str().ok_or("`path` must be a string")?;
+            Ok(ToolOutput::text(format!("contents of {path}")))
+        })
+        .unwrap();
+    let screenshot = ToolBuilder::new("screenshot", "Take a screenshot.")
+        .read_only(true)
+        .build(|_: Value, _cx| async move {
+            Ok(ToolOutput::text("the screen:").with(Image::new(PNG, "image/png")))
+        })
+        .unwrap();
+    #[derive(serde::Serialize, schemars::JsonSchema)]
+    struct Report {
+        pages: u32,
+    }
+    let report = ToolBuilder::new("report", "Make the weekly report.")
+        .read_only(true)
+        .build(|_: Value, _cx| async move {
+            let out = Json(Report { pages: 1 }).into_tool_output().unwrap();
+            Ok(out.with(Resource::document(
+                "report.pdf",
+                b"%PDF-1.7".to_vec(),
+                "application/pdf",
+            )))
+        })
+        .unwrap();
+    // Says nothing about its posture: asks, and with no approver is denied.
+    let delete_file = ToolBuilder::new("delete_file", "Delete a file.")
+        .build(|_: Value, _cx| async move { Ok(ToolOutput::text("deleted")) })
+        .unwrap();
+    let builtins = vec![
+        ToolHandle::new(ToolSearch),
+        read_file,
+        screenshot,
+        report,
+        delete_file,
+    ];
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(builtins).unwrap(),
+    ));
+    let merge = ToolBuilder::new(
+        "mcp__github__merge_pull_request",
+        "Merge a pull request in a GitHub repository.",
+    )
+    .remote_origin(RemoteOrigin::new("github", "merge_pull_request"))
+    .build(|_: Value, _cx| async move { Ok(ToolOutput::text("merged")) })
+    .unwrap();
+    let guards = vec![registry.plugins().register("github", merge).unwrap()];
+    let index = Arc::new(ToolSearchIndex::new(&registry));
+    World {
+        registry,
+        index,
+        _guards: guards,
+    }
+}
+
+/// An executor for one session in `format`, with everything imported
+/// deferred and `tool_search` answering in that format's shape.
+fn setup(w: &World, format: ProviderFormat) -> (Executor, ToolPool, Arc<Session>) {
+    let pool = w.registry.assemble_tool_pool(&PermissionContext::new());
+    let session = Arc::new(Session::new());
+    session.decide_deferral(&pool, DeferralPolicy::Always, format);
+    let shape = match format {
+        ProviderFormat::Anthropic => ResultShape::ToolReferences,
+        other => ResultShape::Definitions(other),
+    };
+    let scope = ToolSearchScope::new(
+        Arc::clone(&w.index),
+        &w.registry,
+        &pool,
+        Arc::clone(&session),
+        shape,
+    );
+    let executor = w
+        .registry
+        .executor()
+        .session(Arc::clone(&session))
+        .context(ToolContext::new().with(scope))
+        .build();
+    (executor, pool, session)
+}
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/provider")
+}
+
+fn recorded(name: &str) -> Value {
+    let path = dir().join("responses").join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+}
+
+/// The next request as a golden file: canonical, pretty, byte-stable.
+fn golden(name: &str, next: &NextRequest) {
+    let value = json!({
+        "echo": next.echo,
+        "results": next.results,
+        "skipped": next.skipped.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    });
+    let text = registry_core::text::to_canonical_pretty(&value) + "\n";
+    let path = dir().join("golden").join(format!("{name}.json"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "no golden file {}; run with UPDATE_GOLDEN=1",
+            path.display()
+        )
+    });
+    assert_eq!(text, expected, "{name}: the next request changed");
+}
+
+#[test]
+fn anthropic_from_response_to_next_request() {
+    let w = world();
+    let (executor, pool, session) = setup(&w, ProviderFormat::Anthropic);
+    let response = recorded("anthropic");
+    let next = runtime()
+        .block_on(anthropic::respond(&executor, &response))
+        .unwrap();
+    golden("anthropic", &next);
+    let blocks = next.results[0]["content"].as_array().unwrap();
+    let ids: Vec<&str> = blocks
+        .iter()
+        .map(|b| b["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "toolu_01", "toolu_02", "toolu_03", "toolu_04", "toolu_05", "toolu_06", "toolu_07"
+        ]
+    );
+    assert_eq!(
+        blocks[1]["content"][0]["text"], "contents of b.rs",
+        "the alias ran"
+    );
+    assert_eq!(blocks[2]["content"][1]["type"], "image");
+    assert_eq!(
+        blocks[3]["is_error"], true,
+        "a bad argument is that call's error"
+    );
+    assert_eq!(blocks[4]["is_error"], true, "the denied call");
+    assert_eq!(
+        blocks[5]["content"],
+        json!([{ "type": "tool_reference", "tool_name": "mcp__github__merge_pull_request" }])
+    );
+    assert_eq!(blocks[6]["content"][1]["type"], "document");
+    assert_eq!(next.skipped.len(), 2, "{:?}", next.skipped);
+    validate(
+        "anthropic",
+        &pool
+            .for_session(&session)
+            .render_anthropic(AnthropicOptions::new()),
+        blocks.clone(),
+        &response,
+    );
+}
+
+#[test]
+fn openai_chat_from_response_to_next_request() {
+    let w = world();
+    let (executor, pool, session) = setup(&w, ProviderFormat::OpenAiChat);
+    let response = recorded("openai-chat");
+    let next = runtime()
+        .block_on(openai_chat::respond(&executor, &response))
+        .unwrap();
+    golden("openai-chat", &next);
+    let tool_messages: Vec<&Value> = next
+        .results
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .collect();
+    let ids: Vec<&str> = tool_messages
+        .iter()
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "call_01", "call_02", "call_03", "call_04", "call_05", "call_06", "call_07"
+        ]
+    );
+    let bad = tool_messages[3]["content"].as_str().unwrap();
+    assert!(
+        bad.starts_with("Error: ") && bad.contains("not valid JSON"),
+        "{bad}"
+    );
+    assert!(
+        tool_messages[4]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("Error: ")
+    );
+    // The image and the PDF follow in one user message.
+    let user = next.results.last().unwrap();
+    assert_eq!(user["role"], "user");
+    let kinds: Vec<&str> = user["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["text", "image_url", "text", "file"]);
+    // The discovered tool is appended to the session's tools.
+    let tools = pool.for_session(&session).render_openai_chat();
+    assert!(tools.contains("mcp__github__merge_pull_request"));
+    let mut items = next.echo.clone();
+    items.extend(next.results.clone());
+    validate("openai-chat", &tools, items, &response);
+}
+
+#[test]
+fn openai_responses_from_response_to_next_request() {
+    let w = world();
+    let (executor, pool, session) = setup(&w, ProviderFormat::OpenAiResponses);
+    let before = pool.for_session(&session).render_openai_responses();
+    let response = recorded("openai-responses");
+    let next = runtime()
+        .block_on(openai_responses::respond(&executor, &response))
+        .unwrap();
+    golden("openai-responses", &next);
+    let ids: Vec<&str> = next
+        .results
+        .iter()
+        .map(|i| i["call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "call_01", "call_02", "call_03", "call_04", "call_05", "call_06", "call_07"
+        ]
+    );
+    assert_eq!(next.results[2]["output"][1]["type"], "input_image");
+    let bad = next.results[3]["output"].as_str().unwrap();
+    assert!(
+        bad.starts_with("Error: ") && bad.contains("an array where an object"),
+        "{bad}"
+    );
+    let search = &next.results[5];
+    assert_eq!(search["type"], "tool_search_output");
+    assert_eq!(
+        search["tools"][0]["name"],
+        "mcp__github__merge_pull_request"
+    );
+    assert_eq!(next.results[6]["output"][1]["type"], "input_file");
+    assert_eq!(next.skipped.len(), 1, "web_search_call is the provider's");
+    // Native deferral: discovery changes no byte of `tools`.
+    let after = pool.for_session(&session).render_openai_responses();
+    assert_eq!(before, after);
+    let mut items = next.echo.clone();
+    items.extend(next.results.clone());
+    validate("openai-responses", &after, items, &response);
+}
+
+/// Splits a recorded response into the events a stream sends, in small
+/// pieces of arguments, and checks the stream puts the same calls
+/// together.
+#[test]
+fn streamed_responses_give_the_same_calls() {
+    fn pieces(text: &str) -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        chars.chunks(3).map(|c| c.iter().collect()).collect()
+    }
+    fn same(a: &registry_core::provider::Calls, b: &registry_core::provider::Calls) {
+        assert_eq!(a.ids(), b.ids());
+        let calls = |c: &registry_core::provider::Calls| {
+            c.calls()
+                .map(|c| (c.name.clone(), c.input.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(calls(a), calls(b));
+        assert_eq!(a.invalid().count(), b.invalid().count());
+    }
+
+    // Anthropic: content_block_start, input_json_delta pieces, stop.
+    let response = recorded("anthropic");
+    let mut stream = anthropic::Stream::new();
+    let mut message = response.clone();
+    message["content"] = json!([]);
+    stream
+        .push(&json!({ "type": "message_start", "message": message }))
+        .unwrap();
+    for (i, block) in response["content"].as_array().unwrap().iter().enumerate() {
+        let mut start = block.clone();
+        if block["type"] == "tool_use" {
+            start["input"] = json!({});
+        }
+        stream
+            .push(&json!({ "type": "content_block_start", "index": i, "content_block": start }))
+            .unwrap();
+        if block["type"] == "tool_use" {
+            for piece in pieces(&block["input"].to_string()) {
+                stream
+                    .push(&json!({ "type": "content_block_delta", "index": i, "delta": { "type": "input_json_delta", "partial_json": piece } }))
+                    .unwrap();
+            }
+        }
+        stream
+            .push(&json!({ "type": "content_block_stop", "index": i }))
+            .unwrap();
+    }
+    stream.push(&json!({ "type": "message_stop" })).unwrap();
+    same(
+        &anthropic::calls_from(&stream.finish()).unwrap(),
+        &anthropic::calls_from(&response).unwrap(),
+    );
+
+    // A stream cut mid-input: the call is an error result, not lost.
+    let mut cut = anthropic::Stream::new();
+    cut.push(&json!({ "type": "content_block_start", "index": 0, "content_block": { "type": "tool_use", "id": "t1", "name": "read_file", "input": {} } })).unwrap();
+    cut.push(&json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "input_json_delta", "partial_json": "{\"path\": \"a" } })).unwrap();
+    let calls = anthropic::calls_from(&cut.finish()).unwrap();
+    assert_eq!(calls.ids(), ["t1"]);
+    assert!(
+        calls
+            .invalid()
+            .next()
+            .unwrap()
+            .content()
+            .contains("not valid JSON")
+    );
+
+    // Chat: the first fragment has id and name, the rest argument pieces.
+    let response = recorded("openai-chat");
+    let mut stream = openai_chat::Stream::new();
+    for (i, call) in response["choices"][0]["message"]["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        stream
+            .push(&json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": i, "id": call["id"], "type": "function", "function": { "name": call["function"]["name"], "arguments": "" } }] } }] }))
+            .unwrap();
+        for piece in pieces(call["function"]["arguments"].as_str().unwrap()) {
+            stream
+                .push(&json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": i, "function": { "arguments": piece } }] } }] }))
+                .unwrap();
+        }
+    }
+    stream
+        .push(&json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "tool_calls" }] }))
+        .unwrap();
+    same(
+        &openai_chat::calls_from(&stream.finish()).unwrap(),
+        &openai_chat::calls_from(&response).unwrap(),
+    );
+
+    // Responses: item added with empty arguments, deltas, item done never
+    // sent (the deltas alone must do).
+    let response = recorded("openai-responses");
+    let mut stream = openai_responses::Stream::new();
+    for (i, item) in response["output"].as_array().unwrap().iter().enumerate() {
+        let mut added = item.clone();
+        if item["type"] == "function_call" {
+            added["arguments"] = json!("");
+        }
+        stream
+            .push(
+                &json!({ "type": "response.output_item.added", "output_index": i, "item": added }),
+            )
+            .unwrap();
+        if item["type"] == "function_call" {
+            for piece in pieces(item["arguments"].as_str().unwrap()) {
+                stream
+                    .push(&json!({ "type": "response.function_call_arguments.delta", "output_index": i, "delta": piece }))
+                    .unwrap();
+            }
+        }
+    }
+    same(
+        &openai_responses::calls_from(&stream.finish()).unwrap(),
+        &openai_responses::calls_from(&response).unwrap(),
+    );
+}
+
+#[test]
+fn responses_that_are_not_responses_are_errors_not_panics() {
+    for bad in [
+        json!(null),
+        json!([1]),
+        json!({ "content": 3 }),
+        json!({ "content": [{ "type": "tool_use", "name": "x", "input": {} }] }),
+    ] {
+        assert!(anthropic::calls_from(&bad).is_err(), "{bad}");
+    }
+    for bad in [
+        json!({}),
+        json!({ "choices": [] }),
+        json!({ "role": "assistant", "tool_calls": 7 }),
+    ] {
+        assert!(openai_chat::calls_from(&bad).is_err(), "{bad}");
+    }
+    for bad in [
+        json!({}),
+        json!({ "output": [{ "type": "function_call", "name": "x", "arguments": "{}" }] }),
+    ] {
+        assert!(openai_responses::calls_from(&bad).is_err(), "{bad}");
+    }
+    // Arguments of every wrong kind are that call's error, named.
+    for (arguments, says) in [
+        ("", None),
+        ("{", Some("not valid JSON")),
+        ("null", Some("JSON null")),
+        ("\"s\"", Some("JSON a string")),
+        ("[1]", Some("JSON an array")),
+    ] {
+        let response = json!({ "role": "assistant", "tool_calls": [{ "id": "c", "type": "function", "function": { "name": "read_file", "arguments": arguments } }] });
+        let calls = openai_chat::calls_from(&response).unwrap();
+        assert_eq!(calls.ids(), ["c"]);
+        match says {
+            None => assert_eq!(calls.calls().next().unwrap().input, json!({})),
+            Some(says) => {
+                let text = calls.invalid().next().unwrap().content().to_owned();
+                assert!(
+                    text.contains(says) && text.contains("`read_file`"),
+                    "{text}"
+                );
+            }
+        }
+    }
+}
+
+mod round_trip {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn result() -> impl Strategy<Value = ToolCallResult> {
+        let id = "[a-zA-Z0-9_\\-]{1,12}|\\PC{0,8}";
+        let blocks = prop::collection::vec(
+            prop_oneof![
+                "\\PC{0,20}".prop_map(ContentBlock::Text),
+                prop::collection::vec(any::<u8>(), 0..16)
+                    .prop_map(|b| ContentBlock::Image(Image::new(b, "image/png"))),
+                any::<u32>().prop_map(|n| ContentBlock::Json(json!({ "n": n }))),
+            ],
+            0..4,
+        );
+        (id, blocks, any::<bool>()).prop_map(|(id, blocks, is_error)| {
+            ToolCallResult::from_output(id, ToolOutput::new(blocks), is_error)
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn ids_and_order_survive_every_adapter(results in prop::collection::vec(result(), 0..8)) {
+            let ids: Vec<&str> = results.iter().map(ToolCallResult::id).collect();
+
+            let message = anthropic::results_to(&results);
+            let got: Vec<&str> = message["content"].as_array().unwrap().iter().map(|b| b["tool_use_id"].as_str().unwrap()).collect();
+            prop_assert_eq!(&got, &ids);
+            for (block, result) in message["content"].as_array().unwrap().iter().zip(&results) {
+                prop_assert_eq!(block.get("is_error").is_some(), result.is_error());
+            }
+
+            let messages = openai_chat::results_to(&results);
+            let got: Vec<&str> = messages.iter().filter(|m| m["role"] == "tool").map(|m| m["tool_call_id"].as_str().unwrap()).collect();
+            prop_assert_eq!(&got, &ids);
+
+            let items = openai_responses::results_to(&results);
+            let got: Vec<&str> = items.iter().map(|i| i["call_id"].as_str().unwrap()).collect();
+            prop_assert_eq!(&got, &ids);
+        }
+    }
+}
+
+/// Validates with the official SDKs' types when `REGISTRY_PROVIDER_PYTHON`
+/// names a Python that has them (`.ci/run` installs them pinned and sets
+/// `REGISTRY_PROVIDER_PYTHON_REQUIRED`, so CI never skips this).
+fn validate(format: &str, tools: &str, next: Vec<Value>, response: &Value) {
+    let Some(python) = std::env::var_os("REGISTRY_PROVIDER_PYTHON") else {
+        assert!(
+            std::env::var_os("REGISTRY_PROVIDER_PYTHON_REQUIRED").is_none(),
+            "REGISTRY_PROVIDER_PYTHON_REQUIRED is set but REGISTRY_PROVIDER_PYTHON is not"
+        );
+        eprintln!("SKIPPED: set REGISTRY_PROVIDER_PYTHON to validate against the provider SDKs");
+        return;
+    };
+    let tools: Value = serde_json::from_str(tools).unwrap();
+    let doc = json!({ "format": format, "tools": tools, "next": next, "response": response });
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), doc.to_string()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/validate_provider.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(file.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{format}: the SDK types refuse what we send:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
