@@ -144,6 +144,8 @@ pub use pool::ToolRegistry;
 ///     destructive = false,                // true | false | fn(&Input) -> bool: a fn path or closure
 ///     access = |i: &Input| Access::write(Resource::path(&i.path)), // fn(&Input) -> Access: what a call touches
 ///     search_hint = "open view file",     // words for tool search
+///     input_examples = [r#"{"path": "src/lib.rs"}"#], // JSON objects; checked against Input when the list is built
+///     strict = true,                      // ask the provider to hold the model to the schema
 ///     max_result_chars = 100_000,         // N >= 1 | unbounded
 ///     defer,                              // or always_load; not both
 ///     flag = "NAME",                      // runtime flag, checked when the list is built
@@ -168,6 +170,10 @@ pub use pool::ToolRegistry;
 /// list refuses a tool whose `Input` renders anything else (a bare
 /// `String`, an enum, an `Option`) with
 /// [`CatalogError::InputNotObject`](catalog::CatalogError::InputNotObject).
+/// An input example that is not JSON, or not an object, is a compile error
+/// on its literal; one the `Input` type refuses (a missing field, a wrong
+/// type) fails the list with
+/// [`DefinitionError::InputExample`](declare::DefinitionError::InputExample).
 ///
 /// ```
 /// use registry_core::{tool, Tool, ToolContext};

@@ -39,6 +39,8 @@ fn world() -> World {
         .aliases(["cat"])
         .read_only(true)
         .concurrency_safe(true)
+        .input_example(json!({ "path": "src/lib.rs" }))
+        .strict(true)
         .input_schema(json!({
             "type": "object",
             "properties": { "path": { "type": "string" } },

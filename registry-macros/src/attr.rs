@@ -18,6 +18,8 @@ pub const KEYS: &[&str] = &[
     "destructive",
     "access",
     "search_hint",
+    "input_examples",
+    "strict",
     "max_result_chars",
     "defer",
     "always_load",
@@ -53,6 +55,12 @@ pub struct ToolArgs {
     pub access: Option<FnExpr>,
     /// `search_hint = "words"`: helps tool search find a deferred tool.
     pub search_hint: Option<Str>,
+    /// `input_examples = [r#"{"path": "src/lib.rs"}"#]`: example inputs
+    /// as JSON objects, checked against the input when the list is built.
+    #[darling(default)]
+    pub input_examples: InputExamples,
+    /// `strict = true`: ask the provider to hold the model to the schema.
+    pub strict: Option<Bool>,
     /// `max_result_chars = N | unbounded`.
     pub max_result_chars: Option<ResultCapArg>,
     /// `defer`: send without schema; found through tool search.
@@ -98,6 +106,8 @@ fn example(key: &str) -> &'static str {
         "destructive" => "destructive = false",
         "access" => "access = |i: &Input| Access::write(Resource::path(&i.path))",
         "search_hint" => "search_hint = \"open view file\"",
+        "input_examples" => "input_examples = [r#\"{\"path\": \"src/lib.rs\"}\"#]",
+        "strict" => "strict = true",
         "max_result_chars" => "max_result_chars = 100_000",
         "flag" => "flag = \"web\"",
         "enabled" => "enabled = path::to::check",
@@ -245,6 +255,63 @@ impl FromMeta for Aliases {
             })
             .collect();
         errors.finish_with(Aliases(aliases))
+    }
+}
+
+/// `input_examples = ["{...}", ...]`: each a string literal holding one
+/// JSON object.
+#[derive(Debug, Default)]
+pub struct InputExamples(pub Vec<LitStr>);
+
+impl FromMeta for InputExamples {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        let expr = value_of(item)?;
+        let Expr::Array(array) = expr else {
+            return Err(Error::custom(format!(
+                "`input_examples` expects an array of string literals holding JSON objects, found {}; write `{}`",
+                describe_expr(expr),
+                example("input_examples")
+            ))
+            .with_span(expr));
+        };
+        let mut errors = Error::accumulator();
+        let examples = array
+            .elems
+            .iter()
+            .filter_map(|elem| {
+                let Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(s), ..
+                }) = elem
+                else {
+                    errors.push(
+                        Error::custom(format!(
+                            "each input example must be a string literal holding a JSON object, found {}",
+                            describe_expr(elem)
+                        ))
+                        .with_span(elem),
+                    );
+                    return None;
+                };
+                match serde_json::from_str::<serde_json::Value>(&s.value()) {
+                    Ok(serde_json::Value::Object(_)) => Some(s.clone()),
+                    Ok(_) => {
+                        errors.push(
+                            Error::custom("this input example is JSON but not an object; a tool's input is one JSON object")
+                                .with_span(s),
+                        );
+                        None
+                    }
+                    Err(err) => {
+                        errors.push(
+                            Error::custom(format!("this input example is not valid JSON: {err}"))
+                                .with_span(s),
+                        );
+                        None
+                    }
+                }
+            })
+            .collect();
+        errors.finish_with(InputExamples(examples))
     }
 }
 

@@ -176,6 +176,12 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
     if let Some(hint) = &model.search_hint {
         calls.push(quote!(.search_hint(#hint)));
     }
+    for example in &model.input_examples {
+        calls.push(quote!(.__input_example_json(#example)));
+    }
+    if let Some(strict) = model.strict {
+        calls.push(quote!(.strict(#strict)));
+    }
     if let Some(name) = &model.user_facing_name {
         calls.push(quote!(.user_facing_name(#name)));
     }

@@ -474,6 +474,7 @@ fn build_list(
             }
         })?;
         require_object_input(registration, handle.input_schema())?;
+        handle.check_input_examples()?;
         index_names(
             &mut list.by_name,
             list.tools.len(),

@@ -186,6 +186,20 @@ impl ToolBuilder {
         self
     }
 
+    /// An example input for the model (Anthropic's `input_examples`);
+    /// [`build`](Self::build) checks it against the input schema's shape.
+    pub fn input_example(mut self, example: serde_json::Value) -> Self {
+        self.declaration = self.declaration.input_example(example);
+        self
+    }
+
+    /// Asks the provider to hold the model to the input schema
+    /// (Anthropic's `strict`, sent where the schema allows it).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.declaration = self.declaration.strict(strict);
+        self
+    }
+
     /// A runtime self-check.
     pub fn enabled(mut self, check: impl Fn() -> bool + Send + Sync + 'static) -> Self {
         self.declaration = self.declaration.enabled(check);

@@ -116,6 +116,8 @@ pub struct ToolSpec {
     description: String,
     user_facing_name: Option<String>,
     search_hint: Option<String>,
+    input_examples: Vec<serde_json::Value>,
+    strict: bool,
     posture: SafetyPosture,
     flag: Option<String>,
     has_enabled_check: bool,
@@ -164,6 +166,8 @@ impl ToolSpec {
             description,
             user_facing_name: None,
             search_hint: None,
+            input_examples: Vec::new(),
+            strict: false,
             posture: SafetyPosture::DEFAULT,
             flag: None,
             has_enabled_check: false,
@@ -192,6 +196,16 @@ impl ToolSpec {
     /// Words that help tool search find a deferred tool.
     pub fn search_hint(&self) -> Option<&str> {
         self.search_hint.as_deref()
+    }
+    /// Example inputs, each checked against the tool's input when the
+    /// list is built (Anthropic's `input_examples`).
+    pub fn input_examples(&self) -> &[serde_json::Value] {
+        &self.input_examples
+    }
+    /// Whether the tool asks the provider to hold the model to its input
+    /// schema (Anthropic's `strict`; sent where the schema allows it).
+    pub fn strict(&self) -> bool {
+        self.strict
     }
     /// Every safety value, each with whether it was declared.
     pub fn posture(&self) -> &SafetyPosture {
@@ -556,6 +570,27 @@ impl<I: 'static> Declaration<I> {
     /// Sets a name for people.
     pub fn user_facing_name(mut self, name: impl Into<String>) -> Self {
         self.spec.user_facing_name = Some(name.into());
+        self
+    }
+
+    /// Adds an example input (checked against the input when the list is
+    /// built, or when a runtime tool is built).
+    pub fn input_example(mut self, example: serde_json::Value) -> Self {
+        self.spec.input_examples.push(example);
+        self
+    }
+
+    /// Not public API: an example input as `#[tool]` writes it, JSON text
+    /// the macro has already parsed.
+    #[doc(hidden)]
+    pub fn __input_example_json(self, json: &'static str) -> Self {
+        let example = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
+        self.input_example(example)
+    }
+
+    /// Asks the provider to hold the model to the input schema.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.spec.strict = strict;
         self
     }
 

@@ -83,6 +83,16 @@ pub enum DefinitionError {
         /// The tool being defined.
         tool: String,
     },
+    /// An example input the tool's own input does not accept.
+    #[error("tool `{}`: input example {index} is not a valid input: {why}", capped(.tool))]
+    InputExample {
+        /// The tool being defined.
+        tool: String,
+        /// Which example (from 0).
+        index: usize,
+        /// Why the tool's input refuses it.
+        why: String,
+    },
 }
 
 /// How a name is used by a definition: the thing two definitions fight over.

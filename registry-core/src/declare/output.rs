@@ -254,6 +254,10 @@ impl IntoToolOutput for ContentBlock {
     }
 }
 
+// Not named when a tool's `Vec<u8>` (or other `Vec`) output is refused:
+// the note lists what to use instead, and "implemented for
+// `Vec<ContentBlock>`" alone would send the user the wrong way.
+#[diagnostic::do_not_recommend]
 impl IntoToolOutput for Vec<ContentBlock> {
     fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
         Ok(ToolOutput::new(self))

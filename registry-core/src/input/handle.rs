@@ -318,6 +318,22 @@ impl ToolHandle {
         })
     }
 
+    /// Checks every declared example input the way a call's arguments are
+    /// checked ([`prepare`](Self::prepare)): an example the tool would
+    /// refuse teaches the model a call that fails.
+    pub(crate) fn check_input_examples(&self) -> Result<(), crate::declare::DefinitionError> {
+        for (index, example) in self.spec().input_examples().iter().enumerate() {
+            if let Err(err) = self.prepare(example.clone()) {
+                return Err(crate::declare::DefinitionError::InputExample {
+                    tool: self.name().to_owned(),
+                    index,
+                    why: err.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Parses the model's arguments into the tool's input type. A bad
     /// argument is an error naming the tool and the field path.
     ///

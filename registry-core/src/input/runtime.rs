@@ -33,14 +33,16 @@ impl ToolBuilder {
             source,
         })?;
         let handler: Handler = Arc::new(move |args, cx| Box::pin(handler(args, cx)));
-        Ok(ToolHandle::from_parts(
+        let handle = ToolHandle::from_parts(
             RuntimeTool {
                 handler,
                 content: self.content,
             },
             self.declaration,
             Some(self.schema),
-        ))
+        );
+        handle.check_input_examples()?;
+        Ok(handle)
     }
 }
 

@@ -50,8 +50,10 @@ impl AnthropicOptions {
 }
 
 /// One tool as an Anthropic Messages API tool definition: `name`,
-/// `description`, `input_schema` (see [`provider_input_schema`]) and
-/// `"defer_loading": true` when the tool is deferred. Never carries
+/// `description`, `input_schema` (see [`provider_input_schema`]),
+/// `input_examples` when the tool declares some, `"strict": true` (with
+/// the strict form of the schema) when it asks for it and the schema
+/// allows it, and `"defer_loading": true` when the tool is deferred. Never carries
 /// `cache_control`; [`ToolPool::render_anthropic`] adds it.
 ///
 /// ```
@@ -83,7 +85,30 @@ pub(crate) fn anthropic_tool_loading(tool: &ToolHandle, deferred: bool) -> Value
         "description".into(),
         Value::String(spec.description().to_owned()),
     );
-    out.insert("input_schema".into(), provider_input_schema(tool));
+    let schema = provider_input_schema(tool);
+    // `strict` where the schema allows it: the strict form (every object
+    // closed, optional fields nullable and listed) is what the provider
+    // holds the model to; the input accepts the nulls it brings.
+    let strict = spec.strict().then(|| super::openai_strict_schema(&schema));
+    match strict {
+        Some(Ok(strict_schema)) => {
+            out.insert("input_schema".into(), strict_schema);
+            out.insert("strict".into(), Value::Bool(true));
+        }
+        Some(Err(reason)) => {
+            tracing::debug!(tool = spec.name(), %reason, "schema cannot be strict; sending it without `strict`");
+            out.insert("input_schema".into(), schema);
+        }
+        None => {
+            out.insert("input_schema".into(), schema);
+        }
+    }
+    if !spec.input_examples().is_empty() {
+        out.insert(
+            "input_examples".into(),
+            Value::Array(spec.input_examples().to_vec()),
+        );
+    }
     if deferred {
         out.insert("defer_loading".into(), Value::Bool(true));
     }
