@@ -33,7 +33,7 @@ impl Tool for ReadFile {
     type Output = String;
     type Error = std::convert::Infallible;
     async fn call(&self, input: ReadInput, _cx: &ToolContext) -> Result<String, Self::Error> {
-        Ok(input.path)
+        Ok(format!("{} ({:?} lines)", input.path, input.limit))
     }
 }
 
