@@ -37,6 +37,23 @@ const GITHUB: &[(&str, &str)] = &[
     ),
 ];
 
+/// Registers five of GitHub's MCP tools as an MCP import would (`mcp__github__*`,
+/// with their remote origin, so they are deferrable); they answer `done`.
+/// Keep the guards: dropping one removes its tool.
+pub fn register_github(
+    registry: &ToolRegistry,
+) -> Result<Vec<registry_core::catalog::PluginGuard>, Box<dyn std::error::Error>> {
+    let mut guards = Vec::new();
+    for (name, description) in GITHUB {
+        let tool = ToolBuilder::new(format!("mcp__github__{name}"), *description)
+            .remote_origin(RemoteOrigin::new("github", *name))
+            .read_only(true)
+            .build(|_, _| async { Ok(ToolOutput::text("done")) })?;
+        guards.push(registry.plugins().register("github", tool)?);
+    }
+    Ok(guards)
+}
+
 /// Prints the section: deferral decision, the gate, the search, the call.
 /// Runs without a tracing subscriber: the demo's `--trace` file is about
 /// its main turn.
@@ -52,14 +69,7 @@ async fn section() -> Result<(), Box<dyn std::error::Error>> {
     let registry = Arc::new(ToolRegistry::new(try_all_base_tools(
         &Flags::new().with(TOOL_SEARCH_FLAG),
     )?));
-    let mut guards = Vec::new();
-    for (name, description) in GITHUB {
-        let tool = ToolBuilder::new(format!("mcp__github__{name}"), *description)
-            .remote_origin(RemoteOrigin::new("github", *name))
-            .read_only(true)
-            .build(|_, _| async { Ok(ToolOutput::text("done")) })?;
-        guards.push(registry.plugins().register("github", tool)?);
-    }
+    let guards = register_github(&registry)?;
     let index = Arc::new(ToolSearchIndex::new(&registry));
     let pool = registry.assemble_tool_pool(&PermissionContext::new());
     let session = Arc::new(Session::new());

@@ -62,7 +62,9 @@
 //! 9. [`execute`]: the [`Executor`] and its [`ExecutorBuilder`]: one model
 //!    turn from [`ToolCall`]s to [`ToolCallResult`]s.
 //! 10. [`search`]: the tool-search index and the `tool_search` built-in.
-//! 11. `mcp` (feature `mcp`): serving a pool and importing servers' tools.
+//! 11. [`provider`]: a provider's response in, the next request out
+//!     (Anthropic Messages, OpenAI Chat Completions, OpenAI Responses).
+//! 12. `mcp` (feature `mcp`): serving a pool and importing servers' tools.
 //!
 //! The crate root holds only the names every user writes; everything else
 //! is reached through its module. `serde`, `serde_json` and `schemars` are

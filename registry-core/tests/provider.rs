@@ -288,7 +288,7 @@ fn openai_responses_from_response_to_next_request() {
     assert_eq!(next.results[2]["output"][1]["type"], "input_image");
     let bad = next.results[3]["output"].as_str().unwrap();
     assert!(
-        bad.starts_with("Error: ") && bad.contains("an array where an object"),
+        bad.starts_with("Error: ") && bad.contains("an array where a JSON object"),
         "{bad}"
     );
     let search = &next.results[5];
@@ -456,9 +456,9 @@ fn responses_that_are_not_responses_are_errors_not_panics() {
     for (arguments, says) in [
         ("", None),
         ("{", Some("not valid JSON")),
-        ("null", Some("JSON null")),
-        ("\"s\"", Some("JSON a string")),
-        ("[1]", Some("JSON an array")),
+        ("null", Some("are null where")),
+        ("\"s\"", Some("are a string where")),
+        ("[1]", Some("are an array where")),
     ] {
         let response = json!({ "role": "assistant", "tool_calls": [{ "id": "c", "type": "function", "function": { "name": "read_file", "arguments": arguments } }] });
         let calls = openai_chat::calls_from(&response).unwrap();

@@ -19,6 +19,9 @@
 //!   [`MAX_LINE_BYTES`] are cut with a marker, lines before `offset` are
 //!   skipped without being kept, and reading stops after the last
 //!   requested line.
+//! - An image (PNG, JPEG, GIF, WebP: by extension *and* by its first
+//!   bytes, so a text file named `.png` is read as text) comes back as an
+//!   image block the model can see, up to [`MAX_IMAGE_BYTES`].
 //! - FIFOs, sockets and devices are refused before they are read (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
 //! - `aliases = ["Read", "cat"]`: names other agents use for this tool, so
@@ -29,12 +32,13 @@
 //!   rules such as `read_file(secrets:*)` apply (a deny or ask rule is checked
 //!   before the tool's own `Allow`).
 
-use std::io::{self, BufReader};
+use std::io::{self, BufReader, Read as _};
 use std::path::Path;
 
 use registry_core::{
-    PermissionContent, PermissionDecision, Tool, ToolContext,
+    PermissionContent, PermissionDecision, Tool, ToolContext, ToolOutput,
     access::{Access, Resource},
+    declare::Image,
     tool,
 };
 use schemars::JsonSchema;
@@ -57,6 +61,19 @@ pub const DEFAULT_LIMIT: usize = 2000;
 /// finding its result cut.
 pub const MAX_OUTPUT_BYTES: usize = 90_000;
 
+/// The largest image `read_file` returns as an image (the size providers
+/// take per image).
+pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
+
+/// Image files by extension, with the first bytes each format starts with.
+const IMAGE_KINDS: [(&str, &str, &[u8]); 5] = [
+    ("png", "image/png", b"\x89PNG\r\n\x1a\n"),
+    ("jpg", "image/jpeg", b"\xff\xd8\xff"),
+    ("jpeg", "image/jpeg", b"\xff\xd8\xff"),
+    ("gif", "image/gif", b"GIF8"),
+    ("webp", "image/webp", b"RIFF"),
+];
+
 /// Read a UTF-8 text file from the workspace and return its lines, each
 /// prefixed with its line number (counting from 1) and a tab, like `cat -n`.
 ///
@@ -66,7 +83,8 @@ pub const MAX_OUTPUT_BYTES: usize = 90_000;
 /// - `limit` (optional): the most lines to return (default 2000).
 ///
 /// When more lines follow, the result ends with a note giving the `offset`
-/// to continue from. Lines longer than 4096 bytes are cut, with a note
+/// to continue from. PNG, JPEG, GIF and WebP images are returned as
+/// images. Lines longer than 4096 bytes are cut, with a note
 /// saying how much is missing. Binary files, directories and special files
 /// (FIFOs, devices) are errors; use `list_dir` for directories and `grep`
 /// to search many files.
@@ -138,6 +156,16 @@ pub enum ReadFileError {
         /// How many lines the file has.
         lines: usize,
     },
+    /// An image over [`MAX_IMAGE_BYTES`].
+    #[error(
+        "image `{path}` is {bytes} bytes; read_file returns images up to {MAX_IMAGE_BYTES} bytes"
+    )]
+    ImageTooLarge {
+        /// The path as given.
+        path: String,
+        /// Its size.
+        bytes: u64,
+    },
     /// Reading failed.
     #[error("could not read `{path}`: {source}")]
     Io {
@@ -166,10 +194,14 @@ impl ReadFileInput {
 
 impl Tool for ReadFile {
     type Input = ReadFileInput;
-    type Output = String;
+    type Output = ToolOutput;
     type Error = ReadFileError;
 
-    async fn call(&self, input: ReadFileInput, cx: &ToolContext) -> Result<String, ReadFileError> {
+    async fn call(
+        &self,
+        input: ReadFileInput,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, ReadFileError> {
         input.check()?;
         let sandbox = Sandbox::from_context(cx)?;
         let full = sandbox.resolve(&input.path)?;
@@ -180,7 +212,11 @@ impl Tool for ReadFile {
         };
         // Blocking reads on a blocking thread: a large file must not stall
         // the runtime's workers.
-        tokio::task::spawn_blocking(move || read(&full, &request)).await?
+        tokio::task::spawn_blocking(move || match read_image(&full, &request.path)? {
+            Some(image) => Ok(image),
+            None => read(&full, &request).map(ToolOutput::text),
+        })
+        .await?
     }
 
     fn validate_input(&self, input: &ReadFileInput, _cx: &ToolContext) -> Result<(), Self::Error> {
@@ -262,6 +298,47 @@ fn read(full: &Path, request: &Request) -> Result<String, ReadFileError> {
         ));
     }
     Ok(out)
+}
+
+/// The file as an image block when its extension names an image format
+/// and its first bytes are that format's; `None` to read it as text.
+fn read_image(full: &Path, path: &str) -> Result<Option<ToolOutput>, ReadFileError> {
+    let extension = Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let Some((_, media_type, magic)) = IMAGE_KINDS
+        .iter()
+        .find(|(ext, _, _)| extension.as_deref() == Some(*ext))
+    else {
+        return Ok(None);
+    };
+    let file = open_regular(full, OpenMode::Read)
+        .map_err(|err| err.into_tool_error::<ReadFileError>(path))?;
+    let bytes = file.metadata().map_err(|err| io_error(path, err))?.len();
+    if bytes > MAX_IMAGE_BYTES {
+        return Err(ReadFileError::ImageTooLarge {
+            path: shown(path),
+            bytes,
+        });
+    }
+    let mut data = Vec::with_capacity(bytes as usize);
+    // Bounded even if the file grows while it is read.
+    (&file)
+        .take(MAX_IMAGE_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(|err| io_error(path, err))?;
+    if !data.starts_with(magic) {
+        return Ok(None);
+    }
+    let summary = format!(
+        "image `{}` ({media_type}, {} bytes)",
+        shown(path),
+        data.len()
+    );
+    Ok(Some(
+        ToolOutput::text(summary).with(Image::new(data, *media_type)),
+    ))
 }
 
 /// A failed read, mapped as a failed open is.

@@ -170,6 +170,15 @@ impl Executor {
         &self.session
     }
 
+    /// The tools to offer the model: the registry's pool under this
+    /// executor's permission context, assembled now (so plugins
+    /// registered since the build are in it). Render it for the request
+    /// (`pool().render_anthropic(..)`, or `pool().for_session(..)` when
+    /// tools are deferred).
+    pub fn pool(&self) -> crate::pool::ToolPool {
+        self.registry.assemble_tool_pool(&self.permissions)
+    }
+
     /// Runs one turn: exactly one result per call, in call order.
     pub async fn run_turn(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
         self.run(calls, None).await

@@ -248,7 +248,7 @@ fn arguments(value: Option<&Value>) -> Result<Value, String> {
         Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(map)) => Ok(Value::Object(map)),
             Ok(other) => Err(format!(
-                "its arguments are JSON {} where an object is needed",
+                "its arguments are {} where a JSON object is needed",
                 kind_of(&other)
             )),
             Err(err) => Err(format!(
@@ -257,7 +257,7 @@ fn arguments(value: Option<&Value>) -> Result<Value, String> {
             )),
         },
         Some(other) => Err(format!(
-            "its arguments are {} where an object is needed",
+            "its arguments are {} where a JSON object is needed",
             kind_of(other)
         )),
         None => Err("it has no arguments".to_owned()),
