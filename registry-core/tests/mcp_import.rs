@@ -841,3 +841,80 @@ async fn what_a_server_declares_is_kept() {
     assert!(*forecast.spec().posture().open_world().value());
     assert!(forecast.spec().output_schema().is_some());
 }
+
+/// Rich results cross MCP both ways: served by our server as MCP content
+/// (base64 image, structured content, a resource link, an embedded PDF)
+/// and imported back as the same blocks.
+#[tokio::test]
+async fn rich_results_survive_our_server_and_our_import() {
+    use registry_core::declare::{ContentBlock, Image, Resource, ResourceLink};
+    use registry_core::mcp::McpServer;
+    use registry_core::{
+        PermissionContext, PermissionMode, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
+        catalog::BaseTools, session::Session,
+    };
+    use std::sync::Arc;
+
+    let served = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let png = b"\x89PNG\r\n\x1a\n\x00\xffbytes".to_vec();
+    let made = ToolOutput::text("a chart and its data")
+        .with(Image::new(png.clone(), "image/png"))
+        .with(ContentBlock::Json(json!({ "points": [1, 2, 3] })))
+        .with(ResourceLink::new("file:///data.csv", "data.csv").media_type("text/csv"))
+        .with(Resource::bytes(
+            "file:///r.pdf",
+            b"%PDF-1.7".to_vec(),
+            "application/pdf",
+        ));
+    let expected = made.blocks().to_vec();
+    let chart = ToolBuilder::new("chart", "Draws a chart.")
+        .read_only(true)
+        .build(move |_, _| {
+            let made = made.clone();
+            async move { Ok(made) }
+        })
+        .unwrap();
+    served.plugins().register("local", chart).unwrap().detach();
+    let server = McpServer::new(served.executor().mode(PermissionMode::Bypass));
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move { server.serve_io(ours).await });
+
+    let importing = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let _import = McpImport::connect(
+        importing.plugins(),
+        McpServerConfig::io("back", theirs).trusted(true),
+    )
+    .await
+    .unwrap();
+    let session = Arc::new(Session::new());
+    session.discover("mcp__back__chart");
+    let executor = importing
+        .executor()
+        .permissions(PermissionContext::new())
+        .mode(PermissionMode::Bypass)
+        .session(session)
+        .build();
+    let result = executor
+        .run_turn(vec![ToolCall::new("c", "mcp__back__chart", json!({}))])
+        .await
+        .pop()
+        .unwrap();
+    assert!(!result.is_error(), "{}", result.content());
+    // The structured block went out as text and as structuredContent; it
+    // comes back as the text block (the JSON) the content held, plus the
+    // structured value only when no text block is that JSON already.
+    let blocks = result.blocks();
+    assert_eq!(blocks[0], expected[0]);
+    assert_eq!(blocks[1], ContentBlock::Image(Image::new(png, "image/png")));
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&blocks[2].text_view()).unwrap(),
+        json!({ "points": [1, 2, 3] })
+    );
+    assert_eq!(blocks[3], expected[3]);
+    assert_eq!(blocks[4], expected[4]);
+    assert_eq!(blocks.len(), 5, "{blocks:?}");
+}
