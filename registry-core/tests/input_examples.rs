@@ -62,7 +62,8 @@ fn good_examples_and_strict_reach_the_anthropic_definition() {
     let definition = anthropic_tool(read);
     assert_eq!(
         definition["input_examples"],
-        json!([{ "path": "src/lib.rs" }, { "path": "a.rs", "limit": 10 }])
+        // Under strict every property is listed: the left-out one is null.
+        json!([{ "path": "src/lib.rs", "limit": null }, { "path": "a.rs", "limit": 10 }])
     );
     assert_eq!(definition["strict"], true);
     // The strict form: closed, every field listed, the optional one nullable.

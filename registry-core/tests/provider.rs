@@ -548,3 +548,116 @@ fn validate(format: &str, tools: &str, next: Vec<Value>, response: &Value) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// What a hostile or unusual stream sends: an index far past the next
+/// block is an error (never an allocation), servers that send every
+/// parallel call at index 0 or no index at all still give each call, and
+/// thinking blocks come back exactly as they were streamed.
+#[test]
+fn streams_hold_against_odd_and_hostile_events() {
+    for index in [1u64, 1 << 40, u64::MAX] {
+        let mut stream = anthropic::Stream::new();
+        let event = json!({ "type": "content_block_start", "index": index, "content_block": { "type": "text", "text": "" } });
+        assert!(stream.push(&event).is_err(), "{index}");
+        let mut stream = openai_chat::Stream::new();
+        let chunk = json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": index, "id": "c", "function": { "name": "x", "arguments": "" } }] } }] });
+        assert!(stream.push(&chunk).is_err(), "{index}");
+        let mut stream = openai_responses::Stream::new();
+        let event =
+            json!({ "type": "response.output_item.added", "output_index": index, "item": {} });
+        assert!(stream.push(&event).is_err(), "{index}");
+    }
+
+    // Two parallel calls, both at index 0, told apart by their ids; then
+    // a server that sends no index at all.
+    let mut stream = openai_chat::Stream::new();
+    for (id, name, args) in [
+        ("a", "read_file", "{\"path\":\"a\"}"),
+        ("b", "screenshot", "{}"),
+    ] {
+        let head = json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": 0, "id": id, "function": { "name": name, "arguments": "" } }] } }] });
+        stream.push(&head).unwrap();
+        let body = json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": 0, "function": { "arguments": args } }] } }] });
+        stream.push(&body).unwrap();
+    }
+    let calls = openai_chat::calls_from(&stream.finish()).unwrap();
+    assert_eq!(calls.ids(), ["a", "b"]);
+    let names: Vec<&str> = calls.calls().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["read_file", "screenshot"]);
+
+    let mut stream = openai_chat::Stream::new();
+    for fragment in [
+        json!({ "id": "x", "function": { "name": "read_file", "arguments": "{\"pa" } }),
+        json!({ "function": { "arguments": "th\":\"q\"}" } }),
+        json!({ "id": "y", "function": { "name": "screenshot", "arguments": "{}" } }),
+    ] {
+        stream
+            .push(&json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [fragment] } }] }))
+            .unwrap();
+    }
+    let calls = openai_chat::calls_from(&stream.finish()).unwrap();
+    assert_eq!(calls.ids(), ["x", "y"]);
+    assert_eq!(calls.calls().next().unwrap().input, json!({ "path": "q" }));
+
+    // Thinking, its signature and a tool call, streamed.
+    let mut stream = anthropic::Stream::new();
+    for event in [
+        json!({ "type": "content_block_start", "index": 0, "content_block": { "type": "thinking", "thinking": "", "signature": "" } }),
+        json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "thinking_delta", "thinking": "Let me " } }),
+        json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "thinking_delta", "thinking": "read it." } }),
+        json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "signature_delta", "signature": "sig==" } }),
+        json!({ "type": "content_block_stop", "index": 0 }),
+        json!({ "type": "content_block_start", "index": 1, "content_block": { "type": "tool_use", "id": "t", "name": "read_file", "input": {} } }),
+        json!({ "type": "content_block_delta", "index": 1, "delta": { "type": "input_json_delta", "partial_json": "{\"path\": \"a" } }),
+    ] {
+        stream.push(&event).unwrap();
+    }
+    let message = stream.finish();
+    assert_eq!(
+        message["content"][0],
+        json!({ "type": "thinking", "thinking": "Let me read it.", "signature": "sig==" })
+    );
+    // The cut call is that call's error, and the echo carries `{}` for it.
+    let w = world();
+    let (executor, _, _) = setup(&w, ProviderFormat::Anthropic);
+    let next = runtime()
+        .block_on(anthropic::respond(&executor, &message))
+        .unwrap();
+    assert_eq!(next.echo[0]["content"][1]["input"], json!({}));
+    assert_eq!(next.results[0]["content"][0]["is_error"], true);
+}
+
+#[test]
+fn openai_formats_name_images_they_cannot_take_and_native_search_is_answered_natively() {
+    let svg = ToolCallResult::from_output(
+        "c1",
+        ToolOutput::image(b"<svg/>".to_vec(), "image/svg+xml"),
+        false,
+    );
+    let messages = openai_chat::results_to(std::slice::from_ref(&svg));
+    assert_eq!(messages.len(), 1, "no attachment message for an SVG");
+    assert!(
+        messages[0]["content"]
+            .as_str()
+            .unwrap()
+            .contains("not sent")
+    );
+    let items = openai_responses::results_to(&[svg]);
+    assert_eq!(items[0]["output"][0]["type"], "input_text");
+
+    // A native tool_search_call whose arguments cannot be read is still
+    // answered with a tool_search_output (loading nothing); the reasoning
+    // item is echoed with the calls.
+    let w = world();
+    let (executor, _, _) = setup(&w, ProviderFormat::OpenAiResponses);
+    let response = json!({ "output": [
+        { "type": "reasoning", "id": "rs_1", "summary": [] },
+        { "type": "tool_search_call", "id": "ts", "call_id": "s1", "execution": "client", "arguments": "{oops", "status": "completed" },
+    ] });
+    let next = runtime()
+        .block_on(openai_responses::respond(&executor, &response))
+        .unwrap();
+    assert_eq!(next.echo[0]["type"], "reasoning");
+    assert_eq!(next.results[0]["type"], "tool_search_output");
+    assert_eq!(next.results[0]["tools"], json!([]));
+}

@@ -112,7 +112,7 @@ fn images_over_the_byte_limit_are_named_and_left_out_without_a_spill_dir() {
         notice,
         "[image (image/png, 10 bytes) not included: over this result's limit of 25 bytes of binary content]"
     );
-    assert!(results[0].spill_files().is_empty());
+    assert!(results[0].binary_spills().is_empty());
 }
 
 #[test]
@@ -125,7 +125,7 @@ fn a_spill_writes_binary_blocks_to_files_too() {
         vec![shot(chars(1_000))],
         vec![call(json!({ "text": 1, "images": 2, "bytes": 10 }))],
     );
-    let files = results[0].spill_files();
+    let files = results[0].binary_spills();
     assert_eq!(files.len(), 1, "{files:?}");
     assert!(files[0].starts_with(dir.path()));
     assert_eq!(files[0].extension().unwrap(), "png");
@@ -200,4 +200,62 @@ fn a_result_of_empty_text_blocks_says_it_had_no_output_but_an_image_alone_is_out
         results[1].blocks(),
         [ContentBlock::Image(Image::new(vec![1u8, 2], "image/gif"))]
     );
+}
+
+/// Text the model reads counts toward the character cap whatever block it
+/// is in: an embedded text resource and a resource link included. A
+/// binary spill does not take the result out of the turn budget.
+#[test]
+fn text_in_resources_is_capped_and_binary_spills_stay_in_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = ToolBuilder::new("big", "Returns a long embedded document and an image.")
+        .read_only(true)
+        .max_result_chars(ResultCap::Unbounded)
+        .build(|_: Value, _cx| async move {
+            Ok(ToolOutput::new([
+                Resource::text("mem://doc", "d".repeat(50_000)).into(),
+                Image::new(vec![7u8; 40], "image/png").into(),
+            ]))
+        })
+        .unwrap();
+    let capped = ToolBuilder::new("capped", "Returns a long embedded document.")
+        .read_only(true)
+        .max_result_chars(chars(1_000))
+        .build(|_: Value, _cx| async move {
+            Ok(ToolOutput::new([Resource::text(
+                "mem://doc",
+                "d".repeat(5_000),
+            )
+            .into()]))
+        })
+        .unwrap();
+    let results = run(
+        ExecutorConfig::new()
+            .spill_dir(dir.path())
+            .max_result_bytes(Some(10))
+            .turn_budget(Some(10_000)),
+        vec![big, capped],
+        vec![
+            ToolCall::new("a", "big", json!({})),
+            ToolCall::new("b", "capped", json!({})),
+        ],
+    );
+    // The per-tool cap holds the text resource.
+    assert!(
+        results[1].content().chars().count() <= 1_000,
+        "{}",
+        results[1].content().len()
+    );
+    // The image spilled (over 10 bytes), and the text still went to the
+    // turn budget: spilled too, with its own file.
+    assert_eq!(results[0].binary_spills().len(), 1);
+    let text_file = results[0]
+        .spilled_to()
+        .expect("the text was spilled for the budget");
+    assert!(
+        std::fs::read_to_string(text_file)
+            .unwrap()
+            .contains(&"d".repeat(1_000))
+    );
+    assert!(results[0].content().chars().count() < 10_000);
 }

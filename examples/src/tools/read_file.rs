@@ -315,6 +315,17 @@ fn read_image(full: &Path, path: &str) -> Result<Option<ToolOutput>, ReadFileErr
     };
     let file = open_regular(full, OpenMode::Read)
         .map_err(|err| err.into_tool_error::<ReadFileError>(path))?;
+    // The first bytes decide (a text file named `.png` is read as text),
+    // before the size does.
+    let mut data = Vec::new();
+    (&file)
+        .take(12)
+        .read_to_end(&mut data)
+        .map_err(|err| io_error(path, err))?;
+    let webp = data.get(8..12) == Some(b"WEBP".as_slice());
+    if !data.starts_with(magic) || (*media_type == "image/webp" && !webp) {
+        return Ok(None);
+    }
     let bytes = file.metadata().map_err(|err| io_error(path, err))?.len();
     if bytes > MAX_IMAGE_BYTES {
         return Err(ReadFileError::ImageTooLarge {
@@ -322,14 +333,16 @@ fn read_image(full: &Path, path: &str) -> Result<Option<ToolOutput>, ReadFileErr
             bytes,
         });
     }
-    let mut data = Vec::with_capacity(bytes as usize);
     // Bounded even if the file grows while it is read.
     (&file)
-        .take(MAX_IMAGE_BYTES + 1)
+        .take(MAX_IMAGE_BYTES + 1 - data.len() as u64)
         .read_to_end(&mut data)
         .map_err(|err| io_error(path, err))?;
-    if !data.starts_with(magic) {
-        return Ok(None);
+    if data.len() as u64 > MAX_IMAGE_BYTES {
+        return Err(ReadFileError::ImageTooLarge {
+            path: shown(path),
+            bytes: data.len() as u64,
+        });
     }
     let summary = format!(
         "image `{}` ({media_type}, {} bytes)",

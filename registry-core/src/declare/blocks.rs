@@ -232,26 +232,23 @@ impl ContentBlock {
         }
     }
 
-    /// Whether the block is text a character cap applies to (text and
-    /// JSON); every other block is held to the byte limit for binary
-    /// content.
+    /// Whether the block is text the character cap applies to: text,
+    /// JSON, a resource link (its name, URI and description are read as
+    /// text) and a text resource. Images, audio and binary resources are
+    /// held to the byte limit instead.
     pub fn is_text(&self) -> bool {
-        matches!(self, ContentBlock::Text(_) | ContentBlock::Json(_))
+        match self {
+            ContentBlock::Text(_) | ContentBlock::Json(_) | ContentBlock::ResourceLink(_) => true,
+            ContentBlock::Resource(resource) => matches!(resource.data, ResourceData::Text(_)),
+            ContentBlock::Image(_) | ContentBlock::Audio(_) => false,
+        }
     }
 
     /// The bytes a block counts against the binary limit: the data of an
-    /// image, audio or embedded resource (its text too: a document is
-    /// data, not prose for the character cap); zero for the rest.
+    /// image, audio or binary resource; zero for text blocks (the
+    /// character cap holds those).
     pub fn binary_len(&self) -> usize {
-        match self {
-            ContentBlock::Image(image) => image.data.len(),
-            ContentBlock::Audio(audio) => audio.data.len(),
-            ContentBlock::Resource(resource) => match &resource.data {
-                ResourceData::Text(text) => text.len(),
-                ResourceData::Bytes(bytes) => bytes.len(),
-            },
-            _ => 0,
-        }
+        self.binary_data().map_or(0, <[u8]>::len)
     }
 
     /// The media type of a binary block, for spill file names and notices.
@@ -265,15 +262,15 @@ impl ContentBlock {
         }
     }
 
-    /// The raw bytes of a binary block (the text of a text resource).
+    /// The raw bytes of a binary block; `None` for text blocks.
     pub(crate) fn binary_data(&self) -> Option<&[u8]> {
         match self {
             ContentBlock::Image(image) => Some(&image.data),
             ContentBlock::Audio(audio) => Some(&audio.data),
-            ContentBlock::Resource(resource) => Some(match &resource.data {
-                ResourceData::Text(text) => text.as_bytes(),
-                ResourceData::Bytes(bytes) => bytes,
-            }),
+            ContentBlock::Resource(Resource {
+                data: ResourceData::Bytes(bytes),
+                ..
+            }) => Some(bytes),
             _ => None,
         }
     }

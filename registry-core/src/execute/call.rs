@@ -35,7 +35,10 @@ pub struct ToolCallResult {
     pub(crate) id: String,
     pub(crate) output: ToolOutput,
     pub(crate) is_error: bool,
-    pub(crate) spilled_to: Vec<PathBuf>,
+    /// Where the text was spilled.
+    pub(crate) spilled_to: Option<PathBuf>,
+    /// Where binary blocks over the byte limit were written, in order.
+    pub(crate) binary_spills: Vec<PathBuf>,
     pub(crate) tool: Option<String>,
 }
 
@@ -45,7 +48,8 @@ impl ToolCallResult {
             id,
             output: ToolOutput::text(content),
             is_error,
-            spilled_to: Vec::new(),
+            spilled_to: None,
+            binary_spills: Vec::new(),
             tool: None,
         }
     }
@@ -58,7 +62,8 @@ impl ToolCallResult {
             id: id.into(),
             output,
             is_error,
-            spilled_to: Vec::new(),
+            spilled_to: None,
+            binary_spills: Vec::new(),
             tool: None,
         }
     }
@@ -119,12 +124,12 @@ impl ToolCallResult {
     /// Where the full text output was written, when it was too long to
     /// show.
     pub fn spilled_to(&self) -> Option<&Path> {
-        self.spilled_to.first().map(PathBuf::as_path)
+        self.spilled_to.as_deref()
     }
 
-    /// Every file this result wrote: the text output when it was too long,
-    /// then each binary block that was over the byte limit, in order.
-    pub fn spill_files(&self) -> &[PathBuf] {
-        &self.spilled_to
+    /// Where the binary blocks over the byte limit were written, in block
+    /// order (each replaced in the result by a notice naming its file).
+    pub fn binary_spills(&self) -> &[PathBuf] {
+        &self.binary_spills
     }
 }

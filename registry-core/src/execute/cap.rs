@@ -70,7 +70,8 @@ pub(crate) struct CapConfig {
 pub(crate) struct Capped {
     pub(crate) output: ToolOutput,
     pub(crate) chars: usize,
-    pub(crate) spilled_to: Vec<PathBuf>,
+    pub(crate) spilled_to: Option<PathBuf>,
+    pub(crate) binary_spills: Vec<PathBuf>,
 }
 
 /// The text shown for a call that succeeded with no output.
@@ -90,7 +91,8 @@ pub(crate) fn cap_output(
     config: &CapConfig,
 ) -> Capped {
     let mut blocks = output.into_blocks();
-    let mut spilled_to = Vec::new();
+    let mut spilled_to = None;
+    let mut binary_spills = Vec::new();
     if blocks
         .iter()
         .all(|block| block.is_text() && block.text_view().is_empty())
@@ -100,6 +102,7 @@ pub(crate) fn cap_output(
             chars: text.chars().count(),
             output: ToolOutput::text(text),
             spilled_to,
+            binary_spills,
         };
     }
     if blocks.iter().any(ContentBlock::is_text) {
@@ -107,11 +110,18 @@ pub(crate) fn cap_output(
         if let Some((capped, path)) = cap_text(&text, cap, index, call_id, config) {
             drop(text);
             replace_text_part(&mut blocks, capped);
-            spilled_to.extend(path);
+            spilled_to = path;
         }
     }
     if let Some(limit) = config.max_binary_bytes {
-        cap_binary(&mut blocks, limit, index, call_id, config, &mut spilled_to);
+        cap_binary(
+            &mut blocks,
+            limit,
+            index,
+            call_id,
+            config,
+            &mut binary_spills,
+        );
     }
     let output = ToolOutput::new(blocks);
     let chars = output.as_str().chars().count();
@@ -119,10 +129,11 @@ pub(crate) fn cap_output(
         output,
         chars,
         spilled_to,
+        binary_spills,
     }
 }
 
-/// The text of a result's text and JSON blocks, one per line.
+/// The text of a result's text blocks, one per line.
 fn text_part(blocks: &[ContentBlock]) -> Cow<'_, str> {
     match blocks {
         [ContentBlock::Text(text)] => Cow::Borrowed(text),
@@ -400,7 +411,7 @@ pub(crate) fn apply_budget(
         return;
     }
     let mut order: Vec<usize> = (0..results.len())
-        .filter(|&i| !results[i].is_error && results[i].spilled_to.is_empty())
+        .filter(|&i| !results[i].is_error && results[i].spilled_to.is_none())
         .collect();
     // Largest first; the sort is stable, so equal sizes keep call order.
     order.sort_by(|&a, &b| chars[b].cmp(&chars[a]));
@@ -414,21 +425,24 @@ pub(crate) fn apply_budget(
         if chars[i] <= keep {
             break;
         }
-        let mut blocks = std::mem::replace(&mut result.output, ToolOutput::new([])).into_blocks();
-        let text = text_part(&blocks).into_owned();
+        let text = text_part(result.output.blocks()).into_owned();
         let text_chars = text.chars().count();
+        // Only the text part can be spilled or cut here; a result whose
+        // text is already within the preview has nothing to give.
+        if text_chars <= keep {
+            continue;
+        }
+        let mut blocks = std::mem::replace(&mut result.output, ToolOutput::new([])).into_blocks();
         let other_chars = chars[i].saturating_sub(text_chars);
         let replacement = match spill(&text, text_chars, &why, keep, i, &result.id, config) {
             Some((content, path)) => {
-                result.spilled_to.insert(0, path);
+                result.spilled_to = Some(path);
                 content
             }
             None => cut(&text, text_chars, keep, &why),
         };
         let new_chars = replacement.chars().count() + other_chars;
-        if blocks.iter().any(ContentBlock::is_text) {
-            replace_text_part(&mut blocks, replacement);
-        }
+        replace_text_part(&mut blocks, replacement);
         result.output = ToolOutput::new(blocks);
         total = total - chars[i] + new_chars;
         chars[i] = new_chars;

@@ -476,12 +476,14 @@ impl Executor {
                     &self.cap,
                 );
                 slot.chars = capped.chars;
-                slot.metrics.spilled += u64::from(!capped.spilled_to.is_empty());
+                slot.metrics.spilled +=
+                    u64::from(capped.spilled_to.is_some() || !capped.binary_spills.is_empty());
                 ToolCallResult {
                     id: std::mem::take(&mut slot.id),
                     output: capped.output,
                     is_error: false,
                     spilled_to: capped.spilled_to,
+                    binary_spills: capped.binary_spills,
                     tool: Some(tool.name().to_owned()),
                 }
             }

@@ -61,10 +61,23 @@ pub fn results_to(results: &[ToolCallResult]) -> Value {
 pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
     let calls = calls_from(response)?;
     let skipped = calls.skipped().to_vec();
-    let content = response
+    let mut content = response
         .get("content")
         .cloned()
         .unwrap_or(Value::Array(Vec::new()));
+    // The echo must be a valid request: a tool call whose input could not
+    // be read (a stream cut short) goes back with an empty input; its
+    // result says what was wrong.
+    if let Value::Array(blocks) = &mut content {
+        for block in blocks.iter_mut() {
+            if block.get("type").and_then(Value::as_str) == Some("tool_use")
+                && !block.get("input").is_some_and(Value::is_object)
+                && let Value::Object(map) = block
+            {
+                map.insert("input".into(), json!({}));
+            }
+        }
+    }
     let echo = vec![json!({ "role": "assistant", "content": content })];
     if calls.is_empty() {
         return Ok(NextRequest {
@@ -187,6 +200,19 @@ fn content_block(block: &ContentBlock) -> Option<Value> {
     })
 }
 
+/// Appends `piece` to the string field `key` of `block` (creating it).
+fn append_str(block: &mut Value, key: &str, piece: &str) {
+    let Value::Object(map) = block else {
+        return;
+    };
+    match map.get_mut(key) {
+        Some(Value::String(text)) => text.push_str(piece),
+        _ => {
+            map.insert(key.into(), piece.into());
+        }
+    }
+}
+
 /// Puts a streamed response together from its events (`message_start`,
 /// `content_block_start`, `content_block_delta`, `content_block_stop`,
 /// `message_delta`, `message_stop`), in the order they came.
@@ -227,11 +253,22 @@ impl Stream {
             Some("content_block_start") => {
                 let i = index()?;
                 let block = event.get("content_block").cloned().unwrap_or(Value::Null);
-                if self.blocks.len() <= i {
-                    self.blocks.resize(i + 1, Value::Null);
-                    self.partial.resize(i + 1, String::new());
+                // Blocks start in order: an index past the next one is a
+                // gap no stream sends (and a huge one must not allocate).
+                match i.cmp(&self.blocks.len()) {
+                    std::cmp::Ordering::Less => self.blocks[i] = block,
+                    std::cmp::Ordering::Equal => {
+                        self.blocks.push(block);
+                        self.partial.push(String::new());
+                    }
+                    std::cmp::Ordering::Greater => {
+                        return Err(ProviderError::malformed(
+                            FORMAT,
+                            format!("content[{i}]"),
+                            format!("a block started before block {} did", self.blocks.len()),
+                        ));
+                    }
                 }
-                self.blocks[i] = block;
             }
             Some("content_block_delta") => {
                 let i = index()?;
@@ -251,13 +288,37 @@ impl Stream {
                             .unwrap_or_default();
                         self.partial[i].push_str(piece);
                     }
-                    Some("text_delta") => {
-                        let piece = delta
-                            .get("text")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default();
-                        if let Some(Value::String(text)) = block.get_mut("text") {
-                            text.push_str(piece);
+                    // Text and thinking grow; a signature arrives whole;
+                    // citations are appended. Thinking blocks must go back
+                    // to the API exactly as they came.
+                    Some(kind @ ("text_delta" | "thinking_delta")) => {
+                        let key = if kind == "text_delta" {
+                            "text"
+                        } else {
+                            "thinking"
+                        };
+                        let piece = delta.get(key).and_then(Value::as_str).unwrap_or_default();
+                        append_str(block, key, piece);
+                    }
+                    Some("signature_delta") => {
+                        if let (Value::Object(map), Some(signature)) =
+                            (block, delta.get("signature"))
+                        {
+                            map.insert("signature".into(), signature.clone());
+                        }
+                    }
+                    Some("citations_delta") => {
+                        if let (Value::Object(map), Some(citation)) = (block, delta.get("citation"))
+                        {
+                            match map.get_mut("citations") {
+                                Some(Value::Array(list)) => list.push(citation.clone()),
+                                _ => {
+                                    map.insert(
+                                        "citations".into(),
+                                        Value::Array(vec![citation.clone()]),
+                                    );
+                                }
+                            }
                         }
                     }
                     _ => {}

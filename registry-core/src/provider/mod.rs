@@ -63,6 +63,9 @@ use crate::execute::{Executor, ToolCall, ToolCallResult};
 pub struct Calls {
     items: Vec<Parsed>,
     skipped: Vec<Skipped>,
+    /// Ids of calls that came as a provider's native tool search (OpenAI
+    /// Responses' client `tool_search_call`): answered in that form.
+    native_search: std::collections::BTreeSet<String>,
 }
 
 /// One call as read: runnable, or already answered with an error.
@@ -102,8 +105,13 @@ impl Calls {
         let text = format!(
             "the call of `{name}` could not be run: {why}. Send the call again with arguments that are one JSON object."
         );
-        let result = ToolCallResult::from_output(id, crate::declare::ToolOutput::text(text), true);
+        let result = ToolCallResult::from_output(id, crate::declare::ToolOutput::text(text), true)
+            .for_tool(name);
         self.items.push(Parsed::Invalid(result));
+    }
+
+    fn mark_native_search(&mut self, id: &str) {
+        self.native_search.insert(id.to_owned());
     }
 
     fn skip(&mut self, at: String, kind: &str, name: Option<&str>) {
@@ -291,6 +299,9 @@ fn required_str<'a>(
 fn data_url(media_type: &str, data: &[u8]) -> String {
     format!("data:{media_type};base64,{}", STANDARD.encode(data))
 }
+
+/// Image types OpenAI's vision input takes.
+const OPENAI_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
 
 /// The text a format that has no error flag starts an error result with.
 const ERROR_PREFIX: &str = "Error: ";

@@ -10,7 +10,10 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Calls, ERROR_PREFIX, NextRequest, ProviderError, arguments, data_url, required_str};
+use super::{
+    Calls, ERROR_PREFIX, NextRequest, OPENAI_IMAGE_TYPES, ProviderError, arguments, data_url,
+    required_str,
+};
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
 
@@ -119,10 +122,12 @@ pub fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
 /// An image or PDF as a user-message part.
 fn attachment(block: &ContentBlock) -> Option<Value> {
     match block {
-        ContentBlock::Image(image) => Some(json!({
-            "type": "image_url",
-            "image_url": { "url": data_url(&image.media_type, &image.data) },
-        })),
+        ContentBlock::Image(image) if OPENAI_IMAGE_TYPES.contains(&image.media_type.as_str()) => {
+            Some(json!({
+                "type": "image_url",
+                "image_url": { "url": data_url(&image.media_type, &image.data) },
+            }))
+        }
         ContentBlock::Resource(resource) => {
             match (&resource.data, resource.media_type.as_deref()) {
                 (ResourceData::Bytes(bytes), Some("application/pdf")) => {
@@ -151,6 +156,10 @@ fn attachment(block: &ContentBlock) -> Option<Value> {
 /// A block the format cannot attach, as text.
 fn block_text(block: &ContentBlock) -> String {
     match block {
+        ContentBlock::Image(_) => format!(
+            "{} (not sent: OpenAI takes PNG, JPEG, WebP and GIF images)",
+            block.text_view()
+        ),
         ContentBlock::Audio(_) => format!(
             "{} (not sent: tool results here hold no audio)",
             block.text_view()
@@ -200,9 +209,15 @@ pub async fn respond(executor: &Executor, response: &Value) -> Result<NextReques
 #[derive(Debug, Clone, Default)]
 pub struct Stream {
     content: Option<String>,
-    calls: Vec<(Option<String>, Option<String>, String)>,
+    /// Each call's id, name and arguments so far, in the order they began.
+    calls: Vec<Partial>,
+    /// For each wire `index`, the latest call that took it.
+    slots: Vec<usize>,
     finish_reason: Option<Value>,
 }
+
+/// A call being put together: id, name, arguments text.
+type Partial = (Option<String>, Option<String>, String);
 
 impl Stream {
     /// An empty stream.
@@ -235,27 +250,18 @@ impl Stream {
             .into_iter()
             .flatten()
         {
-            let index = fragment
-                .get("index")
-                .and_then(Value::as_u64)
-                .and_then(|i| usize::try_from(i).ok())
-                .ok_or_else(|| {
-                    ProviderError::malformed(
-                        FORMAT,
-                        "delta.tool_calls",
-                        "a fragment without an `index`",
-                    )
-                })?;
-            if self.calls.len() <= index {
-                self.calls.resize(index + 1, (None, None, String::new()));
-            }
-            let call = &mut self.calls[index];
-            if let Some(id) = fragment.get("id").and_then(Value::as_str) {
+            let id = fragment.get("id").and_then(Value::as_str);
+            let at = self.slot_for(fragment.get("index"), id)?;
+            let call = &mut self.calls[at];
+            if let Some(id) = id {
                 call.0 = Some(id.to_owned());
             }
             let function = fragment.get("function");
-            if let Some(name) = function.and_then(|f| f.get("name")).and_then(Value::as_str) {
-                call.1.get_or_insert_with(String::new).push_str(name);
+            // A name arrives whole (some servers repeat it): set, not joined.
+            if let Some(name) = function.and_then(|f| f.get("name")).and_then(Value::as_str)
+                && !name.is_empty()
+            {
+                call.1 = Some(name.to_owned());
             }
             if let Some(piece) = function
                 .and_then(|f| f.get("arguments"))
@@ -265,6 +271,62 @@ impl Stream {
             }
         }
         Ok(())
+    }
+
+    /// Which call a fragment continues. By its `index`, which must be an
+    /// existing call or the next one; a fragment that brings a new `id` at
+    /// an index already taken is a new call (servers that send every
+    /// parallel call at index 0); a fragment with no `index` continues the
+    /// last call, or starts one when it brings a new `id`.
+    fn slot_for(
+        &mut self,
+        index: Option<&Value>,
+        id: Option<&str>,
+    ) -> Result<usize, ProviderError> {
+        let index = match index {
+            None => None,
+            Some(value) => Some(
+                value
+                    .as_u64()
+                    .and_then(|i| usize::try_from(i).ok())
+                    .ok_or_else(|| {
+                        ProviderError::malformed(
+                            FORMAT,
+                            "delta.tool_calls",
+                            "an `index` that is not a count",
+                        )
+                    })?,
+            ),
+        };
+        // A fragment naming another id than the call it would continue.
+        let other_id = |calls: &[Partial], at: usize| {
+            id.is_some_and(|id| calls[at].0.as_deref().is_some_and(|had| had != id))
+        };
+        let at = match index {
+            Some(i) if i == self.slots.len() => None,
+            Some(i) if i < self.slots.len() => Some(self.slots[i]),
+            Some(i) => {
+                return Err(ProviderError::malformed(
+                    FORMAT,
+                    format!("delta.tool_calls (index {i})"),
+                    format!("a call fragment before call {} started", self.slots.len()),
+                ));
+            }
+            None => self.calls.len().checked_sub(1),
+        };
+        match at {
+            Some(at) if !other_id(&self.calls, at) => Ok(at),
+            _ => {
+                self.calls.push((None, None, String::new()));
+                let at = self.calls.len() - 1;
+                match index {
+                    Some(i) if i < self.slots.len() => self.slots[i] = at,
+                    Some(_) => self.slots.push(at),
+                    None => {}
+                }
+                Ok(at)
+            }
+        }
     }
 
     /// The completion as one `ChatCompletion`-shaped value (its first

@@ -14,7 +14,10 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Calls, ERROR_PREFIX, NextRequest, ProviderError, arguments, data_url, required_str};
+use super::{
+    Calls, ERROR_PREFIX, NextRequest, OPENAI_IMAGE_TYPES, ProviderError, arguments, data_url,
+    required_str,
+};
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
 use crate::session::deferral::TOOL_SEARCH_NAME;
@@ -47,6 +50,7 @@ pub fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
                     continue;
                 }
                 let id = required_str(FORMAT, item, &at, "call_id")?;
+                calls.mark_native_search(id);
                 match arguments(item.get("arguments")) {
                     Ok(input) => calls.push_call(ToolCall::new(id, TOOL_SEARCH_NAME, input)),
                     Err(why) => calls.push_invalid(id, TOOL_SEARCH_NAME, why),
@@ -69,15 +73,23 @@ fn output_of(response: &Value) -> Result<&Vec<Value>, ProviderError> {
     }
 }
 
-/// The next input items: one per result, in order. A successful
-/// `tool_search` result is a `tool_search_output`; every other result a
-/// `function_call_output`.
+/// The next input items: one per result, in order. A `tool_search`
+/// result is a `tool_search_output` (the session render offers
+/// `tool_search` as the client tool search, so the model calls it
+/// natively); every other result a `function_call_output`. [`respond`]
+/// decides by how each call came instead.
 pub fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
-    results.iter().map(output_item).collect()
+    results
+        .iter()
+        .map(|result| output_item(result, result.tool() == Some(TOOL_SEARCH_NAME)))
+        .collect()
 }
 
-fn output_item(result: &ToolCallResult) -> Value {
-    if let Some(tools) = search_tools(result) {
+/// One result as the item that answers its call: `native_search` when the
+/// call was a `tool_search_call`.
+fn output_item(result: &ToolCallResult, native_search: bool) -> Value {
+    if native_search {
+        let tools = search_tools(result);
         return json!({
             "type": "tool_search_output",
             "call_id": result.id(),
@@ -96,28 +108,28 @@ fn output_item(result: &ToolCallResult) -> Value {
     json!({ "type": "function_call_output", "call_id": result.id(), "output": output })
 }
 
-/// The definitions a `tool_search` call found: the JSON array its result
+/// The function definitions a `tool_search` call found: the JSON array its result
 /// starts with (a scope of shape
 /// [`ResultShape::Definitions`](crate::search::ResultShape::Definitions)
 /// in this format). "No tools matched", an error, or another shape loads
 /// nothing: the item has no field for text, and a native search call must
 /// be answered by a `tool_search_output`.
-fn search_tools(result: &ToolCallResult) -> Option<Vec<Value>> {
-    if result.tool() != Some(TOOL_SEARCH_NAME) {
-        return None;
-    }
+fn search_tools(result: &ToolCallResult) -> Vec<Value> {
     let first = serde_json::Deserializer::from_str(result.content())
         .into_iter::<Value>()
         .next();
     match first {
         Some(Ok(Value::Array(tools)))
-            if !result.is_error() && tools.iter().all(|t| t.get("type").is_some()) =>
+            if !result.is_error()
+                && tools
+                    .iter()
+                    .all(|t| t.get("type").and_then(Value::as_str) == Some("function")) =>
         {
-            Some(tools)
+            tools
         }
         _ => {
             tracing::debug!(call = result.id(), "tool_search loaded nothing");
-            Some(Vec::new())
+            Vec::new()
         }
     }
 }
@@ -125,10 +137,12 @@ fn search_tools(result: &ToolCallResult) -> Option<Vec<Value>> {
 /// One block as a `function_call_output` part.
 fn part(block: &ContentBlock) -> Value {
     match block {
-        ContentBlock::Image(image) => json!({
-            "type": "input_image",
-            "image_url": data_url(&image.media_type, &image.data),
-        }),
+        ContentBlock::Image(image) if OPENAI_IMAGE_TYPES.contains(&image.media_type.as_str()) => {
+            json!({
+                "type": "input_image",
+                "image_url": data_url(&image.media_type, &image.data),
+            })
+        }
         ContentBlock::Resource(resource) => {
             match (&resource.data, resource.media_type.as_deref()) {
                 (ResourceData::Bytes(bytes), Some("application/pdf")) => {
@@ -155,6 +169,10 @@ fn part(block: &ContentBlock) -> Value {
                 (ResourceData::Text(_), _) => input_text(&block.text_view()),
             }
         }
+        ContentBlock::Image(_) => input_text(&format!(
+            "{} (not sent: OpenAI takes PNG, JPEG, WebP and GIF images)",
+            block.text_view()
+        )),
         ContentBlock::Audio(_) => input_text(&format!(
             "{} (not sent: tool results here hold no audio)",
             block.text_view()
@@ -168,8 +186,9 @@ fn input_text(text: &str) -> Value {
 }
 
 /// Reads the calls, runs them, and returns the output items to echo (the
-/// calls and messages of `output`, for a stateless conversation) and the
-/// result items.
+/// calls, reasoning and messages of `output`, in order, for a stateless
+/// conversation; reasoning models refuse a call echoed without its
+/// reasoning item) and the result items.
 pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
     let calls = calls_from(response)?;
     let echo = output_of(response)?
@@ -177,15 +196,23 @@ pub async fn respond(executor: &Executor, response: &Value) -> Result<NextReques
         .filter(|item| {
             item.get("type")
                 .and_then(Value::as_str)
-                .is_some_and(|kind| CLIENT_ITEMS.contains(&kind) || kind == "message")
+                .is_some_and(|kind| {
+                    CLIENT_ITEMS.contains(&kind) || kind == "message" || kind == "reasoning"
+                })
         })
         .cloned()
         .collect();
     let skipped = calls.skipped().to_vec();
+    let native = calls.native_search.clone();
     let results = if calls.is_empty() {
         Vec::new()
     } else {
-        results_to(&calls.run(executor).await)
+        calls
+            .run(executor)
+            .await
+            .iter()
+            .map(|result| output_item(result, native.contains(result.id())))
+            .collect()
     };
     Ok(NextRequest {
         echo,
@@ -232,10 +259,20 @@ impl Stream {
         match kind {
             "response.output_item.added" | "response.output_item.done" => {
                 let i = index()?;
-                if self.items.len() <= i {
-                    self.items.resize(i + 1, Value::Null);
+                let item = event.get("item").cloned().unwrap_or(Value::Null);
+                // Items are added in order; a gap is no stream's (and a
+                // huge index must not allocate).
+                match i.cmp(&self.items.len()) {
+                    std::cmp::Ordering::Less => self.items[i] = item,
+                    std::cmp::Ordering::Equal => self.items.push(item),
+                    std::cmp::Ordering::Greater => {
+                        return Err(ProviderError::malformed(
+                            FORMAT,
+                            format!("output[{i}]"),
+                            format!("an item added before item {} was", self.items.len()),
+                        ));
+                    }
                 }
-                self.items[i] = event.get("item").cloned().unwrap_or(Value::Null);
             }
             "response.function_call_arguments.delta" => {
                 let i = index()?;

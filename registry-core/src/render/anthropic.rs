@@ -104,13 +104,45 @@ pub(crate) fn anthropic_tool_loading(tool: &ToolHandle, deferred: bool) -> Value
         }
     }
     if !spec.input_examples().is_empty() {
-        out.insert(
-            "input_examples".into(),
-            Value::Array(spec.input_examples().to_vec()),
-        );
+        // Under strict every property is listed as required (optional ones
+        // nullable): an example that leaves one out would not match the
+        // schema sent, so it gets an explicit null.
+        let strict_schema = match out.get("strict") {
+            Some(Value::Bool(true)) => out.get("input_schema"),
+            _ => None,
+        };
+        let examples = spec
+            .input_examples()
+            .iter()
+            .map(|example| match strict_schema {
+                Some(schema) => with_nulls(example, schema),
+                None => example.clone(),
+            })
+            .collect();
+        out.insert("input_examples".into(), Value::Array(examples));
     }
     if deferred {
         out.insert("defer_loading".into(), Value::Bool(true));
+    }
+    Value::Object(out)
+}
+
+/// `example` with `null` for every property `schema` lists that it leaves
+/// out, in nested objects too.
+fn with_nulls(example: &Value, schema: &Value) -> Value {
+    let (Value::Object(fields), Some(Value::Object(properties))) =
+        (example, schema.get("properties"))
+    else {
+        return example.clone();
+    };
+    let mut out = fields.clone();
+    for (name, property) in properties {
+        match out.get_mut(name) {
+            Some(value) => *value = with_nulls(value, property),
+            None => {
+                out.insert(name.clone(), Value::Null);
+            }
+        }
     }
     Value::Object(out)
 }

@@ -171,7 +171,9 @@ impl<'a> SessionTools<'a> {
     /// order, deferred ones with `"defer_loading": true`, `tool_search` as
     /// the client tool search (`{"type": "tool_search", "execution":
     /// "client", "description", "parameters"}`). Byte-identical while
-    /// tools are discovered.
+    /// tools are discovered. The client tool search is new in the
+    /// Responses API: for a model without it, send
+    /// [`render_openai_responses_without_tool_search`](Self::render_openai_responses_without_tool_search).
     pub fn render_openai_responses(&self) -> String {
         let values = self
             .offered()
@@ -194,6 +196,20 @@ impl<'a> SessionTools<'a> {
             })
             .collect();
         to_canonical_string(&Value::Array(values))
+    }
+
+    /// The OpenAI Responses `tools` array for a model without the client
+    /// tool search: [`loaded`](Self::loaded), as Chat sends it (the
+    /// prefix stays byte-stable and discovered tools are appended);
+    /// `tool_search` is then an ordinary function, answered with a
+    /// `function_call_output`.
+    pub fn render_openai_responses_without_tool_search(&self) -> String {
+        to_canonical_string(&Value::Array(
+            self.loaded()
+                .into_iter()
+                .map(openai_responses_tool)
+                .collect(),
+        ))
     }
 
     /// The MCP `tools/list` result of [`loaded`](Self::loaded).
