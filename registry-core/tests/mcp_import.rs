@@ -722,16 +722,8 @@ async fn progress_is_reported_and_extends_a_call_up_to_its_limit() {
 /// progress again.
 #[tokio::test]
 async fn our_server_forwards_a_tools_progress() {
-    use registry_core::mcp::McpServer;
-    use registry_core::{
-        PermissionContext, PermissionMode, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
-        catalog::BaseTools, execute::ExecEvent, session::Session,
-    };
-    use std::sync::Arc;
+    use registry_core::{ToolBuilder, ToolCall, ToolOutput, execute::ExecEvent};
 
-    let served = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(Vec::new()).unwrap(),
-    ));
     let worker = ToolBuilder::new("work", "Works in three steps.")
         .build(|_, cx| {
             let cx = cx.clone();
@@ -744,30 +736,7 @@ async fn our_server_forwards_a_tools_progress() {
             }
         })
         .unwrap();
-    served.plugins().register("local", worker).unwrap().detach();
-    let server = McpServer::new(served.executor().mode(PermissionMode::Bypass));
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move { server.serve_io(ours).await });
-
-    let importing = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(Vec::new()).unwrap(),
-    ));
-    let _import = McpImport::connect(
-        importing.plugins(),
-        McpServerConfig::io("back", theirs).trusted(true),
-    )
-    .await
-    .unwrap();
-    let rules = PermissionContext::new();
-    let _pool = importing.assemble_tool_pool(&rules);
-    let session = Arc::new(Session::new());
-    session.discover("mcp__back__work");
-    let executor = importing
-        .executor()
-        .permissions(rules)
-        .mode(PermissionMode::Bypass)
-        .session(session)
-        .build();
+    let (_import, executor) = through_our_server(worker).await;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let result = executor
         .run_turn_streaming(vec![ToolCall::new("c", "mcp__back__work", json!({}))], tx)
@@ -848,16 +817,8 @@ async fn what_a_server_declares_is_kept() {
 #[tokio::test]
 async fn rich_results_survive_our_server_and_our_import() {
     use registry_core::declare::{ContentBlock, Image, Resource, ResourceLink};
-    use registry_core::mcp::McpServer;
-    use registry_core::{
-        PermissionContext, PermissionMode, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
-        catalog::BaseTools, session::Session,
-    };
-    use std::sync::Arc;
+    use registry_core::{ToolBuilder, ToolCall, ToolOutput};
 
-    let served = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(Vec::new()).unwrap(),
-    ));
     let png = b"\x89PNG\r\n\x1a\n\x00\xffbytes".to_vec();
     let made = ToolOutput::text("a chart and its data")
         .with(Image::new(png.clone(), "image/png"))
@@ -876,28 +837,7 @@ async fn rich_results_survive_our_server_and_our_import() {
             async move { Ok(made) }
         })
         .unwrap();
-    served.plugins().register("local", chart).unwrap().detach();
-    let server = McpServer::new(served.executor().mode(PermissionMode::Bypass));
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move { server.serve_io(ours).await });
-
-    let importing = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(Vec::new()).unwrap(),
-    ));
-    let _import = McpImport::connect(
-        importing.plugins(),
-        McpServerConfig::io("back", theirs).trusted(true),
-    )
-    .await
-    .unwrap();
-    let session = Arc::new(Session::new());
-    session.discover("mcp__back__chart");
-    let executor = importing
-        .executor()
-        .permissions(PermissionContext::new())
-        .mode(PermissionMode::Bypass)
-        .session(session)
-        .build();
+    let (_import, executor) = through_our_server(chart).await;
     let result = executor
         .run_turn(vec![ToolCall::new("c", "mcp__back__chart", json!({}))])
         .await
@@ -917,4 +857,46 @@ async fn rich_results_survive_our_server_and_our_import() {
     assert_eq!(blocks[3], expected[3]);
     assert_eq!(blocks[4], expected[4]);
     assert_eq!(blocks.len(), 5, "{blocks:?}");
+}
+
+/// Serves `tool` with our own server over an in-memory stream and imports
+/// it back as `mcp__back__<name>` (trusted, discovered), returning the
+/// import (keep it: dropping it ends the connection) and an executor over
+/// the importing registry in bypass mode.
+async fn through_our_server(
+    tool: registry_core::ToolHandle,
+) -> (McpImport, registry_core::Executor) {
+    use registry_core::mcp::McpServer;
+    use registry_core::{
+        PermissionContext, PermissionMode, ToolRegistry, catalog::BaseTools, session::Session,
+    };
+    use std::sync::Arc;
+
+    let name = tool.name().to_owned();
+    let served = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    served.plugins().register("local", tool).unwrap().detach();
+    let server = McpServer::new(served.executor().mode(PermissionMode::Bypass));
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move { server.serve_io(ours).await });
+
+    let importing = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(Vec::new()).unwrap(),
+    ));
+    let import = McpImport::connect(
+        importing.plugins(),
+        McpServerConfig::io("back", theirs).trusted(true),
+    )
+    .await
+    .unwrap();
+    let session = Arc::new(Session::new());
+    session.discover(&format!("mcp__back__{name}"));
+    let executor = importing
+        .executor()
+        .permissions(PermissionContext::new())
+        .mode(PermissionMode::Bypass)
+        .session(session)
+        .build();
+    (import, executor)
 }

@@ -257,7 +257,7 @@ fn arguments(value: Option<&Value>) -> Result<Value, String> {
             Ok(Value::Object(map)) => Ok(Value::Object(map)),
             Ok(other) => Err(format!(
                 "its arguments are {} where a JSON object is needed",
-                kind_of(&other)
+                crate::input::schema::shape::json_kind(&other)
             )),
             Err(err) => Err(format!(
                 "its arguments are not valid JSON ({err}); the model sent {}",
@@ -266,20 +266,9 @@ fn arguments(value: Option<&Value>) -> Result<Value, String> {
         },
         Some(other) => Err(format!(
             "its arguments are {} where a JSON object is needed",
-            kind_of(other)
+            crate::input::schema::shape::json_kind(other)
         )),
         None => Err("it has no arguments".to_owned()),
-    }
-}
-
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -293,6 +282,22 @@ fn required_str<'a>(
     block.get(key).and_then(Value::as_str).ok_or_else(|| {
         ProviderError::malformed(format, at, format!("a tool call without a string `{key}`"))
     })
+}
+
+/// A PDF's `file_data` (a data URL) and `filename`, as both OpenAI
+/// formats carry a file.
+fn pdf_file_fields(
+    resource: &crate::declare::Resource,
+    bytes: &[u8],
+) -> serde_json::Map<String, Value> {
+    let mut file = serde_json::Map::new();
+    file.insert(
+        "file_data".into(),
+        data_url("application/pdf", bytes).into(),
+    );
+    let name = resource.name.as_deref().unwrap_or("document.pdf");
+    file.insert("filename".into(), name.into());
+    file
 }
 
 /// `data:<media type>;base64,<data>`.

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use super::{
     Calls, ERROR_PREFIX, NextRequest, OPENAI_IMAGE_TYPES, ProviderError, arguments, data_url,
-    required_str,
+    pdf_file_fields, required_str,
 };
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
@@ -131,20 +131,7 @@ fn attachment(block: &ContentBlock) -> Option<Value> {
         ContentBlock::Resource(resource) => {
             match (&resource.data, resource.media_type.as_deref()) {
                 (ResourceData::Bytes(bytes), Some("application/pdf")) => {
-                    let mut file = Map::new();
-                    file.insert(
-                        "file_data".into(),
-                        data_url("application/pdf", bytes).into(),
-                    );
-                    file.insert(
-                        "filename".into(),
-                        resource
-                            .name
-                            .clone()
-                            .unwrap_or_else(|| "document.pdf".to_owned())
-                            .into(),
-                    );
-                    Some(json!({ "type": "file", "file": file }))
+                    Some(json!({ "type": "file", "file": pdf_file_fields(resource, bytes) }))
                 }
                 _ => None,
             }

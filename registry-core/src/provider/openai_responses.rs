@@ -12,11 +12,11 @@
 //!
 //! [`SessionTools::render_openai_responses`]: crate::session::SessionTools::render_openai_responses
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{
     Calls, ERROR_PREFIX, NextRequest, OPENAI_IMAGE_TYPES, ProviderError, arguments, data_url,
-    required_str,
+    pdf_file_fields, required_str,
 };
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
@@ -146,20 +146,8 @@ fn part(block: &ContentBlock) -> Value {
         ContentBlock::Resource(resource) => {
             match (&resource.data, resource.media_type.as_deref()) {
                 (ResourceData::Bytes(bytes), Some("application/pdf")) => {
-                    let mut file = Map::new();
+                    let mut file = pdf_file_fields(resource, bytes);
                     file.insert("type".into(), "input_file".into());
-                    file.insert(
-                        "file_data".into(),
-                        data_url("application/pdf", bytes).into(),
-                    );
-                    file.insert(
-                        "filename".into(),
-                        resource
-                            .name
-                            .clone()
-                            .unwrap_or_else(|| "document.pdf".to_owned())
-                            .into(),
-                    );
                     Value::Object(file)
                 }
                 (ResourceData::Bytes(_), _) => input_text(&format!(
