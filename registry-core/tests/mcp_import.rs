@@ -891,7 +891,7 @@ async fn through_our_server(
     .await
     .unwrap();
     let session = Arc::new(Session::new());
-    session.discover(&format!("mcp__back__{name}"));
+    session.discover(format!("mcp__back__{name}"));
     let executor = importing
         .executor()
         .permissions(PermissionContext::new())
