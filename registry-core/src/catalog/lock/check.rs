@@ -176,8 +176,8 @@ pub enum LockProblem {
         /// The alias.
         alias: String,
     },
-    /// The rendered definition (name, description, input schema, loading)
-    /// changed: the prompt cache will miss.
+    /// The rendered definition (name, description, input schema, loading,
+    /// input examples, strict) changed: the prompt cache will miss.
     DefinitionChanged(DefinitionChange),
     /// A posture field is looser than the lock says (see [`crate::catalog::lock`]
     /// for the table). A change between two per-input values counts as

@@ -135,7 +135,8 @@
 //! sorted by name) and `version` ([`LOCK_VERSION`]). Each tool records
 //! `aliases` (sorted), `description`, `hash` (`sha256:` and 64 hex digits
 //! of the compact canonical definition, see
-//! [`LockEntry::canonical_definition`]), `input_schema`, `posture` (the
+//! [`LockEntry::canonical_definition`]), `input_schema`, `input_examples`
+//! and `strict` when declared (both hashed), `posture` (the
 //! serde form of [`SafetyPosture`]: each field `{"declared": value}` or
 //! `{"default": value}`, a per-input value `{"per_input": "<expression>"}`;
 //! its `loading` is also part of the hashed definition, so a change to it
@@ -321,7 +322,15 @@ pub struct LockEntry {
     description: String,
     hash: String,
     input_schema: Value,
+    /// Example inputs the model is sent (absent when none, so locks
+    /// written before the field existed keep their hashes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    input_examples: Vec<Value>,
     posture: SafetyPosture,
+    /// Whether the provider is asked to hold the model to the schema
+    /// (absent when not).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    strict: bool,
 }
 
 impl LockEntry {
@@ -340,7 +349,9 @@ impl LockEntry {
             // name in `title`, so renaming an input struct does not fail
             // the lock.
             input_schema: crate::input::provider_input_schema(tool),
+            input_examples: spec.input_examples().to_vec(),
             posture: spec.posture().clone(),
+            strict: spec.strict(),
         };
         entry.hash = entry.computed_hash();
         entry
@@ -377,16 +388,38 @@ impl LockEntry {
     pub fn posture(&self) -> &SafetyPosture {
         &self.posture
     }
+    /// Example inputs the model is sent.
+    pub fn input_examples(&self) -> &[Value] {
+        &self.input_examples
+    }
+    /// Whether the provider is asked to hold the model to the schema.
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
     /// The exact text that is hashed: compact canonical JSON of
     /// `{description, input_schema, loading, name}`, `loading` being
-    /// `eager`, `deferred` or `always`.
+    /// `eager`, `deferred` or `always`, with `input_examples` and
+    /// `"strict": true` when the tool declares them (what the model is
+    /// sent; left out otherwise, so older hashes hold).
     pub fn canonical_definition(&self) -> String {
-        to_canonical_string(&json!({
+        let mut definition = json!({
             "description": self.description,
             "input_schema": self.input_schema,
             "loading": self.posture.loading().value(),
             "name": self.name,
-        }))
+        });
+        if let Value::Object(map) = &mut definition {
+            if !self.input_examples.is_empty() {
+                map.insert(
+                    "input_examples".into(),
+                    Value::Array(self.input_examples.clone()),
+                );
+            }
+            if self.strict {
+                map.insert("strict".into(), Value::Bool(true));
+            }
+        }
+        to_canonical_string(&definition)
     }
 
     fn computed_hash(&self) -> String {

@@ -215,6 +215,44 @@ fn removing_an_alias_fails_and_moving_it_passes_with_a_note() {
 
 // ---- 2. definitions
 
+/// Input examples and `strict` are sent to the model, so they are part of
+/// the hashed definition; a tool without them hashes as before.
+#[test]
+fn input_examples_and_strict_are_locked_and_change_the_hash() {
+    let plain = build(tool("read"));
+    let with_examples = build(tool("read").input_example(json!({ "path": "a.rs" })));
+    let strict = build(tool("read").strict(true));
+    let plain_entry = lock_of(std::slice::from_ref(&plain))
+        .get("read")
+        .unwrap()
+        .clone();
+    assert!(
+        !plain_entry
+            .canonical_definition()
+            .contains("input_examples")
+    );
+    assert!(!plain_entry.canonical_definition().contains("strict"));
+    for changed in [&with_examples, &strict] {
+        let Comparison { problems, .. } =
+            diff(std::slice::from_ref(&plain), std::slice::from_ref(changed));
+        assert!(
+            matches!(problems.as_slice(), [LockProblem::DefinitionChanged(_)]),
+            "{problems:?}"
+        );
+    }
+    // Both survive the file.
+    let lock = lock_of(&[build(
+        tool("read")
+            .input_example(json!({ "path": "a.rs" }))
+            .strict(true),
+    )]);
+    let again = CatalogLock::parse(&lock.to_json(), "tools.lock.json").unwrap();
+    assert_eq!(again, lock);
+    let entry = again.get("read").unwrap();
+    assert_eq!(entry.input_examples(), [json!({ "path": "a.rs" })]);
+    assert!(entry.strict());
+}
+
 #[test]
 fn a_changed_definition_fails_showing_what_changed() {
     let old = [build(
