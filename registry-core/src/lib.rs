@@ -46,7 +46,8 @@
 //!    (canonical JSON and capped error text; the one path resolver; what a
 //!    call reads and writes).
 //! 2. [`declare`]: what `#[tool]` and [`ToolBuilder`] produce: the [`Tool`]
-//!    trait, definitions, the fail-closed safety posture, naming.
+//!    trait, definitions, the fail-closed safety posture, naming; tool
+//!    definitions imported in MCP's shape ([`declare::imported`]).
 //! 3. [`input`]: preparing one call: the type-erased [`ToolHandle`], parsing
 //!    and locating a bad argument, [`ToolError`].
 //! 4. [`catalog`]: the authoritative list of every linked `#[tool]` (gates,

@@ -11,12 +11,15 @@
 //! call's permission (`decision`, `content`), what it gets and returns
 //! (`context`, `output`), the per-session state its results change
 //! (`state`, exported by [`session`](crate::session)), the runtime
-//! builder (`builder`) and their errors (`error`).
+//! builder (`builder`), their errors (`error`), and tools someone else
+//! defined ([`imported`]: an MCP tool definition, its naming and the
+//! posture its annotations may give, without a live connection).
 //!
 //! Never does: parse a call's arguments ([`input`](crate::input) does;
-//! the blanket [`ToolInput`] impl and [`ToolBuilder::build`] live there,
-//! next to the handle they make), collect tools into a list, or decide a
-//! permission. It imports only the vocabulary stages before it
+//! the blanket [`ToolInput`] impl, [`ToolBuilder::build`] and
+//! [`DefinitionImport::import`](imported::DefinitionImport::import) live
+//! there, next to the handle they make), collect tools into a list, or
+//! decide a permission. It imports only the vocabulary stages before it
 //! ([`text`](crate::text), [`path`](crate::path),
 //! [`access`](crate::access)).
 //!
@@ -134,7 +137,9 @@
 //! # Tools made at run time
 //!
 //! MCP imports and tools from configuration go through [`ToolBuilder`],
-//! which starts from the same defaults.
+//! which starts from the same defaults. A tool definition in MCP's own
+//! shape (from a server's `tools/list`, or written down) is imported with
+//! [`imported::DefinitionImport`], exactly as a live MCP import would.
 
 pub(crate) mod blocks;
 pub(crate) mod builder;
@@ -144,6 +149,7 @@ pub(crate) mod decision;
 pub(crate) mod declared;
 pub(crate) mod definition;
 pub(crate) mod error;
+pub mod imported;
 pub(crate) mod naming;
 pub(crate) mod object_schema;
 pub(crate) mod output;

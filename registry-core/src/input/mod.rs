@@ -4,8 +4,10 @@
 //!
 //! Owns, in the order a call is prepared: the type-erased [`ToolHandle`]
 //! every list and pool holds (`handle`, with the runtime tool a
-//! [`ToolBuilder`](crate::declare::ToolBuilder) finishes into, `runtime`), the schema
-//! questions asked of an input schema (`schema`: where a `$ref` points,
+//! [`ToolBuilder`](crate::declare::ToolBuilder) finishes into, `runtime`,
+//! and [`DefinitionImport::import`](crate::declare::imported::DefinitionImport::import),
+//! which finishes an imported definition the same way, `imported`), the
+//! schema questions asked of an input schema (`schema`: where a `$ref` points,
 //! what admits `null`, the per-tool argument plan, the shape check),
 //! dropping `null` sent for an optional field (`nulls`), the one parser
 //! that locates a failure in the same pass (`located`), the input schema
@@ -20,6 +22,7 @@
 
 pub(crate) mod error;
 pub(crate) mod handle;
+mod imported;
 pub(crate) mod located;
 pub(crate) mod nulls;
 mod provider_schema;

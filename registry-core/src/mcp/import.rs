@@ -19,12 +19,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpError;
 use super::child::{Child, ChildConfig, StderrTo};
-use super::naming::{imported_description, imported_tool_name, server_segment};
-use super::trust::{ImportedPosture, check_schema_shape, loading_from_meta};
 use crate::catalog::plugins::PluginRegistry;
-use crate::declare::PermissionContent;
-use crate::declare::builder::{BoxError, ToolBuilder};
-use crate::declare::definition::RemoteOrigin;
+use crate::declare::builder::BoxError;
+use crate::declare::imported::{
+    DefinitionImport, RemoteAnnotations, RemoteToolDefinition, imported_tool_name, server_segment,
+};
 use crate::declare::output::ToolOutput;
 
 /// A call to an imported tool that has not answered after this long
@@ -234,7 +233,8 @@ impl McpServerConfig {
     }
 
     /// Believe the server's `readOnlyHint` (see
-    /// [`ImportedPosture::from_hints`]). Off by default.
+    /// [`ImportedPosture::from_hints`](super::ImportedPosture::from_hints)).
+    /// Off by default.
     pub fn trusted(mut self, trusted: bool) -> Self {
         self.trusted = trusted;
         self
@@ -927,7 +927,9 @@ impl Shared {
         Ok(())
     }
 
-    /// One imported tool, or why not.
+    /// One imported tool, or why not: the clash and Tasks checks are this
+    /// import's own; the tool is [`DefinitionImport`]'s, the one
+    /// implementation.
     fn build_tool(
         self: &Arc<Self>,
         tool: &Tool,
@@ -943,60 +945,10 @@ impl Shared {
         if self.task_tools.contains(&remote) {
             return Err(TASKS_REQUIRED.to_owned());
         }
-        let schema = Value::Object((*tool.input_schema).clone());
-        check_schema_shape(&schema).map_err(|err| format!("bad input schema: {err}"))?;
-        let annotations = tool.annotations.as_ref();
-        let posture = ImportedPosture::from_hints(
-            annotations.and_then(|a| a.read_only_hint),
-            annotations.and_then(|a| a.destructive_hint),
-            self.trusted,
-        );
-        let description = imported_description(
-            &self.server,
-            &remote,
-            tool.description.as_deref().unwrap_or_default(),
-        );
-        let mut builder = ToolBuilder::new(name.clone(), description)
-            .input_schema(schema)
-            .remote_origin(
-                RemoteOrigin::new(self.server.as_str(), remote.as_str()).with_trust(self.trusted),
-            )
-            .loading(loading_from_meta(tool.meta.as_ref().map(|m| &m.0)))
-            // Content rules (`mcp__srv__tool(...)`) see the arguments as
-            // canonical JSON: the same text for the same arguments.
-            .permission_content(|args| {
-                Some(PermissionContent::text(crate::text::to_canonical_string(
-                    args,
-                )))
-            });
-        builder = posture.apply(builder);
-        // The descriptive hints are believed as the safety ones are: only
-        // from a trusted server.
-        if self.trusted {
-            if let Some(idempotent) = annotations.and_then(|a| a.idempotent_hint) {
-                builder = builder.idempotent(idempotent);
-            }
-            if let Some(open_world) = annotations.and_then(|a| a.open_world_hint) {
-                builder = builder.open_world(open_world);
-            }
-        }
-        // A schema is not a claim about safety: kept whoever sent it.
-        if let Some(schema) = &tool.output_schema {
-            let schema = Value::Object((**schema).clone());
-            if check_schema_shape(&schema).is_ok() {
-                builder = builder.output_schema(schema);
-            }
-        }
-        if let Some(title) = tool
-            .title
-            .as_ref()
-            .or(annotations.and_then(|a| a.title.as_ref()))
-        {
-            builder = builder.user_facing_name(title.clone());
-        }
         let shared = Arc::downgrade(self);
-        let handle = builder
-            .build(move |args, cx| {
+        let handle = DefinitionImport::new(self.server.as_str())
+            .trusted(self.trusted)
+            .import(&remote_definition(tool), move |args, cx| {
                 let shared = shared.clone();
                 let remote = remote.clone();
                 let cx = cx.clone();
@@ -1007,7 +959,7 @@ impl Shared {
                     shared.call(&remote, args, &cx).await
                 }
             })
-            .map_err(|err| err.to_string())?;
+            .map_err(|err| err.reason())?;
         Ok((name, handle))
     }
 
@@ -1222,6 +1174,30 @@ impl ProgressRoutes {
         route.cx.progress(text);
         route.heard.notify_one();
         true
+    }
+}
+
+/// The definition an rmcp tool is, field for field (no serde round
+/// trip: nothing here can fail). Fields the definition does not read
+/// (`icons`) are left behind.
+fn remote_definition(tool: &Tool) -> RemoteToolDefinition {
+    RemoteToolDefinition {
+        name: tool.name.to_string(),
+        title: tool.title.clone(),
+        description: tool.description.as_deref().map(str::to_owned),
+        input_schema: Value::Object((*tool.input_schema).clone()),
+        output_schema: tool
+            .output_schema
+            .as_ref()
+            .map(|schema| Value::Object((**schema).clone())),
+        annotations: tool.annotations.as_ref().map(|a| RemoteAnnotations {
+            title: a.title.clone(),
+            read_only_hint: a.read_only_hint,
+            destructive_hint: a.destructive_hint,
+            idempotent_hint: a.idempotent_hint,
+            open_world_hint: a.open_world_hint,
+        }),
+        meta: tool.meta.as_ref().map(|meta| meta.0.clone()),
     }
 }
 

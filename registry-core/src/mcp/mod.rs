@@ -55,6 +55,11 @@
 //!   when its input schema is not a well-formed object schema or its name
 //!   collides after normalisation.
 //!
+//! Every listed tool is made by
+//! [`DefinitionImport`](crate::declare::imported::DefinitionImport), which
+//! also imports a definition without a connection (from a file, a cached
+//! `tools/list`) into exactly the same tool.
+//!
 //! # Lifecycle
 //!
 //! A `list_changed` notification re-lists and re-registers the server's
@@ -77,10 +82,8 @@ mod child;
 mod content;
 mod http;
 mod import;
-mod naming;
 mod server;
 mod sniff;
-mod trust;
 
 pub use child::StderrTo;
 pub use http::{DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServerHandle};
@@ -88,9 +91,13 @@ pub use import::{
     Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT,
     DEFAULT_MAX_CALL_DURATION, McpImport, McpServerConfig, RefusedTool,
 };
-pub use naming::{MAX_DESCRIPTION_CHARS, imported_description, imported_tool_name, server_segment};
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};
-pub use trust::{ALWAYS_LOAD_META_KEY, ImportedPosture};
+// Naming and posture belong to the `declare` stage (a definition can be
+// imported without a connection); re-exported here where MCP users look.
+pub use crate::declare::imported::{
+    ALWAYS_LOAD_META_KEY, ImportedPosture, MAX_DESCRIPTION_CHARS, imported_description,
+    imported_tool_name, server_segment,
+};
 
 use std::net::SocketAddr;
 

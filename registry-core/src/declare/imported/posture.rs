@@ -44,7 +44,7 @@ impl ImportedPosture {
     /// destructive unless `destructiveHint: false`.
     ///
     /// ```
-    /// use registry_core::mcp::ImportedPosture;
+    /// use registry_core::declare::imported::ImportedPosture;
     ///
     /// let lying = ImportedPosture::from_hints(Some(true), Some(false), false);
     /// assert_eq!(lying, ImportedPosture::STRICTEST);

@@ -19,7 +19,8 @@ use crate::declare::naming::MAX_NAME_LEN;
 const MAX_SERVER_SEGMENT: usize = 24;
 
 /// Hex digits of the hash suffix (32 bits: collisions among one server's
-/// tools are still caught, by [`unique`](super::import) registration).
+/// tools are still caught, by the importer's check that each name is
+/// taken once).
 const HASH_HEX: usize = 8;
 
 /// The longest description an imported tool keeps, in characters.
@@ -73,7 +74,7 @@ fn cut_with(mut s: String, max: usize, suffix: &str) -> String {
 /// 24 characters, is shortened and carries a hash of the original.
 ///
 /// ```
-/// use registry_core::mcp::server_segment;
+/// use registry_core::declare::imported::server_segment;
 ///
 /// assert_eq!(server_segment("github"), "github");
 /// let dotted = server_segment("docs.example.com");
@@ -113,7 +114,7 @@ pub fn server_segment(server: &str) -> String {
 /// then reports instead of registering a second tool under one name.
 ///
 /// ```
-/// use registry_core::mcp::imported_tool_name;
+/// use registry_core::declare::imported::imported_tool_name;
 ///
 /// assert_eq!(imported_tool_name("notes", "search"), "mcp__notes__search");
 /// let a = imported_tool_name("notes", "find note");
@@ -140,7 +141,7 @@ pub fn imported_tool_name(server: &str, tool: &str) -> String {
 /// it. An empty one says so, rather than leaving the model nothing.
 ///
 /// ```
-/// use registry_core::mcp::{MAX_DESCRIPTION_CHARS, imported_description};
+/// use registry_core::declare::imported::{MAX_DESCRIPTION_CHARS, imported_description};
 ///
 /// let cut = imported_description("notes", "search", &"é".repeat(5000));
 /// assert_eq!(cut.chars().count(), MAX_DESCRIPTION_CHARS);
