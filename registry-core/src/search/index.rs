@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 
 use super::fields::{FIELDS, Field, K1, LENGTH_NORM, WEIGHT, split_mcp_name};
 use super::query::Query;
-use super::tokenize::for_each_term;
+use super::tokenize::{Reading, for_each_join, for_each_term};
 use crate::declare::definition::ToolSpec;
 
 /// How a matched prefix of a term counts against an exact match
@@ -24,6 +24,11 @@ const PREFIX_WEIGHT: f32 = 0.5;
 const MAX_PREFIX_EXPANSIONS: usize = 8;
 /// Shortest query term that expands to longer terms, in characters.
 const MIN_PREFIX_CHARS: usize = 3;
+/// Shortest index term a longer query term falls back to, in characters
+/// (`configuration` → `config`, `authentication` → `auth`): longer than
+/// [`MIN_PREFIX_CHARS`], because a three-letter start of a whole word is
+/// mostly another word (`github` is not `git`, `sqlite` is not `sql`).
+const MIN_FALLBACK_CHARS: usize = 4;
 /// How much a query that names all of a tool's own name words is worth
 /// over one that names none: the score is multiplied by
 /// `1 + NAME_COVERAGE * (name words matched / name words)`, so
@@ -327,26 +332,45 @@ impl SearchIndex {
         let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
         let mut positions: HashMap<u32, usize> = HashMap::new();
         let mut len = [0u32; FIELDS];
-        let mut add = |index: &mut Self, field: Field, text: &str| {
-            for_each_term(text, |term| {
-                let id = index.term_id(term);
-                let at = *positions.entry(id).or_insert_with(|| {
-                    counts.push((id, [0; FIELDS]));
-                    counts.len() - 1
-                });
-                let tf = &mut counts[at].1[field as usize];
-                *tf = tf.saturating_add(1);
-                len[field as usize] += 1;
+        // Adds one term; whether it is new to this tool.
+        let mut add = |index: &mut Self, field: Field, term: &str| {
+            let id = index.term_id(term);
+            let mut new = false;
+            let at = *positions.entry(id).or_insert_with(|| {
+                new = true;
+                counts.push((id, [0; FIELDS]));
+                counts.len() - 1
             });
+            let tf = &mut counts[at].1[field as usize];
+            *tf = tf.saturating_add(1);
+            len[field as usize] += 1;
+            new
         };
-        add(self, Field::Name, own_name);
+        // The name's own words: what name coverage counts. Joined pairs
+        // (`github` of `searchGitHub`) match, but are not words to cover.
+        let mut own_words = 0usize;
+        for_each_term(own_name, Reading::Identifier, |t| {
+            own_words += usize::from(add(self, Field::Name, t));
+        });
+        for_each_join(own_name, |t| {
+            add(self, Field::Name, t);
+        });
         if let Some(server) = server {
-            add(self, Field::Server, server);
+            for_each_term(server, Reading::Identifier, |t| {
+                add(self, Field::Server, t);
+            });
+            for_each_join(server, |t| {
+                add(self, Field::Server, t);
+            });
         }
         if let Some(hint) = doc.hint {
-            add(self, Field::Hint, hint);
+            for_each_term(hint, Reading::Prose, |t| {
+                add(self, Field::Hint, t);
+            });
         }
-        add(self, Field::Description, doc.description);
+        for_each_term(doc.description, Reading::Prose, |t| {
+            add(self, Field::Description, t);
+        });
 
         for &(term, tf) in &counts {
             let list = &mut self.postings[term as usize];
@@ -371,13 +395,7 @@ impl SearchIndex {
         self.lens[slot as usize] = len;
         self.meta[slot as usize] = SlotMeta {
             born: self.version,
-            name_terms: u16::try_from(
-                counts
-                    .iter()
-                    .filter(|(_, tf)| tf[Field::Name as usize] > 0)
-                    .count(),
-            )
-            .unwrap_or(u16::MAX),
+            name_terms: u16::try_from(own_words).unwrap_or(u16::MAX),
         };
         self.docs[slot as usize] = Some(Doc {
             name: doc.name.into(),
@@ -440,6 +458,12 @@ impl SearchIndex {
     /// The primary name of an indexed tool.
     pub fn name(&self, doc: DocId) -> Option<&str> {
         self.doc(doc.0).map(|d| &*d.name)
+    }
+
+    /// The primary name of the tool in an occupied slot (empty for an empty
+    /// one).
+    pub(crate) fn name_at(&self, slot: u32) -> &str {
+        self.doc(slot).map_or("", |d| &d.name)
     }
 
     /// The slots of the tools whose primary name or alias is `name`.
@@ -523,6 +547,34 @@ impl SearchIndex {
             .map(|(slot, score, _)| (score, slot))
             .collect();
         self.top(&mut hits, max)
+    }
+
+    /// Whether `query` is answered by name, not by ranking: `select:`, a
+    /// tool's exact name, or a server prefix with no words.
+    pub(crate) fn answers_by_name(&self, query: &Query, members: &Membership) -> bool {
+        query.selected().is_some()
+            || query
+                .as_exact_name()
+                .is_some_and(|name| self.by_name(name, members).is_some())
+            || (query.required_terms().is_empty() && query.optional_terms().is_empty())
+    }
+
+    /// The slots `query` may return by meaning: those `members` admits,
+    /// within the query's server filter. (Required words are checked by
+    /// the caller against the lexical answer.)
+    pub(crate) fn admitted(&self, query: &Query, members: &Membership) -> Vec<u32> {
+        let servers = query.servers();
+        (0..self.docs.len() as u32)
+            .filter(|&slot| {
+                members.has_bit(slot)
+                    && self.meta[slot as usize].born <= members.version
+                    && (servers.is_empty()
+                        || self
+                            .doc(slot)
+                            .and_then(|doc| doc.server.as_deref())
+                            .is_some_and(|s| servers.iter().any(|w| s.eq_ignore_ascii_case(w))))
+            })
+            .collect()
     }
 
     /// BM25F over `terms`: per touched slot, its score and which terms it
@@ -617,15 +669,20 @@ impl SearchIndex {
             .iter()
             .map(|&slot| {
                 let d = slot as usize;
-                let names = self.meta[d].name_terms.max(1);
-                let named = f32::from(s.name_hits[d]) / f32::from(names);
-                (
-                    slot,
-                    s.score[d] * (1.0 + NAME_COVERAGE * named.min(1.0)),
-                    s.mask[d],
-                )
+                let named = self.name_coverage(slot, s.name_hits[d]);
+                (slot, s.score[d] * (1.0 + NAME_COVERAGE * named), s.mask[d])
             })
             .collect()
+    }
+
+    /// How much of a tool's own name the query named, from 0 to 1: the
+    /// share of its name words matched, and one word alone covers at most
+    /// half, so a query sharing one generic word with a two-word name
+    /// (`git_show`, `wait_for`) is not taken for naming it.
+    fn name_coverage(&self, slot: u32, matched: u16) -> f32 {
+        let own = self.meta[slot as usize].name_terms.max(1);
+        let single = if matched < 2 && own > 1 { 0.5 } else { 1.0 };
+        (f32::from(matched) / f32::from(own)).min(1.0) * single
     }
 
     /// The index terms a query term matches, with how much each counts:
@@ -661,7 +718,7 @@ impl SearchIndex {
         if let Some(id) = term
             .char_indices()
             .map(|(at, _)| at)
-            .filter(|at| term[..*at].chars().count() >= MIN_PREFIX_CHARS)
+            .filter(|at| term[..*at].chars().count() >= MIN_FALLBACK_CHARS)
             .rev()
             .find_map(|at| {
                 self.dict
@@ -813,7 +870,7 @@ impl SearchIndex {
             .copied()
     }
 
-    fn hit(&self, slot: u32, score: f32) -> SearchHit {
+    pub(crate) fn hit(&self, slot: u32, score: f32) -> SearchHit {
         SearchHit {
             name: self
                 .doc(slot)

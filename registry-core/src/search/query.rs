@@ -9,7 +9,7 @@
 //! | anything else | free text, ranked |
 
 use super::fields::MCP_PREFIX;
-use super::tokenize::for_each_term;
+use super::tokenize::{Reading, for_each_term};
 
 /// The most words a query may have: a model pasting a paragraph gets a
 /// clear error rather than a slow search.
@@ -124,15 +124,15 @@ impl std::str::FromStr for Query {
                 if !servers.contains(&server) {
                     servers.push(server);
                 }
-                for_each_term(tail, |t| optional.push(t.to_owned()));
+                for_each_term(tail, Reading::Identifier, |t| optional.push(t.to_owned()));
             } else if let Some(rest) = word.strip_prefix('+') {
                 let before = required.len();
-                for_each_term(rest, |t| required.push(t.to_owned()));
+                for_each_term(rest, Reading::Prose, |t| required.push(t.to_owned()));
                 if required.len() == before {
                     return Err(QueryError::EmptyRequired { position });
                 }
             } else {
-                for_each_term(word, |t| optional.push(t.to_owned()));
+                for_each_term(word, Reading::Prose, |t| optional.push(t.to_owned()));
             }
         }
         dedup_in_order(&mut required);

@@ -1,10 +1,11 @@
 //! One search index per tool registry, shared by every session (`Arc`),
 //! kept in step with the registry's plugins one tool at a time.
 
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::index::{DocId, Document, Membership, SearchIndex, SearchResults};
 use super::query::Query;
+use super::semantic::{Pending, SemanticRanking, Vectors, fuse};
 use crate::input::handle::ToolHandle;
 use crate::pool::{ToolPool, ToolRegistry};
 use crate::session::deferral::TOOL_SEARCH_NAME;
@@ -13,6 +14,11 @@ use crate::session::deferral::TOOL_SEARCH_NAME;
 /// every registered plugin tool. Build it once, share it across sessions
 /// in an `Arc`; [`sync`](Self::sync) (called by [`scope`](Self::scope))
 /// applies plugin changes incrementally.
+///
+/// With [`with_semantic`](Self::with_semantic) it also ranks by meaning:
+/// each tool's text is embedded once (plugin churn embeds only the tools
+/// whose text is new), and a query's lexical and semantic rankings are
+/// fused.
 ///
 /// ```standalone_crate
 /// use registry_core::search::ToolSearchIndex;
@@ -49,16 +55,25 @@ struct State {
     /// Indexed plugin tools, in registration order.
     plugins: Vec<(ToolHandle, DocId)>,
     plugin_generation: Option<u64>,
+    /// The vectors of the semantic ranking, when there is one.
+    vectors: Option<Vectors>,
+    /// Slots waiting for a vector: inserted since the vectors were last
+    /// filled, or left without one by an embedder that failed.
+    unembedded: Vec<Pending>,
 }
 
 impl State {
     fn insert(&mut self, tool: &ToolHandle) -> DocId {
-        let doc = self.index.insert(Document::of(tool.spec()));
+        let document = Document::of(tool.spec());
+        let doc = self.index.insert(document);
         let slot = slot(doc);
         if self.handles.len() <= slot {
             self.handles.resize(slot + 1, None);
         }
         self.handles[slot] = Some(tool.clone());
+        if self.vectors.is_some() {
+            self.unembedded.push(Pending::of(slot, &document));
+        }
         doc
     }
 
@@ -66,6 +81,24 @@ impl State {
         self.index.remove(doc);
         if let Some(handle) = self.handles.get_mut(slot(doc)) {
             *handle = None;
+        }
+        if let Some(vectors) = &mut self.vectors {
+            vectors.remove(slot(doc));
+        }
+        self.unembedded.retain(|p| p.slot != slot(doc));
+    }
+
+    /// Embeds what waits for a vector, in one batch; what the embedder
+    /// fails on waits for the next call.
+    fn embed_new(&mut self) {
+        let items = std::mem::take(&mut self.unembedded);
+        if let Some(vectors) = &mut self.vectors
+            && !items.is_empty()
+        {
+            match vectors.fill(items) {
+                Ok(embedded) => tracing::debug!(embedded, "tool vectors computed"),
+                Err(waiting) => self.unembedded = waiting,
+            }
         }
     }
 
@@ -92,7 +125,20 @@ fn slot(doc: DocId) -> usize {
 impl ToolSearchIndex {
     /// Indexes the registry's built-ins and its plugin tools now.
     pub fn new(registry: &ToolRegistry) -> Self {
-        let mut state = State::default();
+        Self::build(registry, None)
+    }
+
+    /// Indexes like [`new`](Self::new), and ranks by meaning too: every
+    /// tool's text is embedded now, in one batch (see [`SemanticRanking`]).
+    pub fn with_semantic(registry: &ToolRegistry, ranking: SemanticRanking) -> Self {
+        Self::build(registry, Some(Vectors::new(ranking)))
+    }
+
+    fn build(registry: &ToolRegistry, vectors: Option<Vectors>) -> Self {
+        let mut state = State {
+            vectors,
+            ..State::default()
+        };
         for tool in registry.base().iter() {
             state.insert(tool);
         }
@@ -100,6 +146,7 @@ impl ToolSearchIndex {
             state: RwLock::new(state),
         };
         index.sync(registry);
+        index.write().embed_new();
         index
     }
 
@@ -109,8 +156,17 @@ impl ToolSearchIndex {
     /// and index work only for the tools that came or went.
     pub fn sync(&self, registry: &ToolRegistry) -> usize {
         let plugins = registry.plugins();
-        if self.read().plugin_generation == Some(plugins.generation()) {
-            return 0;
+        {
+            let state = self.read();
+            if state.plugin_generation == Some(plugins.generation()) {
+                let retry = !state.unembedded.is_empty();
+                drop(state);
+                if retry {
+                    // The embedder failed before: try those tools again.
+                    self.write().embed_new();
+                }
+                return 0;
+            }
         }
         let snapshot = plugins.snapshot();
         let mut state = self.write();
@@ -140,6 +196,7 @@ impl ToolSearchIndex {
         }
         state.plugins = kept;
         state.plugin_generation = Some(snapshot.generation());
+        state.embed_new();
         changed
     }
 
@@ -171,13 +228,73 @@ impl ToolSearchIndex {
                 })
             })
             .collect();
+        state.embed_new();
         state.index.membership(docs)
     }
 
     /// Runs `query` over the tools `members` admits (see
     /// [`SearchIndex::search`]).
+    ///
+    /// With a semantic ranking, a query ranked by words is also ranked by
+    /// meaning over the same tools (within its server filter; with `+`
+    /// words, among the tools that have them), and the two are fused;
+    /// `select:`, exact names and server prefixes are answered by name.
     pub fn search(&self, query: &Query, max: usize, members: &Membership) -> SearchResults {
-        self.read().index.search(query, max, members)
+        let (embedder, dims) = {
+            let state = self.read();
+            match &state.vectors {
+                Some(v) if !state.index.answers_by_name(query, members) => {
+                    (Arc::clone(&v.ranking().embedder), v.dims())
+                }
+                _ => return state.index.search(query, max, members),
+            }
+        };
+        // Embedding the query may take milliseconds: not under the lock.
+        let vector = dims.and_then(|dims| Vectors::query(&*embedder, query.as_str(), dims));
+        let state = self.read();
+        let (Some(vectors), Some(vector)) = (&state.vectors, vector) else {
+            return state.index.search(query, max, members);
+        };
+        let ranking = vectors.ranking();
+        let wanted = ranking.candidates.max(max);
+        let lexical = state.index.search(query, wanted, members);
+        let lexical: Vec<(u32, f32)> = lexical
+            .hits
+            .iter()
+            .map(|h| (h.doc.slot() as u32, h.score))
+            .collect();
+        let pool: Vec<u32> = if query.required_terms().is_empty() {
+            state.index.admitted(query, members)
+        } else {
+            lexical.iter().map(|(slot, _)| *slot).collect()
+        };
+        let mut semantic: Vec<(u32, f32)> = pool
+            .into_iter()
+            .filter_map(|slot| Some((slot, vectors.similarity(&vector, slot as usize)?)))
+            .collect();
+        let name = |slot: u32| state.index.name_at(slot);
+        if semantic.len() > wanted {
+            semantic.select_nth_unstable_by(wanted - 1, |a, b| b.1.total_cmp(&a.1));
+            semantic.truncate(wanted);
+        }
+        semantic.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| name(a.0).cmp(name(b.0))));
+        let fused = fuse(ranking.fusion, &lexical, &semantic, name);
+        SearchResults {
+            hits: fused
+                .into_iter()
+                .take(max)
+                .map(|(slot, score)| state.index.hit(slot, score))
+                .collect(),
+            unknown: Vec::new(),
+        }
+    }
+
+    /// How many indexed tools wait for a vector because the embedder
+    /// failed on them: they are found by their words until it answers
+    /// (tried again at each [`sync`](Self::sync)); 0 without a semantic
+    /// ranking.
+    pub fn unembedded(&self) -> usize {
+        self.read().unembedded.len()
     }
 
     /// How many tools are indexed.

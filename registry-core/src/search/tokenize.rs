@@ -1,71 +1,172 @@
-//! Text to search terms: splitting (identifier parts, camelCase, digits),
-//! lower-casing, stop words and a light English stemmer.
+//! Text to search terms: two readings of text (an identifier's parts, or
+//! prose's words), lower-casing, stop words and a light English stemmer.
 //!
-//! The same function reads tool names, hints, descriptions and queries,
-//! so a query word and a catalog word meet on the same term. Nothing here
-//! knows any particular vocabulary: the rules are spelling rules.
+//! Names are identifiers: `createIssue`, `mcp__github__list_issues` and
+//! `list-prs` are read as their parts. Descriptions, hints and queries are
+//! prose: a word is split where it is written apart, and a capitalised
+//! word is kept whole, so `GitHub`, `SQLite` and `PRs` stay `github`,
+//! `sqlite` and `pr` rather than `git hub`, `sq lite` and `p rs` (which
+//! would match every `git` tool). A camelCase word in prose (`listIssues`)
+//! is an identifier and is split. The name side also indexes each pair of
+//! adjacent name parts joined (`git`+`hub` → `github`), so a whole word of
+//! prose still finds a name that spells it in parts.
+//!
+//! Nothing here knows any particular vocabulary: the rules are spelling
+//! rules, shared by the index and the query so both meet on one term.
 
-/// Splits `text` into lower-case words: on every character that is not a
-/// letter or a digit (so `_`, `-`, `__`, `.`, `/` and spaces), between a
-/// lower-case letter or digit and an upper-case letter (`listIssues`),
-/// before the last capital of a run followed by a lower-case letter
-/// (`HTTPServer` → `http`, `server`), and between letters and digits.
+/// How a piece of text is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// A tool or server name: every case change and separator splits.
+    Identifier,
+    /// A description, hint or query: separators split, a word that starts
+    /// in capitals is kept whole, a camelCase word is split.
+    Prose,
+}
+
+/// Splits prose into lower-case words, as descriptions, hints and queries
+/// are read: on every character that is not a letter or a digit; a word
+/// that starts with a capital is kept whole (brand names, acronyms:
+/// `GitHub`, `SQLite`, `HTTPS`), a plural acronym loses its `s` (`PRs` →
+/// `pr`), and a word that starts in lower case and has capitals inside is
+/// an identifier and is split like [`split_name`] (`listPullRequests`).
+/// Letters and digits together stay one word (`s3`, `k8s`, `oauth2`).
 ///
 /// ```
 /// use registry_core::search::split_words;
 ///
-/// assert_eq!(
-///     split_words("mcp__github__listPullRequests"),
-///     ["mcp", "github", "list", "pull", "requests"]
-/// );
-/// assert_eq!(split_words("HTTPServer-v2 (beta)"), ["http", "server", "v", "2", "beta"]);
+/// assert_eq!(split_words("Open PRs on GitHub"), ["open", "pr", "on", "github"]);
+/// assert_eq!(split_words("call listPullRequests (v2)"), ["call", "list", "pull", "requests", "v2"]);
+/// assert_eq!(split_words("SQLite's S3 backup"), ["sqlite", "s", "s3", "backup"]);
 /// ```
 pub fn split_words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
-    for_each_word(text, |word| words.push(word.to_owned()));
+    for_each_word(text, Reading::Prose, |word| words.push(word.to_owned()));
     words
 }
 
-/// Calls `f` with each word of [`split_words`], reusing one buffer.
-pub(crate) fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
-    let chars: Vec<char> = text.chars().collect();
-    let mut word = String::new();
-    let mut flush = |word: &mut String| {
-        if !word.is_empty() {
-            f(word);
-            word.clear();
-        }
-    };
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            flush(&mut word);
+/// Splits an identifier into lower-case words, as tool and server names
+/// are read: on every character that is not a letter or a digit (so `_`,
+/// `-`, `__`, `.`, `/`), between a lower-case letter or digit and a
+/// capital (`listIssues`), and before the last capital of a run followed
+/// by a lower-case letter (`HTTPServer` → `http`, `server`) unless that
+/// letter is a plural `s` ending the run (`listPRs` → `list`, `pr`).
+///
+/// ```
+/// use registry_core::search::split_name;
+///
+/// assert_eq!(
+///     split_name("mcp__github__listPullRequests"),
+///     ["mcp", "github", "list", "pull", "requests"]
+/// );
+/// assert_eq!(split_name("HTTPServer-v2"), ["http", "server", "v2"]);
+/// assert_eq!(split_name("getGitHubPRs"), ["get", "git", "hub", "pr"]);
+/// ```
+pub fn split_name(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for_each_word(name, Reading::Identifier, |word| {
+        words.push(word.to_owned())
+    });
+    words
+}
+
+/// Calls `f` with each word of `text` read as `reading`, reusing one buffer.
+pub(crate) fn for_each_word(text: &str, reading: Reading, mut f: impl FnMut(&str)) {
+    let mut buf = String::new();
+    for chunk in text.split(|c: char| !c.is_alphanumeric()) {
+        if chunk.is_empty() {
             continue;
         }
-        if let Some(&prev) = i.checked_sub(1).and_then(|p| chars.get(p)) {
-            let next = chars.get(i + 1).copied();
-            let boundary = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
-                || (c.is_uppercase()
-                    && prev.is_uppercase()
-                    && next.is_some_and(char::is_lowercase))
-                || (c.is_ascii_digit() && prev.is_alphabetic())
-                || (c.is_alphabetic() && prev.is_ascii_digit());
-            if boundary && prev.is_alphanumeric() {
-                flush(&mut word);
-            }
+        if let Some(acronym) = plural_acronym(chunk) {
+            buf.clear();
+            buf.extend(acronym.chars().flat_map(char::to_lowercase));
+            f(&buf);
+            continue;
         }
-        word.extend(c.to_lowercase());
+        let whole = reading == Reading::Prose
+            && !chunk
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_lowercase() && chunk.chars().any(char::is_uppercase));
+        if whole {
+            buf.clear();
+            buf.extend(chunk.chars().flat_map(char::to_lowercase));
+            f(&buf);
+        } else {
+            split_identifier(chunk, &mut buf, &mut f);
+        }
     }
-    flush(&mut word);
+}
+
+/// `PRs`, `APIs`, `URLs`: two or more capitals and a plural `s`; the
+/// acronym without it.
+fn plural_acronym(word: &str) -> Option<&str> {
+    let stem = word.strip_suffix('s')?;
+    (stem.chars().count() >= 2 && stem.chars().all(char::is_uppercase)).then_some(stem)
+}
+
+/// One run of letters and digits, split at its case changes.
+fn split_identifier(chunk: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
+    let chars: Vec<char> = chunk.chars().collect();
+    let mut start = 0;
+    let mut emit = |from: usize, to: usize, f: &mut dyn FnMut(&str)| {
+        let piece: String = chars[from..to].iter().collect();
+        buf.clear();
+        match plural_acronym(&piece) {
+            Some(acronym) => buf.extend(acronym.chars().flat_map(char::to_lowercase)),
+            None => buf.extend(piece.chars().flat_map(char::to_lowercase)),
+        }
+        f(buf);
+    };
+    for i in 1..chars.len() {
+        let (prev, c, next) = (chars[i - 1], chars[i], chars.get(i + 1).copied());
+        let after = chars.get(i + 2).copied();
+        // `PRs` at the end of a run (or before the next capital) is one
+        // plural acronym, not `P` + `Rs`.
+        let plural_s = next == Some('s') && !after.is_some_and(char::is_lowercase);
+        let boundary = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
+            || (c.is_uppercase()
+                && prev.is_uppercase()
+                && next.is_some_and(char::is_lowercase)
+                && !plural_s);
+        if boundary {
+            emit(start, i, f);
+            start = i;
+        }
+    }
+    emit(start, chars.len(), f);
+}
+
+/// Each pair of adjacent parts of a name, joined and stemmed (`git`+`hub`
+/// → `github`, `pull`+`requests` → `pullrequest`): what lets a whole word
+/// of prose find a name that spells it in parts. Parts that are stop
+/// words are skipped, as they are in [`terms`].
+pub(crate) fn for_each_join(name: &str, mut f: impl FnMut(&str)) {
+    let mut prev: Option<String> = None;
+    for_each_word(name, Reading::Identifier, |word| {
+        if is_stop_word(word) {
+            prev = None;
+            return;
+        }
+        if let Some(prev) = &prev {
+            f(&stem(&format!("{prev}{word}")));
+        }
+        prev = Some(word.to_owned());
+    });
 }
 
 /// Words too common in tool descriptions and requests to tell tools apart
 /// (English function words). Kept short on purpose: inverse document
 /// frequency already discounts the rest.
+///
+/// The pieces of a contraction (`what's`, `don't`, `I'd`, `we're`) are
+/// here too: prose splits at the apostrophe.
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "an", "and", "any", "are", "as", "at", "be", "by", "can", "do", "for", "from",
-    "how", "i", "if", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our", "so",
-    "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "us", "was",
-    "we", "what", "when", "where", "which", "who", "will", "with", "you", "your",
+    "a", "about", "an", "and", "any", "are", "as", "at", "be", "by", "can", "d", "do", "for",
+    "from", "how", "i", "if", "in", "into", "is", "it", "its", "ll", "m", "me", "my", "of", "on",
+    "or", "our", "please", "re", "s", "so", "t", "that", "the", "their", "them", "then", "there",
+    "these", "this", "those", "to", "us", "ve", "was", "we", "what", "when", "where", "which",
+    "who", "will", "with", "you", "your",
 ];
 
 /// Whether `word` (lower case) is a stop word.
@@ -73,8 +174,9 @@ pub(crate) fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
 
-/// The search terms of `text`: [`split_words`], stop words dropped, each
-/// word [`stem`]med. Order is kept; repeats are kept (they count).
+/// The search terms of prose (a description, hint or query):
+/// [`split_words`], stop words dropped, each word [`stem`]med. Order is
+/// kept; repeats are kept (they count).
 ///
 /// ```
 /// use registry_core::search::terms;
@@ -84,13 +186,14 @@ pub(crate) fn is_stop_word(word: &str) -> bool {
 /// ```
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for_each_term(text, |term| out.push(term.to_owned()));
+    for_each_term(text, Reading::Prose, |term| out.push(term.to_owned()));
     out
 }
 
-/// Calls `f` with each term of [`terms`].
-pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
-    for_each_word(text, |word| {
+/// Calls `f` with each term of `text` read as `reading`: [`terms`] for
+/// prose, the same over [`split_name`] for a name.
+pub(crate) fn for_each_term(text: &str, reading: Reading, mut f: impl FnMut(&str)) {
+    for_each_word(text, reading, |word| {
         if !is_stop_word(word) {
             f(&stem(word));
         }
@@ -114,6 +217,15 @@ pub(crate) fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
 /// ```
 pub fn stem(word: &str) -> String {
     let mut w: String = word.to_lowercase();
+    // `prs`, `mrs`: a plural of a two-letter abbreviation (no vowel to
+    // make it a word of its own, as `bus` or `has` are).
+    if w.chars().count() == 3
+        && w.ends_with('s')
+        && w.chars().take(2).all(|c| c.is_alphabetic() && !is_vowel(c))
+    {
+        w.pop();
+        return w;
+    }
     if w.chars().count() <= 3 || !w.chars().all(|c| c.is_alphabetic()) {
         return w;
     }
@@ -176,16 +288,65 @@ mod tests {
     }
 
     #[test]
-    fn splits_every_separator_and_case_change() {
-        assert_eq!(
-            split_words("get_file-contents"),
-            ["get", "file", "contents"]
-        );
-        assert_eq!(split_words("mcp__x__y"), ["mcp", "x", "y"]);
-        assert_eq!(split_words("getJSONResponse"), ["get", "json", "response"]);
-        assert_eq!(split_words("oauth2Token"), ["oauth", "2", "token"]);
-        assert_eq!(split_words("  "), Vec::<String>::new());
-        assert_eq!(split_words("Ünïcode_Wörter"), ["ünïcode", "wörter"]);
+    fn names_split_at_every_separator_and_case_change() {
+        assert_eq!(split_name("get_file-contents"), ["get", "file", "contents"]);
+        assert_eq!(split_name("mcp__x__y"), ["mcp", "x", "y"]);
+        assert_eq!(split_name("getJSONResponse"), ["get", "json", "response"]);
+        assert_eq!(split_name("oauth2Token"), ["oauth2", "token"]);
+        assert_eq!(split_name("list-prs"), ["list", "prs"]);
+        assert_eq!(split_name("ListPRsForUser"), ["list", "pr", "for", "user"]);
+        assert_eq!(split_name("HTTPSServer"), ["https", "server"]);
+        assert_eq!(split_name("  "), Vec::<String>::new());
+        assert_eq!(split_name("Ünïcode_Wörter"), ["ünïcode", "wörter"]);
+    }
+
+    #[test]
+    fn prose_keeps_brand_names_and_acronyms_whole() {
+        for (text, words) in [
+            (
+                "GitHub GitLab SQLite PostgreSQL",
+                &["github", "gitlab", "sqlite", "postgresql"][..],
+            ),
+            ("merge my PRs and MRs", &["merge", "my", "pr", "and", "mr"]),
+            ("Use the HTTPS URLs", &["use", "the", "https", "url"]),
+            (
+                "MongoDB on K8s or EC2",
+                &["mongodb", "on", "k8s", "or", "ec2"],
+            ),
+            (
+                "then call createIssue",
+                &["then", "call", "create", "issue"],
+            ),
+            (
+                "mcp__github__list_issues",
+                &["mcp", "github", "list", "issues"],
+            ),
+            (
+                "read-only, e.g. list-prs",
+                &["read", "only", "e", "g", "list", "prs"],
+            ),
+        ] {
+            assert_eq!(split_words(text), words, "{text}");
+        }
+    }
+
+    #[test]
+    fn joins_let_a_whole_word_meet_a_name_in_parts() {
+        let mut joins = Vec::new();
+        for_each_join("searchGitHubRepos", |j| joins.push(j.to_owned()));
+        assert_eq!(joins, ["searchgit", "github", "hubrepo"]);
+        assert!(terms("search GitHub").contains(&"github".to_owned()));
+        let mut joins = Vec::new();
+        for_each_join("wait_for_page", |j| joins.push(j.to_owned()));
+        assert!(joins.is_empty(), "a stop word breaks the pair: {joins:?}");
+    }
+
+    #[test]
+    fn two_letter_plurals_fold() {
+        assert_eq!(stem("prs"), "pr");
+        assert_eq!(stem("mrs"), "mr");
+        assert_eq!(stem("bus"), "bus");
+        assert_eq!(stem("has"), "has");
     }
 
     #[test]

@@ -181,11 +181,11 @@ impl ToolSearchScope {
         }
         let parsed: Query = query.parse()?;
         let results = self.index.search(&parsed, max_results, &self.members);
-        let found: Vec<ToolHandle> = results
+        let (found, scores): (Vec<ToolHandle>, Vec<f32>) = results
             .hits
             .iter()
-            .filter_map(|hit| self.pool.get(&hit.name).cloned())
-            .collect();
+            .filter_map(|hit| Some((self.pool.get(&hit.name).cloned()?, hit.score)))
+            .unzip();
         for tool in &found {
             self.session.discover(tool.name());
         }
@@ -198,6 +198,7 @@ impl ToolSearchScope {
         Ok(ToolSearchOutcome {
             query: parsed.as_str().to_owned(),
             found,
+            scores,
             unknown: results.unknown,
             shape: self.shape,
         })
@@ -205,18 +206,55 @@ impl ToolSearchScope {
 }
 
 /// The tools one search found (now discovered), in rank order.
+///
+/// Typed for the runtime ([`hits`](Self::hits), [`tools`](Self::tools));
+/// [`render`](Self::render) is what the model reads.
 #[derive(Debug, Clone)]
 pub struct ToolSearchOutcome {
     query: String,
     found: Vec<ToolHandle>,
+    scores: Vec<f32>,
     unknown: Vec<String>,
     shape: ResultShape,
+}
+
+/// One tool a search found, with its score.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ToolSearchHit {
+    /// The tool's name.
+    pub name: String,
+    /// Its ranking score, higher is better: comparable within one search
+    /// only. `0.0` for tools picked by name (`select:`, an exact name, a
+    /// server prefix alone).
+    pub score: f32,
 }
 
 impl ToolSearchOutcome {
     /// The found tools' names, best first.
     pub fn names(&self) -> Vec<&str> {
         self.found.iter().map(ToolHandle::name).collect()
+    }
+
+    /// The found tools with their scores, best first.
+    pub fn hits(&self) -> Vec<ToolSearchHit> {
+        self.found
+            .iter()
+            .zip(&self.scores)
+            .map(|(tool, score)| ToolSearchHit {
+                name: tool.name().to_owned(),
+                score: *score,
+            })
+            .collect()
+    }
+
+    /// The found tools, best first.
+    pub fn tools(&self) -> &[ToolHandle] {
+        &self.found
+    }
+
+    /// The query as the model wrote it, trimmed.
+    pub fn query(&self) -> &str {
+        &self.query
     }
 
     /// Names of a `select:` query that no tool of the pool answers to.

@@ -1,11 +1,20 @@
 //! The baseline the ranking is measured against: plain BM25 (k1 = 1.2,
-//! b = 0.75) over one bag of words per tool, its name's words, hint and
-//! description together, lower-cased and split like the real index, with
-//! no stemming, no stop words, no field weights and no prefix matching.
+//! b = 0.75) over one bag of words per tool: its name split into its
+//! parts as an identifier (what any code search does), and its description
+//! lower-cased and split at every character that is not a letter or digit
+//! (the standard analyser); no stemming, no stop words, no field weights,
+//! no prefix matching. The query is read like a description.
 
 use std::collections::HashMap;
 
-use registry_core::search::split_words;
+use registry_core::search::split_name;
+
+/// Lower-case words split at every non-alphanumeric character.
+fn plain_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+}
 
 pub struct Bm25 {
     docs: Vec<(String, HashMap<String, u32>, u32)>,
@@ -19,7 +28,7 @@ impl Bm25 {
         let mut df: HashMap<String, u32> = HashMap::new();
         for (name, text) in tools {
             let mut tf: HashMap<String, u32> = HashMap::new();
-            let words = split_words(name).into_iter().chain(split_words(text));
+            let words = split_name(name).into_iter().chain(plain_words(text));
             let mut len = 0;
             for word in words {
                 *tf.entry(word).or_default() += 1;
@@ -38,7 +47,7 @@ impl Bm25 {
     pub fn search(&self, query: &str, k: usize) -> Vec<String> {
         let (k1, b) = (1.2f32, 0.75f32);
         let n = self.docs.len() as f32;
-        let mut words = split_words(query);
+        let mut words: Vec<String> = plain_words(query).collect();
         words.sort();
         words.dedup();
         let mut scored: Vec<(f32, &str)> = self

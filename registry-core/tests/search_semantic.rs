@@ -1,0 +1,328 @@
+//! The semantic seam of tool search, with a small deterministic embedder
+//! (a vector per concept, so "clock" and "time" meet where no word does):
+//! fusion finds what words cannot, vectors are computed once per text and
+//! reused across plugin churn, a failing embedder loses nothing, and the
+//! query forms answered by name or filter keep their meaning.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use registry_core::catalog::try_all_base_tools;
+use registry_core::declare::RemoteOrigin;
+use registry_core::search::{
+    EmbedError, Embedder, Fusion, ResultShape, SemanticRanking, TOOL_SEARCH_FLAG, ToolSearchIndex,
+    ToolSearchScope,
+};
+use registry_core::session::Session;
+use registry_core::{Flags, PermissionContext, ToolBuilder, ToolHandle, ToolOutput, ToolRegistry};
+
+/// Concepts, each a list of words that mean it.
+const CONCEPTS: &[&[&str]] = &[
+    &["time", "clock", "hour", "timezone", "tokyo"],
+    &[
+        "folder",
+        "directory",
+        "directories",
+        "allowed",
+        "permitted",
+        "touch",
+    ],
+    &["issue", "bug", "ticket"],
+    &["note", "observation", "observations", "remember"],
+    &["branch", "merge"],
+];
+
+/// Embeds a text as how often it says each concept (plus a constant, so
+/// no vector is zero). Counts its calls and texts; can be told to fail.
+#[derive(Debug, Default)]
+struct Concepts {
+    calls: AtomicUsize,
+    texts: AtomicUsize,
+    failing: Mutex<bool>,
+}
+
+impl Embedder for Concepts {
+    fn model_id(&self) -> &str {
+        "concepts-v1"
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if *self.failing.lock().unwrap() {
+            return Err(EmbedError {
+                model: "concepts-v1".into(),
+                reason: "the model is down".into(),
+            });
+        }
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.texts.fetch_add(texts.len(), Ordering::SeqCst);
+        Ok(texts
+            .iter()
+            .map(|text| {
+                let words: Vec<String> = text
+                    .split(|c: char| !c.is_alphanumeric())
+                    .map(str::to_lowercase)
+                    .collect();
+                let mut v: Vec<f32> = CONCEPTS
+                    .iter()
+                    .map(|c| words.iter().filter(|w| c.contains(&w.as_str())).count() as f32)
+                    .collect();
+                v.push(0.05);
+                v
+            })
+            .collect())
+    }
+}
+
+fn tool(server: &str, own: &str, description: &str) -> ToolHandle {
+    ToolBuilder::new(format!("mcp__{server}__{own}"), description)
+        .remote_origin(RemoteOrigin::new(server, own))
+        .build(|_, _| async { Ok(ToolOutput::text("")) })
+        .unwrap()
+}
+
+fn registry() -> ToolRegistry {
+    let registry =
+        ToolRegistry::new(try_all_base_tools(&Flags::new().with(TOOL_SEARCH_FLAG)).unwrap());
+    registry.plugins().replace_owner(
+        "time",
+        vec![
+            tool(
+                "time",
+                "get_current_time",
+                "Get the current time in a timezone.",
+            ),
+            tool("time", "convert_time", "Convert a time between timezones."),
+        ],
+    );
+    registry.plugins().replace_owner(
+        "files",
+        vec![
+            tool(
+                "files",
+                "list_allowed_directories",
+                "List the directories this server may access.",
+            ),
+            tool("files", "read_file", "Read a file."),
+        ],
+    );
+    registry.plugins().replace_owner(
+        "tracker",
+        vec![
+            tool("tracker", "create_issue", "Open a new issue."),
+            tool("tracker", "close_issue", "Close an issue."),
+        ],
+    );
+    registry
+}
+
+fn scope(registry: &ToolRegistry, index: Arc<ToolSearchIndex>) -> ToolSearchScope {
+    let pool = registry.assemble_tool_pool(&PermissionContext::new());
+    ToolSearchScope::new(
+        index,
+        registry,
+        &pool,
+        Arc::new(Session::new()),
+        ResultShape::ToolReferences,
+    )
+}
+
+fn first(scope: &ToolSearchScope, query: &str) -> Vec<String> {
+    scope
+        .search(query, 3)
+        .unwrap()
+        .names()
+        .into_iter()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn meaning_finds_what_words_cannot() {
+    let registry = registry();
+    let lexical = Arc::new(ToolSearchIndex::new(&registry));
+    let query = "what's the clock showing in Tokyo";
+    assert!(
+        !first(&scope(&registry, lexical), query)
+            .contains(&"mcp__time__get_current_time".to_owned()),
+        "no word of the query is in the tool"
+    );
+    let embedder = Arc::new(Concepts::default());
+    let hybrid = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(embedder.clone()),
+    ));
+    let s = scope(&registry, hybrid);
+    let found = first(&s, query);
+    assert!(
+        found[..2].contains(&"mcp__time__get_current_time".to_owned()),
+        "{found:?}"
+    );
+    assert_eq!(
+        first(&s, "which folders am I permitted to touch")[0],
+        "mcp__files__list_allowed_directories"
+    );
+    // Typed results carry the fused scores, best first.
+    let hits = s.search(query, 3).unwrap().hits();
+    assert!(
+        hits.windows(2).all(|w| w[0].score >= w[1].score),
+        "{hits:?}"
+    );
+    assert!(hits[0].score > 0.0);
+}
+
+#[test]
+fn both_fusions_and_their_weights_are_honoured() {
+    let registry = registry();
+    for fusion in [
+        Fusion::Scores {
+            semantic_weight: 1.0,
+        },
+        Fusion::ReciprocalRank {
+            k: 60.0,
+            semantic_weight: 1.0,
+        },
+    ] {
+        let index = Arc::new(ToolSearchIndex::with_semantic(
+            &registry,
+            SemanticRanking::new(Arc::new(Concepts::default())).fusion(fusion),
+        ));
+        let s = scope(&registry, index);
+        assert_eq!(
+            first(&s, "clock hour")[0].split("__").nth(1),
+            Some("time"),
+            "{fusion:?}"
+        );
+    }
+    // Weight 0 is the lexical ranking.
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(Arc::new(Concepts::default())).fusion(Fusion::Scores {
+            semantic_weight: 0.0,
+        }),
+    ));
+    let lexical = Arc::new(ToolSearchIndex::new(&registry));
+    assert_eq!(
+        first(&scope(&registry, index), "read a file"),
+        first(&scope(&registry, lexical), "read a file")
+    );
+}
+
+#[test]
+fn vectors_are_computed_once_per_text_and_survive_churn() {
+    let registry = registry();
+    let embedder = Arc::new(Concepts::default());
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(embedder.clone()),
+    ));
+    let at_start = embedder.texts.load(Ordering::SeqCst);
+    assert_eq!(
+        embedder.calls.load(Ordering::SeqCst),
+        1,
+        "one batch for the whole catalog"
+    );
+    // A server's refresh hands over new handles with the same definitions
+    // and one new tool: only the new tool's text is embedded.
+    registry.plugins().replace_owner(
+        "time",
+        vec![
+            tool(
+                "time",
+                "get_current_time",
+                "Get the current time in a timezone.",
+            ),
+            tool("time", "convert_time", "Convert a time between timezones."),
+            tool("time", "set_alarm", "Ring at an hour."),
+        ],
+    );
+    assert!(index.sync(&registry) > 0);
+    assert_eq!(embedder.texts.load(Ordering::SeqCst) - at_start, 1);
+    // A server that leaves and comes back costs nothing either.
+    registry.plugins().replace_owner("tracker", Vec::new());
+    index.sync(&registry);
+    registry.plugins().replace_owner(
+        "tracker",
+        vec![
+            tool("tracker", "create_issue", "Open a new issue."),
+            tool("tracker", "close_issue", "Close an issue."),
+        ],
+    );
+    index.sync(&registry);
+    assert_eq!(embedder.texts.load(Ordering::SeqCst) - at_start, 1);
+    let s = scope(&registry, index);
+    assert_eq!(first(&s, "ring at the hour")[0], "mcp__time__set_alarm");
+    assert_eq!(
+        first(&s, "report a bug")[0].split("__").nth(1),
+        Some("tracker")
+    );
+}
+
+#[test]
+fn a_failing_embedder_loses_no_tool_and_no_search() {
+    let registry = registry();
+    let embedder = Arc::new(Concepts::default());
+    *embedder.failing.lock().unwrap() = true;
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(embedder.clone()),
+    ));
+    assert!(
+        index.unembedded() >= 6,
+        "every tool is counted: {}",
+        index.unembedded()
+    );
+    let lexical = Arc::new(ToolSearchIndex::new(&registry));
+    let s = scope(&registry, Arc::clone(&index));
+    for query in ["read a file", "close an issue", "convert a time"] {
+        assert_eq!(
+            first(&s, query),
+            first(&scope(&registry, Arc::clone(&lexical)), query),
+            "{query}"
+        );
+    }
+    // The model comes back: the waiting tools get their vectors at the
+    // next sync, and meaning ranks again.
+    *embedder.failing.lock().unwrap() = false;
+    registry
+        .plugins()
+        .replace_owner("clock", vec![tool("clock", "now", "Tell the hour.")]);
+    index.sync(&registry);
+    assert_eq!(index.unembedded(), 0);
+    let s = scope(&registry, index);
+    assert_eq!(first(&s, "what's on the clock")[0], "mcp__clock__now");
+    assert_eq!(
+        first(&s, "which folders am I permitted to touch")[0],
+        "mcp__files__list_allowed_directories"
+    );
+}
+
+#[test]
+fn name_forms_and_filters_keep_their_meaning() {
+    let registry = registry();
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(Arc::new(Concepts::default())).fusion(Fusion::Scores {
+            semantic_weight: 1.0,
+        }),
+    ));
+    let s = scope(&registry, index);
+    assert_eq!(
+        first(&s, "select:mcp__files__read_file"),
+        ["mcp__files__read_file"]
+    );
+    assert_eq!(
+        first(&s, "mcp__tracker__close_issue"),
+        ["mcp__tracker__close_issue"]
+    );
+    // A server filter holds for what meaning finds too.
+    let found = first(&s, "mcp__tracker clock hour");
+    assert!(
+        found.iter().all(|n| n.starts_with("mcp__tracker__")),
+        "{found:?}"
+    );
+    // A required word holds too: meaning only reorders tools that have it.
+    let found = first(&s, "+close clock");
+    assert_eq!(found, ["mcp__tracker__close_issue"]);
+    // The same index answers the same way every time.
+    assert_eq!(first(&s, "timezone issue"), first(&s, "timezone issue"));
+}
