@@ -375,7 +375,7 @@ impl Vectors {
     /// its text, plus [`SemanticRanking::server_weight`] times that to its
     /// server's name.
     pub(crate) fn similarity(&self, query: &[f32], slot: usize) -> Option<f32> {
-        let cos = |v: &[f32]| -> f32 { v.iter().zip(query).map(|(a, b)| a * b).sum() };
+        let cos = |v: &[f32]| dot(v, query);
         let v = self.by_slot.get(slot)?.as_ref()?;
         if v.len() != query.len() {
             return None;
@@ -388,6 +388,26 @@ impl Vectors {
         };
         Some(cos(v) + server)
     }
+}
+
+/// The dot product, in eight running sums: one sequential sum of floats
+/// cannot be vectorised (its order is fixed), eight can, and a query at
+/// 10,000 tools is 3.8 million products.
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut sums = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            sums[i] += x[i] * y[i];
+        }
+    }
+    sums.iter().sum::<f32>() + tail
 }
 
 /// `vector` scaled to unit length; `None` (logged) for a length other than
@@ -468,6 +488,16 @@ pub(crate) fn fuse<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_products_match_the_plain_sum() {
+        for n in [0, 1, 7, 8, 9, 384, 385] {
+            let a: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin()).collect();
+            let b: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos()).collect();
+            let plain: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert!((dot(&a, &b) - plain).abs() < 1e-4, "{n}");
+        }
+    }
 
     #[test]
     fn score_fusion_weighs_both_sides() {
