@@ -12,8 +12,8 @@ mod bm25;
 mod harness;
 
 use harness::{
-    EvalTool, Ranks, floor_failures_with, load_queries, load_tools, print_table, ranker,
-    tool_search_over, with_distractors,
+    EvalTool, Ranks, at_size, floor_failures_with, load_queries, load_tools, print_table, ranker,
+    tool_search_over,
 };
 
 fn heldout() -> (Vec<EvalTool>, Vec<harness::EvalQuery>) {
@@ -30,11 +30,7 @@ fn heldout() -> (Vec<EvalTool>, Vec<harness::EvalQuery>) {
 }
 
 fn bm25_ranks(tools: &[EvalTool], queries: &[harness::EvalQuery]) -> Ranks {
-    let baseline = bm25::Bm25::new(
-        tools
-            .iter()
-            .map(|t| (t.name.as_str(), t.description.as_str())),
-    );
+    let baseline = bm25::Bm25::over(tools);
     Ranks::of(queries, |q| baseline.search(q, 10))
 }
 
@@ -52,11 +48,7 @@ fn heldout_split_is_not_worse_than_plain_bm25_on_any_slice() {
     base.extend(load_tools(include_str!("search_eval/catalogs.json")));
     let mut floors = Vec::new();
     for n in [tools.len(), 1_000, 10_000] {
-        let grown = if n == tools.len() {
-            tools.clone()
-        } else {
-            with_distractors(&base, &base, n)
-        };
+        let grown = at_size(&tools, &base, n);
         let scope = tool_search_over(&grown, None);
         let ours = Ranks::of(&queries, ranker(&scope));
         let bm25 = bm25_ranks(&grown, &queries);

@@ -46,11 +46,7 @@ fn dev_split_hybrid() {
     }
     for n in [tools.len(), 10_000] {
         let grown = with_distractors(&tools, &tools, n);
-        let baseline = bm25::Bm25::new(
-            grown
-                .iter()
-                .map(|t| (t.name.as_str(), t.description.as_str())),
-        );
+        let baseline = bm25::Bm25::over(&grown);
         let base = Ranks::of(&queries, |q| baseline.search(q, 10));
         let lexical_scope = tool_search_over(&grown, None);
         let lexical = Ranks::of(&queries, ranker(&lexical_scope));

@@ -21,8 +21,8 @@ mod model;
 use std::sync::Arc;
 
 use harness::{
-    EvalQuery, EvalTool, Ranks, load_queries, load_tools, print_table, ranker, tool_search_over,
-    with_distractors,
+    EvalQuery, EvalTool, Ranks, at_size, load_queries, load_tools, print_table, ranker,
+    tool_search_over,
 };
 use registry_core::search::SemanticRanking;
 
@@ -55,16 +55,8 @@ fn heldout_split_hybrid_at_700_1000_and_10000_tools() {
     )));
     let mut floors = Vec::new();
     for n in [tools.len(), 1_000, 10_000] {
-        let grown = if n == tools.len() {
-            tools.clone()
-        } else {
-            with_distractors(&base, &base, n)
-        };
-        let baseline = bm25::Bm25::new(
-            grown
-                .iter()
-                .map(|t| (t.name.as_str(), t.description.as_str())),
-        );
+        let grown = at_size(&tools, &base, n);
+        let baseline = bm25::Bm25::over(&grown);
         let bm25 = Ranks::of(&queries, |q| baseline.search(q, 10));
         let lexical_scope = tool_search_over(&grown, None);
         let lexical = Ranks::of(&queries, ranker(&lexical_scope));

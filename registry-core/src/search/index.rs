@@ -515,16 +515,7 @@ impl SearchIndex {
             };
         }
         let servers = query.servers();
-        // Dense reads first; a tool's own record only for a server filter.
-        let admits = |slot: u32| {
-            members.has_bit(slot)
-                && self.meta[slot as usize].born <= members.version
-                && (servers.is_empty()
-                    || self
-                        .doc(slot)
-                        .and_then(|doc| doc.server.as_deref())
-                        .is_some_and(|s| servers.iter().any(|want| s.eq_ignore_ascii_case(want))))
-        };
+        let admits = |slot: u32| self.admits(slot, members, servers);
         let required = query.required_terms();
         let terms: Vec<&str> = required
             .iter()
@@ -565,16 +556,21 @@ impl SearchIndex {
     pub(crate) fn admitted(&self, query: &Query, members: &Membership) -> Vec<u32> {
         let servers = query.servers();
         (0..self.docs.len() as u32)
-            .filter(|&slot| {
-                members.has_bit(slot)
-                    && self.meta[slot as usize].born <= members.version
-                    && (servers.is_empty()
-                        || self
-                            .doc(slot)
-                            .and_then(|doc| doc.server.as_deref())
-                            .is_some_and(|s| servers.iter().any(|w| s.eq_ignore_ascii_case(w))))
-            })
+            .filter(|&slot| self.admits(slot, members, servers))
             .collect()
+    }
+
+    /// Whether `members` admits the tool in `slot` and it is of one of
+    /// `servers` (any server when empty). Dense reads first; a tool's own
+    /// record only for a server filter.
+    fn admits(&self, slot: u32, members: &Membership, servers: &[String]) -> bool {
+        members.has_bit(slot)
+            && self.meta[slot as usize].born <= members.version
+            && (servers.is_empty()
+                || self
+                    .doc(slot)
+                    .and_then(|doc| doc.server.as_deref())
+                    .is_some_and(|s| servers.iter().any(|want| s.eq_ignore_ascii_case(want))))
     }
 
     /// BM25F over `terms`: per touched slot, its score and which terms it

@@ -43,6 +43,15 @@ impl Bm25 {
         Bm25 { docs, df, avg_len }
     }
 
+    /// The baseline over an evaluation's tools.
+    pub fn over(tools: &[crate::harness::EvalTool]) -> Self {
+        Self::new(
+            tools
+                .iter()
+                .map(|t| (t.name.as_str(), t.description.as_str())),
+        )
+    }
+
     /// The names of the best `k` tools, ties by name.
     pub fn search(&self, query: &str, k: usize) -> Vec<String> {
         let (k1, b) = (1.2f32, 0.75f32);

@@ -152,6 +152,17 @@ pub fn with_distractors(tools: &[EvalTool], base: &[EvalTool], n: usize) -> Vec<
     out
 }
 
+/// The catalog of one size of a scale run: `tools` alone at their own
+/// size, otherwise `base` (every real catalog) grown with distractor
+/// copies ([`with_distractors`]) to `n`.
+pub fn at_size(tools: &[EvalTool], base: &[EvalTool], n: usize) -> Vec<EvalTool> {
+    if n == tools.len() {
+        tools.to_vec()
+    } else {
+        with_distractors(base, base, n)
+    }
+}
+
 /// Where a ranker put the first relevant tool of each query (`None`: not
 /// in its list), in query order.
 #[derive(Debug, Clone)]

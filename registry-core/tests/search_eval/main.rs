@@ -13,16 +13,18 @@ mod harness;
 
 use harness::{Ranks, Scores, load_queries, load_tools, print_table, ranker, tool_search_over};
 
-#[test]
-fn dev_split_beats_plain_bm25_with_floors() {
+/// The dev split's tools and queries.
+fn dev() -> (Vec<harness::EvalTool>, Vec<harness::EvalQuery>) {
     let tools = load_tools(include_str!("catalogs.json"));
     let queries = load_queries(include_str!("queries.json"), &tools);
+    (tools, queries)
+}
+
+#[test]
+fn dev_split_beats_plain_bm25_with_floors() {
+    let (tools, queries) = dev();
     let scope = tool_search_over(&tools, None);
-    let baseline = bm25::Bm25::new(
-        tools
-            .iter()
-            .map(|t| (t.name.as_str(), t.description.as_str())),
-    );
+    let baseline = bm25::Bm25::over(&tools);
     let ranks = Ranks::of(&queries, ranker(&scope));
     let base = Ranks::of(&queries, |q| baseline.search(q, 10));
     if std::env::var_os("SEARCH_EVAL_VERBOSE").is_some() {
@@ -76,14 +78,9 @@ fn dev_queries_where_bm25_wins() {
     if std::env::var_os("SEARCH_EVAL_VERBOSE").is_none() {
         return;
     }
-    let tools = load_tools(include_str!("catalogs.json"));
-    let queries = load_queries(include_str!("queries.json"), &tools);
+    let (tools, queries) = dev();
     let scope = tool_search_over(&tools, None);
-    let baseline = bm25::Bm25::new(
-        tools
-            .iter()
-            .map(|t| (t.name.as_str(), t.description.as_str())),
-    );
+    let baseline = bm25::Bm25::over(&tools);
     let mut search = ranker(&scope);
     for q in &queries {
         let (ours, base) = (search(&q.query), baseline.search(&q.query, 10));
