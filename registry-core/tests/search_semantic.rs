@@ -326,3 +326,76 @@ fn name_forms_and_filters_keep_their_meaning() {
     // The same index answers the same way every time.
     assert_eq!(first(&s, "timezone issue"), first(&s, "timezone issue"));
 }
+
+/// Embeds like [`Concepts`], but a text with `slow` in it waits until
+/// the test lets it go, telling the test when it started.
+#[derive(Debug)]
+struct Gated {
+    inner: Concepts,
+    entered: Mutex<std::sync::mpsc::Sender<()>>,
+    release: Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl Embedder for Gated {
+    fn model_id(&self) -> &str {
+        self.inner.model_id()
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if texts.iter().any(|t| t.contains("slow")) {
+            self.entered.lock().unwrap().send(()).unwrap();
+            self.release.lock().unwrap().recv().unwrap();
+        }
+        self.inner.embed(texts)
+    }
+}
+
+#[test]
+fn searches_go_on_while_new_tools_are_embedded() {
+    let registry = Arc::new(registry());
+    let (entered_tx, entered) = std::sync::mpsc::channel();
+    let (release, release_rx) = std::sync::mpsc::channel();
+    let embedder = Arc::new(Gated {
+        inner: Concepts::default(),
+        entered: Mutex::new(entered_tx),
+        release: Mutex::new(release_rx),
+    });
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(embedder),
+    ));
+    registry.plugins().replace_owner(
+        "clock",
+        vec![tool("clock", "now", "A slow clock: tell the hour.")],
+    );
+    let syncing = {
+        let (index, registry) = (Arc::clone(&index), Arc::clone(&registry));
+        std::thread::spawn(move || index.sync(&registry))
+    };
+    entered.recv().unwrap();
+    // The embedder is busy with the new tool: the index is not locked.
+    let (done_tx, done) = std::sync::mpsc::channel();
+    {
+        let (index, registry) = (Arc::clone(&index), Arc::clone(&registry));
+        std::thread::spawn(move || {
+            let pool = registry.assemble_tool_pool(&PermissionContext::new());
+            let members = index.scope(&registry, &pool);
+            done_tx
+                .send(
+                    index
+                        .search(&"read a file".parse().unwrap(), 3, &members)
+                        .hits
+                        .len(),
+                )
+                .unwrap();
+        });
+    }
+    let found = done
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("a search finishes while the embedder runs");
+    assert!(found > 0);
+    release.send(()).unwrap();
+    assert_eq!(syncing.join().unwrap(), 1);
+    let s = scope(&registry, index);
+    assert_eq!(first(&s, "what's on the clock")[0], "mcp__clock__now");
+}

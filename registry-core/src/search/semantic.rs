@@ -250,66 +250,87 @@ impl Vectors {
         &self.ranking
     }
 
-    /// Gives each pending tool its vectors: from the cache, or embedded
-    /// in one batch (each distinct text once). Returns how many texts were
-    /// embedded; when the embedder fails (logged), the tools it could not
-    /// give vectors, to be tried again later (they stay searchable by
-    /// their words).
-    pub(crate) fn fill(&mut self, items: Vec<Pending>) -> Result<usize, Vec<Pending>> {
-        let model = self.ranking.embedder.model_id().to_owned();
-        let mut unique: Vec<TextKey> = Vec::new();
-        for item in &items {
+    /// The embedder, to call without holding the index's lock.
+    pub(crate) fn embedder(&self) -> Arc<dyn Embedder> {
+        Arc::clone(&self.ranking.embedder)
+    }
+
+    /// Records each pending tool's texts and gives it what the cache
+    /// already has; returns the distinct texts still to embed, sorted.
+    pub(crate) fn plan(&mut self, items: &[Pending]) -> Vec<TextKey> {
+        let mut needed: Vec<TextKey> = Vec::new();
+        for item in items {
             self.ensure(item.slot);
             let text: TextKey = item.text.as_str().into();
             let server: Option<TextKey> = item.server.as_deref().map(Into::into);
             for key in std::iter::once(&text).chain(server.as_ref()) {
                 if !self.cache.contains_key(key) {
-                    unique.push(Arc::clone(key));
+                    needed.push(Arc::clone(key));
                 }
             }
             self.keys[item.slot] = (Some(text), server);
         }
-        unique.sort_unstable();
-        unique.dedup();
-        let embedded = unique.len();
-        if !unique.is_empty() {
-            let texts: Vec<&str> = unique.iter().map(|k| &**k).collect();
-            let vectors = self.ranking.embedder.embed(&texts).and_then(|vectors| {
-                if vectors.len() != texts.len() {
-                    return Err(EmbedError {
-                        model: model.clone(),
-                        reason: format!("{} vectors for {} texts", vectors.len(), texts.len()),
-                    });
-                }
-                Ok(vectors)
+        needed.sort_unstable();
+        needed.dedup();
+        self.assign(items);
+        needed
+    }
+
+    /// Calls `embedder` on `texts`, checking it gave one vector per text.
+    pub(crate) fn embed_texts(
+        embedder: &dyn Embedder,
+        texts: &[TextKey],
+    ) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let plain: Vec<&str> = texts.iter().map(|k| &**k).collect();
+        let vectors = embedder.embed(&plain)?;
+        if vectors.len() != texts.len() {
+            return Err(EmbedError {
+                model: embedder.model_id().to_owned(),
+                reason: format!("{} vectors for {} texts", vectors.len(), texts.len()),
             });
-            match vectors {
-                Ok(vectors) => {
-                    // A vector the embedder gave unusable (logged in
-                    // `accept`) leaves its tool to the words: trying again
-                    // would give the same vector.
-                    for (key, vector) in unique.into_iter().zip(vectors) {
-                        if let Some(v) = self.accept(vector) {
-                            self.cache.insert(key, v);
-                        }
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, tools = items.len(), "tools are searchable by their words only until the embedder answers");
-                    for item in &items {
-                        self.forget(item.slot);
-                    }
-                    return Err(items);
-                }
+        }
+        Ok(vectors)
+    }
+
+    /// Caches what [`embed_texts`](Self::embed_texts) gave for `texts`
+    /// and hands the vectors to those of `items` still waiting for them
+    /// (a tool removed meanwhile, or its slot reused, is skipped). A
+    /// vector the embedder gave unusable (logged in `accept`) leaves its
+    /// tool to the words: trying again would give the same vector.
+    pub(crate) fn install(
+        &mut self,
+        texts: Vec<TextKey>,
+        vectors: Vec<Vec<f32>>,
+        items: &[Pending],
+    ) {
+        for (key, vector) in texts.into_iter().zip(vectors) {
+            if let Some(v) = self.accept(vector) {
+                self.cache.insert(key, v);
             }
         }
-        for item in &items {
+        self.assign(items);
+    }
+
+    /// Whether `item`'s slot still waits for `item`'s text (not removed,
+    /// not reused by another tool).
+    pub(crate) fn is_current(&self, item: &Pending) -> bool {
+        self.keys
+            .get(item.slot)
+            .and_then(|(text, _)| text.as_deref())
+            .is_some_and(|text| text == item.text)
+    }
+
+    /// Gives the current items their vectors from the cache.
+    fn assign(&mut self, items: &[Pending]) {
+        for item in items {
+            if !self.is_current(item) {
+                continue;
+            }
             let (text, server) = &self.keys[item.slot];
             self.by_slot[item.slot] = text.as_ref().and_then(|k| self.cache.get(k)).cloned();
             self.server_by_slot[item.slot] =
                 server.as_ref().and_then(|k| self.cache.get(k)).cloned();
         }
-        Ok(embedded)
     }
 
     /// A vector of the model's length, normalised; `None` (logged) for a

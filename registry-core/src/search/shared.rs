@@ -88,20 +88,6 @@ impl State {
         self.unembedded.retain(|p| p.slot != slot(doc));
     }
 
-    /// Embeds what waits for a vector, in one batch; what the embedder
-    /// fails on waits for the next call.
-    fn embed_new(&mut self) {
-        let items = std::mem::take(&mut self.unembedded);
-        if let Some(vectors) = &mut self.vectors
-            && !items.is_empty()
-        {
-            match vectors.fill(items) {
-                Ok(embedded) => tracing::debug!(embedded, "tool vectors computed"),
-                Err(waiting) => self.unembedded = waiting,
-            }
-        }
-    }
-
     /// The slot holding exactly this tool (not just one of its name).
     fn find(&self, tool: &ToolHandle) -> Option<DocId> {
         self.index
@@ -146,8 +132,52 @@ impl ToolSearchIndex {
             state: RwLock::new(state),
         };
         index.sync(registry);
-        index.write().embed_new();
+        index.embed_pending();
         index
+    }
+
+    /// Embeds the tools that wait for a vector, in one batch, with the
+    /// lock released while the embedder runs (a large server's tools take
+    /// seconds; searches go on meanwhile, by words for those tools). What
+    /// the embedder fails on waits for the next call; a tool removed
+    /// meanwhile is dropped.
+    fn embed_pending(&self) {
+        let (embedder, items, texts) = {
+            let mut state = self.write();
+            let State {
+                vectors,
+                unembedded,
+                ..
+            } = &mut *state;
+            let Some(vectors) = vectors else { return };
+            if unembedded.is_empty() {
+                return;
+            }
+            let items = std::mem::take(unembedded);
+            let texts = vectors.plan(&items);
+            if texts.is_empty() {
+                return;
+            }
+            (vectors.embedder(), items, texts)
+        };
+        let embedded = Vectors::embed_texts(&*embedder, &texts);
+        let mut state = self.write();
+        let State {
+            vectors,
+            unembedded,
+            ..
+        } = &mut *state;
+        let Some(vectors) = vectors else { return };
+        match embedded {
+            Ok(v) => {
+                tracing::debug!(embedded = texts.len(), "tool vectors computed");
+                vectors.install(texts, v, &items);
+            }
+            Err(error) => {
+                tracing::warn!(%error, tools = items.len(), "tools are searchable by their words only until the embedder answers");
+                unembedded.extend(items.into_iter().filter(|i| vectors.is_current(i)));
+            }
+        }
     }
 
     /// Brings the plugin tools up to date with the registry; returns how
@@ -163,7 +193,7 @@ impl ToolSearchIndex {
                 drop(state);
                 if retry {
                     // The embedder failed before: try those tools again.
-                    self.write().embed_new();
+                    self.embed_pending();
                 }
                 return 0;
             }
@@ -196,7 +226,8 @@ impl ToolSearchIndex {
         }
         state.plugins = kept;
         state.plugin_generation = Some(snapshot.generation());
-        state.embed_new();
+        drop(state);
+        self.embed_pending();
         changed
     }
 
@@ -228,8 +259,10 @@ impl ToolSearchIndex {
                 })
             })
             .collect();
-        state.embed_new();
-        state.index.membership(docs)
+        let members = state.index.membership(docs);
+        drop(state);
+        self.embed_pending();
+        members
     }
 
     /// Runs `query` over the tools `members` admits (see
