@@ -47,6 +47,10 @@ impl Embedder for Concepts {
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        assert!(
+            !texts.iter().any(|t| t.contains("kaboom")),
+            "the model crashed"
+        );
         if *self.failing.lock().unwrap() {
             return Err(EmbedError {
                 model: "concepts-v1".into(),
@@ -58,6 +62,9 @@ impl Embedder for Concepts {
         Ok(texts
             .iter()
             .map(|text| {
+                if text.contains("broken") {
+                    return Vec::new();
+                }
                 let words: Vec<String> = text
                     .split(|c: char| !c.is_alphanumeric())
                     .map(str::to_lowercase)
@@ -398,4 +405,100 @@ fn searches_go_on_while_new_tools_are_embedded() {
     assert_eq!(syncing.join().unwrap(), 1);
     let s = scope(&registry, index);
     assert_eq!(first(&s, "what's on the clock")[0], "mcp__clock__now");
+}
+
+#[test]
+fn one_bad_vector_spoils_only_its_own_tool() {
+    let registry = registry();
+    // "a broken ..." sorts first in the batch: its empty vector must not
+    // fix the model's length at zero.
+    registry
+        .plugins()
+        .replace_owner("aaa", vec![tool("aaa", "a", "a broken tool")]);
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(Arc::new(Concepts::default())),
+    ));
+    let s = scope(&registry, index);
+    assert_eq!(
+        first(&s, "which folders am I permitted to touch")[0],
+        "mcp__files__list_allowed_directories"
+    );
+}
+
+#[test]
+fn a_panicking_embedder_is_an_error_not_an_unwind() {
+    let registry = registry();
+    let embedder = Arc::new(Concepts::default());
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(embedder),
+    ));
+    registry
+        .plugins()
+        .replace_owner("boom", vec![tool("boom", "kaboom", "Goes kaboom.")]);
+    index.sync(&registry);
+    assert_eq!(index.unembedded(), 1, "the tool waits for its vector");
+    let s = scope(&registry, Arc::clone(&index));
+    // Found by its words; a query the embedder panics on is answered by
+    // words too.
+    assert_eq!(first(&s, "kaboom")[0], "mcp__boom__kaboom");
+    assert_eq!(first(&s, "clock hour")[0].split("__").nth(1), Some("time"));
+}
+
+#[test]
+fn a_refresh_of_a_large_server_reuses_every_vector() {
+    let registry = registry();
+    let big = || -> Vec<ToolHandle> {
+        (0..1_500)
+            .map(|i| {
+                tool(
+                    "big",
+                    &format!("tool_{i}"),
+                    &format!("Tool number {i} of a big server."),
+                )
+            })
+            .collect()
+    };
+    registry.plugins().replace_owner("big", big());
+    let embedder = Arc::new(Concepts::default());
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(embedder.clone()),
+    ));
+    let before = embedder.texts.load(Ordering::SeqCst);
+    registry.plugins().replace_owner("big", big());
+    assert_eq!(
+        index.sync(&registry),
+        3_000,
+        "every tool left and came back"
+    );
+    assert_eq!(
+        embedder.texts.load(Ordering::SeqCst),
+        before,
+        "nothing re-embedded"
+    );
+}
+
+#[test]
+fn a_weight_that_is_not_a_number_is_the_default() {
+    let registry = registry();
+    let ranked = |fusion: Fusion| {
+        let index = Arc::new(ToolSearchIndex::with_semantic(
+            &registry,
+            SemanticRanking::new(Arc::new(Concepts::default())).fusion(fusion),
+        ));
+        let s = scope(&registry, index);
+        s.search("clock hour", 5).unwrap().hits()
+    };
+    let nan = ranked(Fusion::Scores {
+        semantic_weight: f32::NAN,
+    });
+    assert!(nan.iter().all(|h| h.score.is_finite()), "{nan:?}");
+    assert_eq!(nan, ranked(Fusion::default()));
+    let inf = ranked(Fusion::ReciprocalRank {
+        k: f32::INFINITY,
+        semantic_weight: 0.5,
+    });
+    assert!(inf.iter().all(|h| h.score > 0.0), "{inf:?}");
 }

@@ -547,7 +547,9 @@ impl SearchIndex {
             || query
                 .as_exact_name()
                 .is_some_and(|name| self.by_name(name, members).is_some())
-            || (query.required_terms().is_empty() && query.optional_terms().is_empty())
+            || (!query.servers().is_empty()
+                && query.required_terms().is_empty()
+                && query.optional_terms().is_empty())
     }
 
     /// The slots `query` may return by meaning: those `members` admits,

@@ -64,13 +64,16 @@ pub enum Fusion {
     },
 }
 
+/// The semantic weight of [`Fusion::default`].
+const DEFAULT_SEMANTIC_WEIGHT: f32 = 0.7;
+
 impl Default for Fusion {
     /// Normalised score fusion with the semantic side weighted 0.7: on the
     /// evaluation's dev split (all-MiniLM-L6-v2), score fusion did best
     /// from 0.4 to 0.8, and rank fusion did worse at every weight.
     fn default() -> Self {
         Fusion::Scores {
-            semantic_weight: 0.7,
+            semantic_weight: DEFAULT_SEMANTIC_WEIGHT,
         }
     }
 }
@@ -81,7 +84,9 @@ impl Fusion {
             Fusion::Scores { semantic_weight }
             | Fusion::ReciprocalRank {
                 semantic_weight, ..
-            } => semantic_weight.clamp(0.0, 1.0),
+            } if semantic_weight.is_finite() => semantic_weight.clamp(0.0, 1.0),
+            // A NaN or infinite weight would make every fused score NaN.
+            _ => DEFAULT_SEMANTIC_WEIGHT,
         }
     }
 }
@@ -273,6 +278,7 @@ impl Vectors {
         needed.sort_unstable();
         needed.dedup();
         self.assign(items);
+        self.prune();
         needed
     }
 
@@ -282,7 +288,7 @@ impl Vectors {
         texts: &[TextKey],
     ) -> Result<Vec<Vec<f32>>, EmbedError> {
         let plain: Vec<&str> = texts.iter().map(|k| &**k).collect();
-        let vectors = embedder.embed(&plain)?;
+        let vectors = guarded(embedder, &plain)?;
         if vectors.len() != texts.len() {
             return Err(EmbedError {
                 model: embedder.model_id().to_owned(),
@@ -335,9 +341,13 @@ impl Vectors {
 
     /// A vector of the model's length, normalised; `None` (logged) for a
     /// wrong length or a zero or non-finite vector.
+    /// The model's length is that of the first vector accepted, so one
+    /// bad vector cannot fix a wrong length for the life of the index.
     fn accept(&mut self, vector: Vec<f32>) -> Option<Arc<[f32]>> {
-        let dims = *self.dims.get_or_insert(vector.len());
-        unit(vector, dims)
+        let dims = self.dims.unwrap_or(vector.len());
+        let v = unit(vector, dims)?;
+        self.dims = Some(dims);
+        Some(v)
     }
 
     fn ensure(&mut self, slot: usize) {
@@ -356,20 +366,26 @@ impl Vectors {
         }
     }
 
-    /// Forgets a slot's vectors; the cache keeps them (bounded) for a tool
-    /// with the same text that comes back.
+    /// Forgets a slot's vectors; the cache keeps them (bounded, see
+    /// [`prune`](Self::prune)) for a tool with the same text that comes
+    /// back.
     pub(crate) fn remove(&mut self, slot: usize) {
         self.forget(slot);
-        // Keep what live slots use plus as many again, so churn reuses
-        // vectors and a long run's cache stays bounded.
+    }
+
+    /// Bounds the cache: past twice what live slots use plus 1,024, it
+    /// keeps only what they use. Called when a batch is planned, after the
+    /// tools that came back have their texts recorded, so a refresh that
+    /// removes a server's tools and adds them again reuses every vector.
+    fn prune(&mut self) {
         let live = self.keys.iter().filter(|(t, _)| t.is_some()).count();
         if self.cache.len() > 2 * live + 1024 {
-            let used: std::collections::HashSet<&TextKey> = self
+            let keep: std::collections::HashSet<TextKey> = self
                 .keys
                 .iter()
                 .flat_map(|(t, s)| t.iter().chain(s.iter()))
+                .cloned()
                 .collect();
-            let keep: std::collections::HashSet<TextKey> = used.into_iter().cloned().collect();
             self.cache.retain(|k, _| keep.contains(k));
         }
     }
@@ -377,7 +393,11 @@ impl Vectors {
     /// The unit vector of a query; `None` (logged) when the embedder
     /// cannot read it.
     pub(crate) fn query(embedder: &dyn Embedder, text: &str, dims: usize) -> Option<Arc<[f32]>> {
-        match embedder.embed(&[text]) {
+        let text = match text.char_indices().nth(MAX_EMBEDDED_CHARS) {
+            Some((at, _)) => &text[..at],
+            None => text,
+        };
+        match guarded(embedder, &[text]) {
             Ok(mut vectors) if vectors.len() == 1 => unit(vectors.remove(0), dims),
             Ok(_) => None,
             Err(error) => {
@@ -409,6 +429,23 @@ impl Vectors {
         };
         Some(cos(v) + server)
     }
+}
+
+/// `embedder.embed(texts)`, with a panic in the embedder (a model crate
+/// on an input it did not expect) turned into an error: a search or a
+/// sync must not unwind because of it, and the tools are not lost.
+fn guarded(embedder: &dyn Embedder, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| embedder.embed(texts))).unwrap_or_else(
+        |panic| {
+            Err(EmbedError {
+                model: embedder.model_id().to_owned(),
+                reason: format!(
+                    "the embedder panicked: {}",
+                    crate::text::panic_message(&*panic)
+                ),
+            })
+        },
+    )
 }
 
 /// The dot product, in eight running sums: one sequential sum of floats
@@ -456,11 +493,9 @@ pub(crate) fn fuse<'a>(
     name: impl Fn(u32) -> &'a str,
 ) -> Vec<(u32, f32)> {
     let w = fusion.semantic_weight();
-    let mut fused: Vec<(u32, f32)> = Vec::with_capacity(lexical.len() + semantic.len());
-    let mut add = |slot: u32, score: f32| match fused.iter_mut().find(|(s, _)| *s == slot) {
-        Some((_, total)) => *total += score,
-        None => fused.push((slot, score)),
-    };
+    // Keyed by slot for adding; ordered below, so hash order never leaks.
+    let mut fused: HashMap<u32, f32> = HashMap::with_capacity(lexical.len() + semantic.len());
+    let mut add = |slot: u32, score: f32| *fused.entry(slot).or_default() += score;
     match fusion {
         Fusion::Scores { .. } => {
             for (side, weight) in [(lexical, 1.0 - w), (semantic, w)] {
@@ -485,12 +520,13 @@ pub(crate) fn fuse<'a>(
             }
         }
         Fusion::ReciprocalRank { k, .. } => {
+            let k = if k.is_finite() { k.max(0.0) } else { 60.0 };
             for (side, weight) in [(lexical, 1.0 - w), (semantic, w)] {
                 if weight <= 0.0 {
                     continue;
                 }
                 for (rank, (slot, _)) in side.iter().enumerate() {
-                    add(*slot, weight / (k.max(0.0) + rank as f32 + 1.0));
+                    add(*slot, weight / (k + rank as f32 + 1.0));
                 }
             }
         }

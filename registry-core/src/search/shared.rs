@@ -270,7 +270,8 @@ impl ToolSearchIndex {
     ///
     /// With a semantic ranking, a query ranked by words is also ranked by
     /// meaning over the same tools (within its server filter; with `+`
-    /// words, among the tools that have them), and the two are fused;
+    /// words, among the best lexical candidates, which all have them), and
+    /// the two are fused;
     /// `select:`, exact names and server prefixes are answered by name.
     pub fn search(&self, query: &Query, max: usize, members: &Membership) -> SearchResults {
         let (embedder, dims) = {
@@ -307,7 +308,11 @@ impl ToolSearchIndex {
             .collect();
         let name = |slot: u32| state.index.name_at(slot);
         if semantic.len() > wanted {
-            semantic.select_nth_unstable_by(wanted - 1, |a, b| b.1.total_cmp(&a.1));
+            // Names break ties at the cut too, so which of equal tools
+            // survive never depends on slot order.
+            semantic.select_nth_unstable_by(wanted - 1, |a, b| {
+                b.1.total_cmp(&a.1).then_with(|| name(a.0).cmp(name(b.0)))
+            });
             semantic.truncate(wanted);
         }
         semantic.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| name(a.0).cmp(name(b.0))));

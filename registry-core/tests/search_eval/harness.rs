@@ -253,8 +253,16 @@ impl std::fmt::Display for Difference {
 /// queries with replacement, a fixed seed so reports repeat).
 pub fn paired_bootstrap(a: &[f64], b: &[f64]) -> Difference {
     const RESAMPLES: usize = 10_000;
+    assert_eq!(a.len(), b.len(), "paired samples");
     let diffs: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
-    let n = diffs.len().max(1);
+    if diffs.is_empty() {
+        return Difference {
+            mean: 0.0,
+            low: 0.0,
+            high: 0.0,
+        };
+    }
+    let n = diffs.len();
     let mean = diffs.iter().sum::<f64>() / n as f64;
     let mut rng = SplitMix(0x5eed_cafe_f00d_d00d);
     let mut means: Vec<f64> = (0..RESAMPLES)
