@@ -29,6 +29,10 @@ const MIN_PREFIX_CHARS: usize = 3;
 /// [`MIN_PREFIX_CHARS`], because a three-letter start of a whole word is
 /// mostly another word (`github` is not `git`, `sqlite` is not `sql`).
 const MIN_FALLBACK_CHARS: usize = 4;
+/// Longest prefix a longer query term falls back to, in characters: no
+/// word of a tool's text is longer in practice, and a query word of a
+/// million characters must cost no more than one of a hundred.
+const MAX_FALLBACK_CHARS: usize = 64;
 /// How much a query that names all of a tool's own name words is worth
 /// over one that names none: the score is multiplied by
 /// `1 + NAME_COVERAGE * (name words matched / name words)`, so
@@ -713,10 +717,18 @@ impl SearchIndex {
                 .take(MAX_PREFIX_EXPANSIONS)
                 .map(|(_, id)| Variant::full(*id, PREFIX_WEIGHT)),
         );
+        // Prefixes of MIN_FALLBACK_CHARS to MAX_FALLBACK_CHARS characters,
+        // longest first: a bounded number of bounded lookups, however long
+        // the word (counting each prefix's characters anew was quadratic).
         if let Some(id) = term
             .char_indices()
             .map(|(at, _)| at)
-            .filter(|at| term[..*at].chars().count() >= MIN_FALLBACK_CHARS)
+            .enumerate()
+            .skip(MIN_FALLBACK_CHARS)
+            .take(MAX_FALLBACK_CHARS + 1 - MIN_FALLBACK_CHARS)
+            .map(|(_, at)| at)
+            .collect::<Vec<_>>()
+            .into_iter()
             .rev()
             .find_map(|at| {
                 self.dict
@@ -915,6 +927,31 @@ mod tests {
 
     fn query(text: &str) -> Query {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_longer_query_word_falls_back_to_a_bounded_prefix() {
+        let mut index = SearchIndex::new();
+        index.insert(doc("get_config", "Read the settings."));
+        index.insert(doc("git_log", "Show commits."));
+        let all = index.membership_of_all();
+        assert_eq!(
+            names(&index.search(&query("configurations"), 5, &all)),
+            ["get_config"]
+        );
+        // Three letters are too few: `github` is not `git`.
+        assert!(index.search(&query("github"), 5, &all).hits.is_empty());
+        // A word of 200,000 characters is looked up at 61 prefixes at
+        // most, not 200,000 prefixes counted anew each time.
+        let long = format!("config{}", "x".repeat(200_000));
+        assert_eq!(names(&index.search(&query(&long), 5, &all)), ["get_config"]);
+        let past_the_bound = format!("{}config", "y".repeat(100));
+        assert!(
+            index
+                .search(&query(&past_the_bound), 5, &all)
+                .hits
+                .is_empty()
+        );
     }
 
     /// Name-part splitting applies to the query as to the names: a query
