@@ -50,6 +50,10 @@ const EXIT_GRACE: Duration = Duration::from_millis(500);
 /// would otherwise keep the import busy forever.
 const MAX_PAGES: usize = 1_000;
 
+/// The most tools one server may offer: a listing of more fails (a page
+/// of more is refused as it is read, before it is held whole).
+pub const MAX_IMPORTED_TOOLS: usize = 10_000;
+
 /// A byte stream an in-process server is reached through.
 trait Duplex: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Duplex for T {}
@@ -316,7 +320,10 @@ struct Shared {
     instructions: RwLock<Option<String>>,
     /// Tools the server listed as requiring the Tasks extension (seen in
     /// the raw frames where this crate reads them).
-    task_tools: super::sniff::TaskTools,
+    task_tools: super::guard::TaskTools,
+    /// A refresh is waiting to start: `list_changed` notifications that
+    /// arrive meanwhile are served by it.
+    refresh_queued: std::sync::atomic::AtomicBool,
     link: RwLock<Option<Link>>,
     /// One sync at a time, so refreshes never interleave registrations.
     sync: tokio::sync::Mutex<()>,
@@ -380,10 +387,22 @@ impl ClientHandler for Client {
         let Some(shared) = self.shared.upgrade() else {
             return;
         };
+        // However many notifications come, at most one refresh waits to
+        // start: a flood costs a listing at a time, not a task each.
+        if shared
+            .refresh_queued
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            return;
+        }
         // Not awaited here: the refresh lists tools over this same
         // connection, whose notification handler must return first.
         tokio::spawn(async move {
-            if let Err(err) = shared.sync_tools().await {
+            let _one_at_a_time = shared.sync.lock().await;
+            shared
+                .refresh_queued
+                .store(false, std::sync::atomic::Ordering::Release);
+            if let Err(err) = shared.sync_tools_locked().await {
                 tracing::warn!(server = %shared.server, %err, "refresh after list_changed failed");
             }
         });
@@ -421,7 +440,8 @@ impl McpImport {
             call_timeout: config.call_timeout,
             max_call_duration: config.max_call_duration.max(config.call_timeout),
             progress: ProgressRoutes::default(),
-            task_tools: super::sniff::TaskTools::default(),
+            task_tools: super::guard::TaskTools::default(),
+            refresh_queued: std::sync::atomic::AtomicBool::new(false),
             instructions: RwLock::new(None),
             link: RwLock::new(None),
             sync: tokio::sync::Mutex::new(()),
@@ -549,7 +569,7 @@ async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Connecti
     match &config.transport {
         Transport::Command(child_config) => {
             let (mut child, stdout, stdin) = Child::spawn(&config.name, child_config)?;
-            let stdout = super::sniff::Sniff::new(stdout, shared.task_tools.clone());
+            let (stdout, stdin) = guarded(shared, stdout, stdin);
             let why = match tokio::time::timeout(limit, client.serve((stdout, stdin))).await {
                 Ok(Ok(running)) => {
                     return Ok(Connection {
@@ -597,7 +617,7 @@ async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Connecti
                     failed("an in-process stream connects once; it is already used".into())
                 })?;
             let (read, write) = tokio::io::split(stream);
-            let read = super::sniff::Sniff::new(read, shared.task_tools.clone());
+            let (read, write) = guarded(shared, read, write);
             match tokio::time::timeout(limit, client.serve((read, write))).await {
                 Ok(Ok(running)) => Ok(Connection {
                     running,
@@ -608,6 +628,19 @@ async fn open(shared: &Arc<Shared>, config: &McpServerConfig) -> Result<Connecti
             }
         }
     }
+}
+
+/// Both halves of a byte stream behind the guard (see `super::guard`).
+fn guarded<R, W>(
+    shared: &Shared,
+    read: R,
+    write: W,
+) -> (super::guard::GuardedRead<R>, super::guard::GuardedWrite<W>) {
+    let in_flight = super::guard::InFlight::default();
+    (
+        super::guard::GuardedRead::new(read, in_flight.clone(), shared.task_tools.clone()),
+        super::guard::GuardedWrite::new(write, in_flight),
+    )
 }
 
 /// rmcp's handshake error in plain words.
@@ -858,6 +891,11 @@ impl Shared {
                 .map_err(|_| list_error(format!("no answer within {:?}", self.call_timeout)))?
                 .map_err(|err| list_error(err.to_string()))?;
             tools.extend(page.tools);
+            if tools.len() > MAX_IMPORTED_TOOLS {
+                return Err(list_error(format!(
+                    "it lists more than {MAX_IMPORTED_TOOLS} tools, the most one server may offer"
+                )));
+            }
             match page.next_cursor {
                 None => return Ok(tools),
                 Some(next) if !seen.insert(next.clone()) => {
@@ -873,6 +911,11 @@ impl Shared {
     /// with them.
     async fn sync_tools(self: &Arc<Self>) -> Result<(), McpError> {
         let _one_at_a_time = self.sync.lock().await;
+        self.sync_tools_locked().await
+    }
+
+    /// [`sync_tools`](Self::sync_tools), with the sync lock held.
+    async fn sync_tools_locked(self: &Arc<Self>) -> Result<(), McpError> {
         let Some(link) = self.link() else {
             return Ok(());
         };

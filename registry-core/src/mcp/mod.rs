@@ -80,16 +80,16 @@
 
 mod child;
 mod content;
+mod guard;
 mod http;
 mod import;
 mod server;
-mod sniff;
 
 pub use child::StderrTo;
 pub use http::{DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServerHandle};
 pub use import::{
     Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT,
-    DEFAULT_MAX_CALL_DURATION, McpImport, McpServerConfig, RefusedTool,
+    DEFAULT_MAX_CALL_DURATION, MAX_IMPORTED_TOOLS, McpImport, McpServerConfig, RefusedTool,
 };
 pub use server::{DEFAULT_PAGE_SIZE, McpServer};
 // Naming and posture belong to the `declare` stage (a definition can be

@@ -1,0 +1,353 @@
+//! Importing from a hostile MCP server (`hostile/server.rs`, one
+//! misbehaviour per case) costs bounded time and bounded memory, ends in
+//! a clear error or a refused tool, and leaves the other servers working.
+//!
+//! Each case runs in a child process of its own (this test binary, run
+//! again on that one test), so its peak resident memory is its own and
+//! not its neighbours': the child imports a polite server first, resets
+//! its peak (`/proc/self/clear_refs`), imports the hostile one, checks
+//! the outcome, calls the polite server again, and reports how far its
+//! peak rose. The parent holds it to [`MAX_GROWTH`]. Call timeouts are
+//! left at their defaults (60 s): every case must end by what the import
+//! reads, within [`CASE_LIMIT`], not by waiting a timeout out.
+
+use std::future::Future;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use registry_core::ToolContext;
+use registry_core::catalog::PluginRegistry;
+use registry_core::mcp::{MAX_DESCRIPTION_CHARS, McpError, McpImport, McpServerConfig};
+use serde_json::json;
+
+/// The most a case's peak resident memory may rise over what it was
+/// before the hostile import.
+const MAX_GROWTH: u64 = 64 << 20;
+
+/// The longest a case may take, hostile import, outcome and all.
+const CASE_LIMIT: Duration = Duration::from_secs(5);
+
+/// Set in the child that runs one case.
+const CHILD: &str = "REGISTRY_HOSTILE_CASE_CHILD";
+
+const SERVER: &str = env!("CARGO_BIN_EXE_hostile-mcp-server");
+
+fn server(name: &str, case: &str) -> McpServerConfig {
+    McpServerConfig::command(name, SERVER, [case])
+}
+
+/// A field of `/proc/self/status`, in bytes.
+fn status_bytes(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|rest| rest.trim().strip_suffix("kB")?.trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or_else(|| panic!("no {field} in /proc/self/status"))
+}
+
+/// Calls `tool` of `registry` with `{"text": text}`.
+async fn call(registry: &PluginRegistry, tool: &str, text: &str) -> Result<String, String> {
+    let snapshot = registry.snapshot();
+    let handle = snapshot
+        .tools()
+        .iter()
+        .find(|t| t.tool().name() == tool)
+        .ok_or_else(|| format!("`{tool}` is not registered"))?
+        .tool()
+        .clone();
+    handle
+        .call_json(json!({ "text": text }), &ToolContext::new())
+        .await
+        .map(|out| out.as_str().to_owned())
+        .map_err(|err| err.to_string())
+}
+
+/// Runs `case` in a child process and holds it to the limits; in the
+/// child, runs it and reports.
+fn hostile<F, Fut>(test: &str, case: F)
+where
+    F: FnOnce(PluginRegistry) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    if std::env::var_os(CHILD).is_some() {
+        return run_child(case);
+    }
+    let output = Command::new(std::env::current_exe().expect("the test binary"))
+        .args([test, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .output()
+        .expect("the child runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "case `{test}` failed:\n{stdout}\n{stderr}"
+    );
+    let report = stdout
+        .lines()
+        .find_map(|line| line.split_once("HOSTILE-CASE ").map(|(_, report)| report))
+        .unwrap_or_else(|| panic!("case `{test}` reported nothing:\n{stdout}\n{stderr}"));
+    let field = |name: &str| -> u64 {
+        report
+            .split(' ')
+            .find_map(|kv| kv.strip_prefix(name)?.strip_prefix('='))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in `{report}`"))
+    };
+    let growth = field("growth");
+    eprintln!("{test}: {report}");
+    assert!(
+        growth < MAX_GROWTH,
+        "case `{test}` raised peak memory by {} MiB (limit {} MiB)",
+        growth >> 20,
+        MAX_GROWTH >> 20
+    );
+}
+
+fn run_child<F, Fut>(case: F)
+where
+    F: FnOnce(PluginRegistry) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let registry = PluginRegistry::new();
+        let polite = McpImport::connect(&registry, server("polite", "polite"))
+            .await
+            .expect("the polite server imports");
+        assert_eq!(
+            call(&registry, "mcp__polite__echo", "before").await,
+            Ok("echo: before".to_owned())
+        );
+        // From here on the peak is the case's own.
+        std::fs::write("/proc/self/clear_refs", "5").expect("peak RSS resets");
+        let before = status_bytes("VmRSS");
+        let start = Instant::now();
+        tokio::time::timeout(CASE_LIMIT, case(registry.clone()))
+            .await
+            .unwrap_or_else(|_| panic!("the case did not end within {CASE_LIMIT:?}"));
+        let elapsed = start.elapsed();
+        let peak = status_bytes("VmHWM");
+        assert!(
+            polite.is_connected(),
+            "the polite server is still connected"
+        );
+        assert_eq!(
+            call(&registry, "mcp__polite__echo", "after").await,
+            Ok("echo: after".to_owned()),
+            "the polite server still answers"
+        );
+        println!(
+            "HOSTILE-CASE growth={} before={} peak={} elapsed_ms={}",
+            peak.saturating_sub(before),
+            before,
+            peak,
+            elapsed.as_millis()
+        );
+    });
+}
+
+/// The import fails, with an error that says `why`.
+async fn refused(registry: &PluginRegistry, name: &str, case: &str, why: &[&str]) -> McpError {
+    let err = McpImport::connect(registry, server(name, case))
+        .await
+        .expect_err("the hostile import fails");
+    let text = err.to_string();
+    for word in why {
+        assert!(text.contains(word), "`{word}` not in: {text}");
+    }
+    assert!(
+        !registry
+            .snapshot()
+            .tools()
+            .iter()
+            .any(|t| t.tool().name().starts_with(&format!("mcp__{name}__"))),
+        "nothing of the failed import stays registered"
+    );
+    err
+}
+
+#[test]
+fn a_hundred_thousand_tools_in_one_list() {
+    hostile(
+        "a_hundred_thousand_tools_in_one_list",
+        |registry| async move {
+            refused(&registry, "many", "many-tools", &["more than 10000 tools"]).await;
+        },
+    );
+}
+
+#[test]
+fn a_ten_megabyte_description() {
+    hostile("a_ten_megabyte_description", |registry| async move {
+        let import = McpImport::connect(&registry, server("huge", "huge-description"))
+            .await
+            .expect("imports");
+        let snapshot = registry.snapshot();
+        let huge = snapshot
+            .tools()
+            .iter()
+            .find(|t| t.tool().name() == "mcp__huge__huge")
+            .expect("the tool is imported, its description cut");
+        let description = huge.tool().spec().description();
+        assert!(description.chars().count() <= MAX_DESCRIPTION_CHARS);
+        assert!(
+            description.contains("cut"),
+            "the cut is said: {description}"
+        );
+        assert_eq!(
+            call(&registry, "mcp__huge__echo", "hi").await,
+            Ok("echo: hi".to_owned())
+        );
+        drop(import);
+    });
+}
+
+#[test]
+fn a_schema_ten_thousand_levels_deep() {
+    hostile("a_schema_ten_thousand_levels_deep", |registry| async move {
+        refused(&registry, "deep", "deep-schema", &["nests deeper"]).await;
+    });
+}
+
+#[test]
+fn pagination_that_never_ends() {
+    hostile("pagination_that_never_ends", |registry| async move {
+        refused(&registry, "endless", "endless-pages", &["pages"]).await;
+    });
+}
+
+#[test]
+fn pagination_that_cycles() {
+    hostile("pagination_that_cycles", |registry| async move {
+        refused(&registry, "cycling", "cycling-pages", &["came back"]).await;
+    });
+}
+
+#[test]
+fn a_flood_of_list_changed() {
+    hostile("a_flood_of_list_changed", |registry| async move {
+        let import = McpImport::connect(&registry, server("flood", "list-changed-flood"))
+            .await
+            .expect("imports");
+        // Two seconds of a thousand notifications a second: calls to the
+        // flooding server and to the others keep answering throughout.
+        let until = Instant::now() + Duration::from_secs(2);
+        let mut calls = 0;
+        while Instant::now() < until {
+            assert_eq!(
+                call(&registry, "mcp__flood__echo", "hi").await,
+                Ok("echo: hi".to_owned())
+            );
+            assert_eq!(
+                call(&registry, "mcp__polite__echo", "hi").await,
+                Ok("echo: hi".to_owned())
+            );
+            calls += 1;
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(calls > 10, "calls kept answering ({calls})");
+        drop(import);
+    });
+}
+
+#[test]
+fn answers_to_ids_never_sent() {
+    hostile("answers_to_ids_never_sent", |registry| async move {
+        let _import = McpImport::connect(&registry, server("stray", "stray-ids"))
+            .await
+            .expect("imports");
+        for text in ["one", "two", "three"] {
+            assert_eq!(
+                call(&registry, "mcp__stray__echo", text).await,
+                Ok(format!("echo: {text}"))
+            );
+        }
+    });
+}
+
+#[test]
+fn frames_dripped_one_byte_at_a_time() {
+    hostile("frames_dripped_one_byte_at_a_time", |registry| async move {
+        let _import = McpImport::connect(&registry, server("drip", "drip"))
+            .await
+            .expect("imports");
+        assert_eq!(
+            call(&registry, "mcp__drip__echo", "slowly").await,
+            Ok("echo: slowly".to_owned())
+        );
+    });
+}
+
+#[test]
+fn bytes_that_are_not_utf8() {
+    hostile("bytes_that_are_not_utf8", |registry| async move {
+        refused(&registry, "latin", "invalid-utf8", &["UTF-8"]).await;
+    });
+}
+
+#[test]
+fn a_server_that_closes_its_stdout_but_stays_alive() {
+    hostile(
+        "a_server_that_closes_its_stdout_but_stays_alive",
+        |registry| async move {
+            let import = McpImport::connect(&registry, server("mute", "closed-stdout"))
+                .await
+                .expect("the listing came before the close");
+            import.disconnected().await;
+            let err = call(&registry, "mcp__mute__echo", "hi").await.unwrap_err();
+            assert!(err.contains("not registered"), "{err}");
+            // And the process is gone, not left running with no one to
+            // read it.
+            while live_children_running("closed-stdout") > 0 {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        },
+    );
+}
+
+#[test]
+fn a_gigabyte_result() {
+    hostile("a_gigabyte_result", |registry| async move {
+        let _import = McpImport::connect(&registry, server("big", "gigabyte-result"))
+            .await
+            .expect("imports");
+        let err = call(&registry, "mcp__big__echo", "hi").await.unwrap_err();
+        assert!(err.contains("MiB") && err.contains("limit"), "{err}");
+    });
+}
+
+/// Children of this process running the hostile server with `case`, not
+/// yet exited (zombies awaiting their reaper do not count).
+fn live_children_running(case: &str) -> usize {
+    let me = std::process::id().to_string();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter(|entry| entry.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // `pid (comm) state ppid ...`: comm may hold spaces, so read
+            // after its closing parenthesis.
+            let mut rest = stat
+                .rsplit_once(')')
+                .map_or("", |(_, r)| r)
+                .split_whitespace();
+            let (state, ppid) = (rest.next(), rest.next());
+            state != Some("Z") && ppid == Some(me.as_str())
+        })
+        .filter(|entry| {
+            std::fs::read(entry.path().join("cmdline"))
+                .map(|cmd| cmd.split(|&b| b == 0).any(|arg| arg == case.as_bytes()))
+                .unwrap_or(false)
+        })
+        .count()
+}
