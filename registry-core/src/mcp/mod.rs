@@ -60,6 +60,21 @@
 //! also imports a definition without a connection (from a file, a cached
 //! `tools/list`) into exactly the same tool.
 //!
+//! # What a hostile server costs
+//!
+//! Over a child process or an in-process stream, every frame a server
+//! sends is read by a guard before rmcp parses it: held whole only up to
+//! 16 MiB (rmcp's own line limit; a longer one is read through and not
+//! kept), and an answer that is too big, lists more than
+//! [`MAX_IMPORTED_TOOLS`] tools, is not UTF-8, not JSON, nested past 128
+//! levels or not shaped as an MCP message fails its request at once with
+//! an error saying which, instead of leaving it to time out. Answers to
+//! ids this client never sent are dropped. A listing stops at 1,000 pages,
+//! at a cursor that comes back, and at [`MAX_IMPORTED_TOOLS`] tools; a
+//! flood of `list_changed` runs one refresh at a time with at most one
+//! waiting. `tests/tests/hostile_mcp.rs` holds each case to 5 s and
+//! 64 MiB of peak memory, with other servers unaffected.
+//!
 //! # Lifecycle
 //!
 //! A `list_changed` notification re-lists and re-registers the server's

@@ -132,7 +132,7 @@ impl Scan {
     }
 
     fn is_object(&self, depth: u32) -> bool {
-        depth >= 1 && depth <= 3 && self.objects & (1 << (depth - 1)) != 0
+        (1..=3).contains(&depth) && self.objects & (1 << (depth - 1)) != 0
     }
 
     fn structural(&mut self, b: u8) {
@@ -151,7 +151,6 @@ impl Scan {
                     self.start_id();
                     self.push_id(b);
                 }
-                return;
             }
             b'{' | b'[' => {
                 if at_id_value {
