@@ -739,8 +739,13 @@ async fn the_approver_sees_the_call() {
     assert_eq!(request.call_id, "toolu_42");
     assert_eq!(request.tool, "probe");
     // The arguments after null handling, and the normalised path.
-    assert_eq!(request.input, json!({ "path": "./src//a.rs" }));
-    assert_eq!(request.content.as_deref(), Some("src/a.rs"));
+    assert_eq!(*request.input, json!({ "path": "./src//a.rs" }));
+    assert_eq!(
+        request.content.as_ref().map(PermissionContent::as_str),
+        Some("src/a.rs")
+    );
+    // Shared with the call, not copied.
+    assert!(std::ptr::eq(&*request.input, prepared.args()));
 }
 
 #[tokio::test]

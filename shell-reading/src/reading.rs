@@ -3,6 +3,7 @@
 //! cannot vouch for that list.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::environment::names_what_runs;
 use crate::options::{Item, Table};
@@ -333,14 +334,29 @@ impl Reading {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandLine {
-    text: String,
+    text: Arc<str>,
     reading: Reading,
 }
 
 impl CommandLine {
     /// Reads `text` (see [`read`]).
     pub fn new(text: impl Into<String>) -> CommandLine {
-        let text = text.into();
+        CommandLine::shared(Arc::from(text.into()))
+    }
+
+    /// Reads `text` and keeps it without a copy: for a caller that holds
+    /// the command itself too (a tool's parsed input), so a long command
+    /// is in memory once however many hold it.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use shell_reading::CommandLine;
+    ///
+    /// let text: Arc<str> = Arc::from("ls -la");
+    /// let line = CommandLine::shared(Arc::clone(&text));
+    /// assert!(std::ptr::eq(line.text(), &*text));
+    /// ```
+    pub fn shared(text: Arc<str>) -> CommandLine {
         let reading = read(&text);
         CommandLine { text, reading }
     }

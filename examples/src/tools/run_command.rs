@@ -159,7 +159,7 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
     read_only = |i: &RunCommandInput| i.classification().read_only,
     destructive = |i: &RunCommandInput| i.classification().destructive,
     access = |i: &RunCommandInput| reading_access(i.line().reading()),
-    classifier_input = |i: &RunCommandInput| i.command.clone(),
+    classifier_input = |i: &RunCommandInput| i.command.to_string(),
     search_hint = "shell bash terminal execute exec program",
 )]
 #[derive(Debug, Clone, Copy, Default)]
@@ -170,7 +170,13 @@ pub struct RunCommand;
 #[serde(deny_unknown_fields)]
 pub struct RunCommandInput {
     /// The shell command to run with `sh -c`, in the workspace root.
-    pub command: String,
+    // Shared with its reading (and through it with the permission content
+    // an approver sees), so a long command is held once. (A `//` comment:
+    // the doc comment above is the schema's description, which the model
+    // reads.)
+    #[serde(deserialize_with = "shared_str")]
+    #[schemars(with = "String")]
+    pub command: Arc<str>,
     /// Seconds before the command is killed. Defaults to 30; at most 600.
     #[serde(default = "default_timeout")]
     pub timeout_secs: u64,
@@ -191,7 +197,7 @@ impl RunCommandInput {
     /// The arguments for running `command` with the default timeout.
     pub fn new(command: impl Into<String>) -> Self {
         RunCommandInput {
-            command: command.into(),
+            command: Arc::from(command.into()),
             timeout_secs: DEFAULT_TIMEOUT_SECS,
             read: OnceLock::new(),
         }
@@ -199,7 +205,7 @@ impl RunCommandInput {
 
     fn read(&self) -> &Read {
         self.read.get_or_init(|| {
-            let line = Arc::new(CommandLine::new(self.command.clone()));
+            let line = Arc::new(CommandLine::shared(Arc::clone(&self.command)));
             let class = classify_reading(line.reading());
             Read { line, class }
         })
@@ -219,6 +225,24 @@ impl RunCommandInput {
 
 fn default_timeout() -> u64 {
     DEFAULT_TIMEOUT_SECS
+}
+
+/// A string argument into an `Arc<str>` with one copy of the text (serde's
+/// own `Arc<str>` goes through a `Box<str>` first, two).
+fn shared_str<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Arc<str>, D::Error> {
+    struct Shared;
+    impl serde::de::Visitor<'_> for Shared {
+        type Value = Arc<str>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a string")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Arc<str>, E> {
+            Ok(Arc::from(text))
+        }
+    }
+    deserializer.deserialize_str(Shared)
 }
 
 /// Why `run_command` failed. A command that runs and exits non-zero is not

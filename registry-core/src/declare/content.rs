@@ -55,12 +55,16 @@ pub enum ContentKind {
 /// assert_eq!(command.as_str(), "git status");
 /// assert!(command.command_line().unwrap().reading().is_checkable());
 /// ```
+///
+/// Cloning is cheap (the text is shared, never copied): the pipeline hands
+/// the content to an approver, and a content can be as long as the
+/// arguments it was made from.
 #[derive(Debug, Clone)]
 pub struct PermissionContent {
-    inner: Inner,
+    inner: Arc<Inner>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 enum Inner {
     Text(String),
     Command(Arc<CommandLine>),
@@ -85,9 +89,7 @@ impl Hash for PermissionContent {
 impl PermissionContent {
     /// Opaque text, compared as written.
     pub fn text(text: impl Into<String>) -> Self {
-        PermissionContent {
-            inner: Inner::Text(text.into()),
-        }
+        PermissionContent::of(Inner::Text(text.into()))
     }
 
     /// A shell command line, kept as written and read once (see
@@ -100,9 +102,7 @@ impl PermissionContent {
     /// own decisions (posture, hardening) shares that one reading with the
     /// rules.
     pub fn from_command_line(line: Arc<CommandLine>) -> Self {
-        PermissionContent {
-            inner: Inner::Command(line),
-        }
+        PermissionContent::of(Inner::Command(line))
     }
 
     /// A file path, normalised lexically with [`normalize_path`] (a path
@@ -116,14 +116,18 @@ impl PermissionContent {
         } else {
             normalize_path(path)
         };
+        PermissionContent::of(Inner::Path(text))
+    }
+
+    fn of(inner: Inner) -> Self {
         PermissionContent {
-            inner: Inner::Path(text),
+            inner: Arc::new(inner),
         }
     }
 
     /// How the text is compared.
     pub fn kind(&self) -> ContentKind {
-        match self.inner {
+        match *self.inner {
             Inner::Text(_) => ContentKind::Text,
             Inner::Command(_) => ContentKind::Command,
             Inner::Path(_) => ContentKind::Path,
@@ -132,7 +136,7 @@ impl PermissionContent {
 
     /// The text (for a path, the normalised path).
     pub fn as_str(&self) -> &str {
-        match &self.inner {
+        match &*self.inner {
             Inner::Text(text) | Inner::Path(text) => text,
             Inner::Command(line) => line.text(),
         }
@@ -140,17 +144,19 @@ impl PermissionContent {
 
     /// The command line and its reading, for command content.
     pub fn command_line(&self) -> Option<&CommandLine> {
-        match &self.inner {
+        match &*self.inner {
             Inner::Command(line) => Some(line),
             _ => None,
         }
     }
 
-    /// Consumes the content, returning its text.
+    /// Consumes the content, returning its text (moved out when this is
+    /// the only clone, else copied).
     pub fn into_string(self) -> String {
-        match self.inner {
-            Inner::Text(text) | Inner::Path(text) => text,
-            Inner::Command(line) => line.text().to_owned(),
+        match Arc::try_unwrap(self.inner) {
+            Ok(Inner::Text(text) | Inner::Path(text)) => text,
+            Ok(Inner::Command(line)) => line.text().to_owned(),
+            Err(shared) => PermissionContent { inner: shared }.as_str().to_owned(),
         }
     }
 }

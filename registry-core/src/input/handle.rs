@@ -6,7 +6,7 @@
 //! permission hooks, the call itself) catches panics here and answers with
 //! the strict value, so one faulty tool never takes the runtime down.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::fmt;
 use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -29,6 +29,8 @@ use crate::{
 };
 
 type AnyInput = Box<dyn Any + Send + Sync>;
+/// A borrowed input, of whichever type the tool takes.
+type InputRef<'a> = &'a (dyn Any + Send + Sync);
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Which boolean posture to evaluate.
@@ -62,10 +64,14 @@ impl Question {
 trait ErasedTool: Send + Sync + 'static {
     fn tool_any(&self) -> &dyn Any;
     fn parse(&self, args: &Value) -> Result<AnyInput, (String, String)>;
-    fn permission_content(&self, input: &AnyInput) -> Option<PermissionContent>;
-    fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), Failure>;
+    fn permission_content(&self, input: InputRef<'_>) -> Option<PermissionContent>;
+    fn validate(&self, input: InputRef<'_>, cx: &ToolContext) -> Result<(), Failure>;
     /// `None` on an input of the wrong type.
-    fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> Option<PermissionDecision>;
+    fn check_permissions(
+        &self,
+        input: InputRef<'_>,
+        cx: &ToolContext,
+    ) -> Option<PermissionDecision>;
     fn call<'a>(&'a self, input: AnyInput, cx: &'a ToolContext) -> BoxFuture<'a, CallResult>;
 }
 
@@ -149,12 +155,12 @@ impl<T: Tool> ErasedTool for Typed<T> {
         Ok(Box::new(<T::Input as ToolInput>::__parse(args)?))
     }
 
-    fn permission_content(&self, input: &AnyInput) -> Option<PermissionContent> {
+    fn permission_content(&self, input: InputRef<'_>) -> Option<PermissionContent> {
         self.tool
             .permission_content(input.downcast_ref::<T::Input>()?)
     }
 
-    fn validate(&self, input: &AnyInput, cx: &ToolContext) -> Result<(), Failure> {
+    fn validate(&self, input: InputRef<'_>, cx: &ToolContext) -> Result<(), Failure> {
         let Some(input) = input.downcast_ref::<T::Input>() else {
             return Err(Failure::Mismatch);
         };
@@ -164,7 +170,11 @@ impl<T: Tool> ErasedTool for Typed<T> {
         }
     }
 
-    fn check_permissions(&self, input: &AnyInput, cx: &ToolContext) -> Option<PermissionDecision> {
+    fn check_permissions(
+        &self,
+        input: InputRef<'_>,
+        cx: &ToolContext,
+    ) -> Option<PermissionDecision> {
         Some(
             self.tool
                 .check_permissions(input.downcast_ref::<T::Input>()?, cx),
@@ -205,6 +215,10 @@ pub struct ToolHandle {
 
 struct Inner {
     tool: Box<dyn ErasedTool>,
+    /// The tool's input type is `serde_json::Value` (runtime and imported
+    /// tools): its input is the arguments themselves, never parsed into a
+    /// copy of them.
+    json_input: bool,
     spec: ToolSpec,
     evaluators: Evaluators,
     schema_source: SchemaSource,
@@ -241,6 +255,7 @@ impl ToolHandle {
         };
         Self::from_erased(
             Box::new(Typed { tool }),
+            TypeId::of::<T::Input>() == TypeId::of::<Value>(),
             declaration.spec,
             declaration.evaluators,
             schema_source,
@@ -252,6 +267,7 @@ impl ToolHandle {
     /// once rather than once per tool.
     fn from_erased(
         tool: Box<dyn ErasedTool>,
+        json_input: bool,
         mut spec: ToolSpec,
         evaluators: Evaluators,
         schema_source: SchemaSource,
@@ -263,6 +279,7 @@ impl ToolHandle {
         ToolHandle {
             inner: Arc::new(Inner {
                 tool,
+                json_input,
                 spec,
                 evaluators,
                 schema_source,
@@ -358,17 +375,25 @@ impl ToolHandle {
         if plan.needs_null_walk(&args) {
             crate::input::nulls::drop_null_optionals(&mut args, self.input_schema());
         }
-        // Parsed from a borrow so the arguments stay, as sent, for an
-        // approver to see (`PreparedCall::args`) without a copy.
-        let input = self
-            .inner
-            .tool
-            .parse(&args)
-            .map_err(|(path, message)| invalid_input(self.name(), &path, &message))?;
+        // A typed input is parsed from a borrow, so the arguments stay, as
+        // sent, for an approver to see (`PreparedCall::args`); a JSON input
+        // is the arguments, held once.
+        let input = if self.inner.json_input {
+            Input::Json(Arc::new(args))
+        } else {
+            let input = self
+                .inner
+                .tool
+                .parse(&args)
+                .map_err(|(path, message)| invalid_input(self.name(), &path, &message))?;
+            Input::Parsed {
+                input,
+                args: Arc::new(args),
+            }
+        };
         Ok(PreparedCall {
             tool: self.clone(),
             input,
-            args,
             postures: OnceLock::new(),
         })
     }
@@ -424,13 +449,46 @@ impl ToolHandle {
 /// then run it.
 pub struct PreparedCall {
     tool: ToolHandle,
-    input: AnyInput,
-    /// The arguments as parsed (after null handling), for approvers.
-    args: Value,
+    input: Input,
     /// The three postures, evaluated together on the first question, so
     /// batching and the permission pipeline act on the same answers (and
     /// the expressions run once per call, not once per question).
     postures: OnceLock<Postures>,
+}
+
+/// A call's input and the arguments it came from (after null handling),
+/// each held once: the arguments are shared with an approver, never
+/// copied, and a JSON input is the arguments themselves.
+enum Input {
+    /// The tool's own type, parsed from a borrow of the arguments.
+    Parsed { input: AnyInput, args: Arc<Value> },
+    /// A tool that takes JSON (runtime and imported tools).
+    Json(Arc<Value>),
+}
+
+impl Input {
+    fn args(&self) -> &Arc<Value> {
+        match self {
+            Input::Parsed { args, .. } | Input::Json(args) => args,
+        }
+    }
+
+    fn as_any(&self) -> InputRef<'_> {
+        match self {
+            Input::Parsed { input, .. } => &**input,
+            Input::Json(args) => &**args,
+        }
+    }
+
+    /// The input the body takes. The arguments of a typed input are let go
+    /// here, before the body runs; a JSON input is moved out of its `Arc`
+    /// (copied only if an approver kept its request).
+    fn into_any(self) -> AnyInput {
+        match self {
+            Input::Parsed { input, .. } => input,
+            Input::Json(args) => Box::new(Arc::unwrap_or_clone(args)),
+        }
+    }
 }
 
 /// The three postures of one call, and how many of them fell back to the
@@ -461,7 +519,12 @@ impl PreparedCall {
     /// The arguments the input was parsed from, after null handling (an
     /// optional field sent as `null` is absent here).
     pub fn args(&self) -> &Value {
-        &self.args
+        self.input.args()
+    }
+
+    /// The arguments, shared (for an approval request).
+    pub(crate) fn shared_args(&self) -> &Arc<Value> {
+        self.input.args()
     }
 
     /// The text content rules (`Tool(content)`) are matched against: the
@@ -476,15 +539,16 @@ impl PreparedCall {
     /// [`permission_content`](Self::permission_content) with its kind.
     pub(crate) fn content(&self) -> Option<PermissionContent> {
         let erased = &self.tool.inner.tool;
-        catch_unwind(AssertUnwindSafe(|| erased.permission_content(&self.input))).unwrap_or_else(
-            |_| {
-                tracing::warn!(
-                    tool = self.tool.name(),
-                    "permission content hook panicked; content rules cannot match this call"
-                );
-                None
-            },
-        )
+        catch_unwind(AssertUnwindSafe(|| {
+            erased.permission_content(self.input.as_any())
+        }))
+        .unwrap_or_else(|_| {
+            tracing::warn!(
+                tool = self.tool.name(),
+                "permission content hook panicked; content rules cannot match this call"
+            );
+            None
+        })
     }
 
     fn ask(&self, question: Question) -> bool {
@@ -499,7 +563,7 @@ impl PreparedCall {
     /// The answer, and whether it is the strict fallback.
     fn ask_tracked(&self, question: Question) -> (bool, bool) {
         let evaluators = &self.tool.inner.evaluators;
-        let input: &dyn Any = &*self.input;
+        let input: &dyn Any = self.input.as_any();
         let answer = || match question {
             Question::ConcurrencySafe => evaluators.concurrency_safe(input),
             Question::ReadOnly => evaluators.read_only(input),
@@ -568,7 +632,7 @@ impl PreparedCall {
     /// panicking expression (the executor counts those per tool).
     pub(crate) fn access_tracked(&self) -> (Option<Access>, bool) {
         let evaluators = &self.tool.inner.evaluators;
-        match catch_unwind(AssertUnwindSafe(|| evaluators.access(&*self.input))) {
+        match catch_unwind(AssertUnwindSafe(|| evaluators.access(self.input.as_any()))) {
             Ok(Some(access)) => (access, false),
             Ok(None) => (Some(Access::everything()), true),
             Err(_) => {
@@ -588,7 +652,7 @@ impl PreparedCall {
     pub fn classifier_input(&self) -> Option<String> {
         let evaluators = &self.tool.inner.evaluators;
         catch_unwind(AssertUnwindSafe(|| {
-            evaluators.classifier_input(&*self.input)
+            evaluators.classifier_input(self.input.as_any())
         }))
         .ok()
         .flatten()
@@ -599,7 +663,7 @@ impl PreparedCall {
         let erased = &self.tool.inner.tool;
         let name = self.tool.name();
         match catch_unwind(AssertUnwindSafe(|| {
-            erased.check_permissions(&self.input, cx)
+            erased.check_permissions(self.input.as_any(), cx)
         })) {
             Ok(Some(decision)) => decision,
             Ok(None) => PermissionDecision::Deny {
@@ -653,7 +717,9 @@ impl PreparedCall {
     /// The tool's `validate_input`; a panic is an error.
     pub(crate) fn validate(&self, cx: &ToolContext) -> Result<(), ToolError> {
         let erased = &self.tool.inner.tool;
-        match catch_unwind(AssertUnwindSafe(|| erased.validate(&self.input, cx))) {
+        match catch_unwind(AssertUnwindSafe(|| {
+            erased.validate(self.input.as_any(), cx)
+        })) {
             Ok(result) => result.map_err(|failure| failure.into_error(self.tool.name())),
             Err(payload) => Err(panicked(self.tool.name(), "validate_input", payload)),
         }
@@ -663,10 +729,13 @@ impl PreparedCall {
     /// executor, which has authorized and validated the call and caps
     /// (or spills) the result itself. A panic is an error.
     pub(crate) async fn invoke(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let tool = self.tool;
+        let PreparedCall { tool, input, .. } = self;
         let name = tool.name();
         let erased = &tool.inner.tool;
-        let future = match catch_unwind(AssertUnwindSafe(|| erased.call(self.input, cx))) {
+        // Taken apart before the body runs, so nothing of the call but
+        // the input the body owns is held while it does.
+        let input = input.into_any();
+        let future = match catch_unwind(AssertUnwindSafe(|| erased.call(input, cx))) {
             Ok(future) => future,
             Err(payload) => return Err(panicked(name, "call", payload)),
         };

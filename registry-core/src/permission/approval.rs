@@ -5,6 +5,9 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
+
+use crate::declare::PermissionContent;
 
 /// A boxed future as the judges return it: `Send`, so the pipeline's
 /// `authorize` stays `Send` and runs on any executor.
@@ -27,6 +30,10 @@ pub enum Approval {
 }
 
 /// The question an approver gets.
+///
+/// The arguments and the content are the call's own, shared rather than
+/// copied (a model's arguments can run to megabytes), so a request is
+/// cheap to make and to clone.
 #[derive(Debug, Clone)]
 pub struct ApprovalRequest {
     /// The model's id for the call.
@@ -34,9 +41,10 @@ pub struct ApprovalRequest {
     /// The tool's primary name (also when the model used an alias).
     pub tool: String,
     /// The arguments as sent (after null handling).
-    pub input: serde_json::Value,
-    /// The tool's permission content (command, path), if any.
-    pub content: Option<String>,
+    pub input: Arc<serde_json::Value>,
+    /// The tool's permission content (command, path) with its kind, if
+    /// any; its text is [`PermissionContent::as_str`].
+    pub content: Option<PermissionContent>,
     /// Why approval is needed, e.g. "`write_file` can change files or state".
     pub reason: String,
 }
@@ -55,7 +63,7 @@ pub struct ApprovalRequest {
 /// impl Approver for ListingsOnly {
 ///     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> JudgeFuture<'a, Approval> {
 ///         Box::pin(async move {
-///             if request.content.as_deref().is_some_and(|c| c.starts_with("ls ")) {
+///             if request.content.as_ref().is_some_and(|c| c.as_str().starts_with("ls ")) {
 ///                 Approval::AllowOnce
 ///             } else {
 ///                 Approval::Deny { reason: Some("only listings today".into()) }

@@ -152,18 +152,15 @@ impl ContentPattern {
     pub(crate) fn matches_text(&self, text: &str, kind: ContentKind) -> bool {
         match kind {
             ContentKind::Path => {
-                self.path_form
-                    .matches(text, Boundary::PathComponent, |_| true)
+                self.path_form.matches(text, Boundary::PathComponent)
                     || (!text.starts_with('/')
                         && matches!(self.path_form, Form::Glob(_))
-                        && self.path_form.matches(
-                            &format!("./{text}"),
-                            Boundary::PathComponent,
-                            |_| true,
-                        ))
+                        && self
+                            .path_form
+                            .matches(&format!("./{text}"), Boundary::PathComponent))
             }
-            ContentKind::Command => self.form.matches(text, Boundary::Word, |_| true),
-            _ => self.form.matches(text, Boundary::Anywhere, |_| true),
+            ContentKind::Command => self.form.matches(text, Boundary::Word),
+            _ => self.form.matches(text, Boundary::Anywhere),
         }
     }
 
@@ -221,7 +218,7 @@ impl ContentPattern {
                     WordsMatch::No
                 }
             }
-            Form::Glob(tokens) if complete => yes_or_no(glob_matches(tokens, &known, |_| true)),
+            Form::Glob(tokens) if complete => yes_or_no(glob_matches(tokens, &known)),
             Form::Glob(tokens) => {
                 let head: String = tokens
                     .iter()
@@ -291,23 +288,12 @@ impl Form {
         }
     }
 
-    /// Whether `text` matches; `star_may_cover` limits what a prefix's
-    /// tail or a `*` may stand for.
-    fn matches(
-        &self,
-        text: &str,
-        boundary: Boundary,
-        star_may_cover: impl Fn(char) -> bool,
-    ) -> bool {
+    /// Whether `text` matches.
+    fn matches(&self, text: &str, boundary: Boundary) -> bool {
         match self {
             Form::Exact(exact) => text == exact,
-            Form::Prefix(prefix) => {
-                let Some(rest) = prefix_rest(text, prefix, boundary) else {
-                    return false;
-                };
-                rest.chars().all(star_may_cover)
-            }
-            Form::Glob(tokens) => glob_matches(tokens, text, star_may_cover),
+            Form::Prefix(prefix) => prefix_rest(text, prefix, boundary).is_some(),
+            Form::Glob(tokens) => glob_matches(tokens, text),
         }
     }
 }
@@ -343,36 +329,47 @@ fn prefix_rest<'t>(text: &'t str, prefix: &str, boundary: Boundary) -> Option<&'
     at_boundary.then_some(rest)
 }
 
-/// Wildcard matching by dynamic programming over the pattern's tokens:
-/// linear in the text for each token, with no backtracking blow-up on
-/// patterns like `*a*a*a*b`.
-fn glob_matches(tokens: &[Token], text: &str, star_may_cover: impl Fn(char) -> bool) -> bool {
-    let text: Vec<char> = text.chars().collect();
-    // `row[j]`: the tokens so far match the first `j` characters.
-    let mut row = vec![false; text.len() + 1];
-    row[0] = true;
-    let mut next = vec![false; text.len() + 1];
-    for token in tokens {
-        match *token {
-            Token::Char(expected) => {
-                next[0] = false;
-                for j in 0..text.len() {
-                    next[j + 1] = row[j] && text[j] == expected;
-                }
-            }
-            Token::Star => {
-                next[0] = row[0];
-                for j in 0..text.len() {
-                    next[j + 1] = row[j + 1] || (next[j] && star_may_cover(text[j]));
-                }
-            }
-        }
-        std::mem::swap(&mut row, &mut next);
-        if !row.contains(&true) {
-            return false;
+/// Wildcard matching: the literal pieces between the stars must appear
+/// in the text in order, the first at its start and the last at its end.
+/// Taking each middle piece at its first occurrence is never wrong (a
+/// later one only leaves less text for the pieces after it), so one pass
+/// decides: linear in the text, no backtracking blow-up on patterns like
+/// `*a*a*a*b`, and no allocation the size of the text (a content can be
+/// a 100 MB argument).
+fn glob_matches(tokens: &[Token], text: &str) -> bool {
+    let pieces: Vec<String> = tokens
+        .split(|token| *token == Token::Star)
+        .map(|piece| {
+            piece
+                .iter()
+                .filter_map(|token| match token {
+                    Token::Char(c) => Some(*c),
+                    Token::Star => None,
+                })
+                .collect()
+        })
+        .collect();
+    let [first, rest @ ..] = pieces.as_slice() else {
+        return text.is_empty();
+    };
+    let Some(mut text) = text.strip_prefix(first.as_str()) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        // No star: the whole text is the one piece.
+        return text.is_empty();
+    };
+    let Some(inner) = text.strip_suffix(last.as_str()) else {
+        return false;
+    };
+    text = inner;
+    for piece in middle {
+        match text.find(piece.as_str()) {
+            Some(at) => text = &text[at + piece.len()..],
+            None => return false,
         }
     }
-    row[text.len()]
+    true
 }
 
 #[cfg(test)]
@@ -532,5 +529,48 @@ mod tests {
         let host = ContentPattern::parse("https://docs.rs/:*");
         assert!(host.matches(&PermissionContent::text("https://docs.rs/serde")));
         assert!(!host.matches(&PermissionContent::text("https://docs.rs.evil/")));
+    }
+
+    /// The matcher this module had before: dynamic programming over
+    /// every character, right by construction and slow to allocate (a
+    /// `char` and two flags per character of the text).
+    fn glob_by_table(tokens: &[Token], text: &str) -> bool {
+        let text: Vec<char> = text.chars().collect();
+        let mut row = vec![false; text.len() + 1];
+        row[0] = true;
+        let mut next = vec![false; text.len() + 1];
+        for token in tokens {
+            match *token {
+                Token::Char(expected) => {
+                    next[0] = false;
+                    for j in 0..text.len() {
+                        next[j + 1] = row[j] && text[j] == expected;
+                    }
+                }
+                Token::Star => {
+                    next[0] = row[0];
+                    for j in 0..text.len() {
+                        next[j + 1] = row[j + 1] || next[j];
+                    }
+                }
+            }
+            std::mem::swap(&mut row, &mut next);
+        }
+        row[text.len()]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn globs_match_as_the_table_does(pattern in "[ab*é]{0,8}", text in "[abé]{0,12}") {
+            let tokens: Vec<Token> = pattern
+                .chars()
+                .map(|c| if c == '*' { Token::Star } else { Token::Char(c) })
+                .collect();
+            proptest::prop_assert_eq!(
+                glob_matches(&tokens, &text),
+                glob_by_table(&tokens, &text),
+                "{} on {}", pattern, text
+            );
+        }
     }
 }

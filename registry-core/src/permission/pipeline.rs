@@ -645,8 +645,8 @@ impl PermissionPipeline {
         let request = ApprovalRequest {
             call_id: call_id.to_owned(),
             tool: name.to_owned(),
-            input: call.args().clone(),
-            content: content.map(|c| c.as_str().to_owned()),
+            input: Arc::clone(call.shared_args()),
+            content: content.cloned(),
             reason,
         };
         let answer = match catch_unwind(AssertUnwindSafe(|| approver.approve(&request))) {

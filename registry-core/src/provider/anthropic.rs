@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Calls, NextRequest, ProviderError, arguments, required_str};
+use super::{Calls, NextRequest, ProviderError, arguments, object, required_str};
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
 use crate::session::deferral::TOOL_SEARCH_NAME;
@@ -53,7 +53,7 @@ pub fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
 /// The next user message: one `tool_result` block per result, in order.
 pub fn results_to(results: &[ToolCallResult]) -> Value {
     let blocks: Vec<Value> = results.iter().map(tool_result).collect();
-    json!({ "role": "user", "content": blocks })
+    object([("role", "user".into()), ("content", Value::Array(blocks))])
 }
 
 /// Reads the calls, runs them, and returns the assistant message to echo
@@ -61,6 +61,14 @@ pub fn results_to(results: &[ToolCallResult]) -> Value {
 pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
     let calls = calls_from(response)?;
     let skipped = calls.skipped().to_vec();
+    let results = if calls.is_empty() {
+        Vec::new()
+    } else {
+        vec![results_to(&calls.run(executor).await)]
+    };
+    // The echo is copied from the response once the calls have run, so a
+    // large input is not held three times over (response, echo, call)
+    // while they do.
     let mut content = response
         .get("content")
         .cloned()
@@ -78,18 +86,10 @@ pub async fn respond(executor: &Executor, response: &Value) -> Result<NextReques
             }
         }
     }
-    let echo = vec![json!({ "role": "assistant", "content": content })];
-    if calls.is_empty() {
-        return Ok(NextRequest {
-            echo,
-            results: Vec::new(),
-            skipped,
-        });
-    }
-    let results = calls.run(executor).await;
+    let echo = vec![object([("role", "assistant".into()), ("content", content)])];
     Ok(NextRequest {
         echo,
-        results: vec![results_to(&results)],
+        results,
         skipped,
     })
 }
@@ -101,7 +101,7 @@ fn tool_result(result: &ToolCallResult) -> Value {
     block.insert("tool_use_id".into(), result.id().into());
     if result.is_error() {
         block.insert("is_error".into(), true.into());
-        block.insert("content".into(), json!([text(result.content())]));
+        block.insert("content".into(), Value::Array(vec![text(result.content())]));
         return Value::Object(block);
     }
     let content = search_references(result).unwrap_or_else(|| {
@@ -144,10 +144,17 @@ fn content_block(block: &ContentBlock) -> Option<Value> {
     let b64 = |data: &[u8]| base64::engine::general_purpose::STANDARD.encode(data);
     Some(match block {
         ContentBlock::Text(t) if t.is_empty() => return None,
-        ContentBlock::Image(image) if IMAGE_TYPES.contains(&image.media_type.as_str()) => json!({
-            "type": "image",
-            "source": { "type": "base64", "media_type": image.media_type, "data": b64(&image.data) },
-        }),
+        ContentBlock::Image(image) if IMAGE_TYPES.contains(&image.media_type.as_str()) => object([
+            ("type", "image".into()),
+            (
+                "source",
+                object([
+                    ("type", "base64".into()),
+                    ("media_type", image.media_type.as_str().into()),
+                    ("data", b64(&image.data).into()),
+                ]),
+            ),
+        ]),
         ContentBlock::Image(image) => text(&format!(
             "[image ({}, {} bytes) not sent: the Anthropic API takes JPEG, PNG, GIF and WebP images]",
             image.media_type,
@@ -166,7 +173,11 @@ fn content_block(block: &ContentBlock) -> Option<Value> {
                 (ResourceData::Bytes(bytes), Some("application/pdf")) => {
                     doc.insert(
                         "source".into(),
-                        json!({ "type": "base64", "media_type": "application/pdf", "data": b64(bytes) }),
+                        object([
+                            ("type", "base64".into()),
+                            ("media_type", "application/pdf".into()),
+                            ("data", b64(bytes).into()),
+                        ]),
                     );
                 }
                 (ResourceData::Text(body), None | Some("text/plain")) => {

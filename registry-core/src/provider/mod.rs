@@ -170,17 +170,36 @@ impl Calls {
     /// result, in the model's order (the invalid ones' errors in their
     /// places).
     pub async fn run(self, executor: &Executor) -> Vec<ToolCallResult> {
-        let runnable: Vec<ToolCall> = self.calls().cloned().collect();
-        let mut ran = executor.run_turn(runnable).await.into_iter();
-        self.items
+        // The calls are moved to the executor, not copied: their
+        // arguments can be as large as the response itself. Each place
+        // keeps its answer, or the id of the call sent to run.
+        enum Place {
+            Answered(ToolCallResult),
+            Runs(String),
+        }
+        let mut runnable = Vec::with_capacity(self.items.len());
+        let places: Vec<Place> = self
+            .items
             .into_iter()
             .map(|item| match item {
-                Parsed::Invalid(result) => result,
+                Parsed::Invalid(result) => Place::Answered(result),
+                Parsed::Run(call) => {
+                    let id = call.id.clone();
+                    runnable.push(call);
+                    Place::Runs(id)
+                }
+            })
+            .collect();
+        let mut ran = executor.run_turn(runnable).await.into_iter();
+        places
+            .into_iter()
+            .map(|place| match place {
+                Place::Answered(result) => result,
                 // One result per call, in call order: the executor's
                 // promise; a missing one is said, not invented as success.
-                Parsed::Run(call) => ran.next().unwrap_or_else(|| {
+                Place::Runs(id) => ran.next().unwrap_or_else(|| {
                     ToolCallResult::from_output(
-                        call.id,
+                        id,
                         crate::declare::ToolOutput::text(
                             "the executor returned no result for the call",
                         ),
@@ -216,6 +235,18 @@ impl NextRequest {
         items.extend(self.results);
         items
     }
+}
+
+/// A JSON object of `fields`, each value moved in. The `json!` macro
+/// serialises an interpolated `Value` (or `String`) a second time, which
+/// copies it whole: arguments and results can be as large as a response.
+fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .map(|(key, value)| (key.to_owned(), value))
+            .collect(),
+    )
 }
 
 /// A response that is not one of the format's responses.

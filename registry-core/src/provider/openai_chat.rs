@@ -8,11 +8,11 @@
 //! result's text starts with `Error: `. Chat has no deferred loading: the
 //! session render appends a tool once it is discovered.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::{
     Calls, ERROR_PREFIX, NextRequest, OPENAI_IMAGE_TYPES, ProviderError, arguments, data_url,
-    pdf_file_fields, required_str,
+    object, pdf_file_fields, required_str,
 };
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
@@ -100,21 +100,31 @@ pub fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
                 }
             }
             if !attached.is_empty() {
-                attachments.push(json!({
-                    "type": "text",
-                    "text": format!("Attachments of tool call {}:", result.id()),
-                }));
+                attachments.push(object([
+                    ("type", "text".into()),
+                    (
+                        "text",
+                        format!("Attachments of tool call {}:", result.id()).into(),
+                    ),
+                ]));
                 attachments.extend(attached);
             }
         }
-        messages.push(json!({
-            "role": "tool",
-            "tool_call_id": result.id(),
-            "content": texts.join("\n"),
-        }));
+        let content = match <[String; 1]>::try_from(texts) {
+            Ok([one]) => one,
+            Err(texts) => texts.join("\n"),
+        };
+        messages.push(object([
+            ("role", "tool".into()),
+            ("tool_call_id", result.id().into()),
+            ("content", content.into()),
+        ]));
     }
     if !attachments.is_empty() {
-        messages.push(json!({ "role": "user", "content": attachments }));
+        messages.push(object([
+            ("role", "user".into()),
+            ("content", Value::Array(attachments)),
+        ]));
     }
     messages
 }
@@ -123,16 +133,20 @@ pub fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
 fn attachment(block: &ContentBlock) -> Option<Value> {
     match block {
         ContentBlock::Image(image) if OPENAI_IMAGE_TYPES.contains(&image.media_type.as_str()) => {
-            Some(json!({
-                "type": "image_url",
-                "image_url": { "url": data_url(&image.media_type, &image.data) },
-            }))
+            Some(object([
+                ("type", "image_url".into()),
+                (
+                    "image_url",
+                    object([("url", data_url(&image.media_type, &image.data).into())]),
+                ),
+            ]))
         }
         ContentBlock::Resource(resource) => {
             match (&resource.data, resource.media_type.as_deref()) {
-                (ResourceData::Bytes(bytes), Some("application/pdf")) => {
-                    Some(json!({ "type": "file", "file": pdf_file_fields(resource, bytes) }))
-                }
+                (ResourceData::Bytes(bytes), Some("application/pdf")) => Some(object([
+                    ("type", "file".into()),
+                    ("file", Value::Object(pdf_file_fields(resource, bytes))),
+                ])),
                 _ => None,
             }
         }
@@ -166,6 +180,14 @@ fn block_text(block: &ContentBlock) -> String {
 pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
     let calls = calls_from(response)?;
     let message = message_of(response)?;
+    let skipped = calls.skipped().to_vec();
+    let results = if calls.is_empty() {
+        Vec::new()
+    } else {
+        results_to(&calls.run(executor).await)
+    };
+    // Copied from the response once the calls have run (see
+    // `anthropic::respond`).
     let mut echo = Map::new();
     echo.insert("role".into(), "assistant".into());
     echo.insert(
@@ -177,12 +199,6 @@ pub async fn respond(executor: &Executor, response: &Value) -> Result<NextReques
     {
         echo.insert("tool_calls".into(), Value::Array(tool_calls.clone()));
     }
-    let skipped = calls.skipped().to_vec();
-    let results = if calls.is_empty() {
-        Vec::new()
-    } else {
-        results_to(&calls.run(executor).await)
-    };
     Ok(NextRequest {
         echo: vec![Value::Object(echo)],
         results,
@@ -323,11 +339,17 @@ impl Stream {
             .calls
             .into_iter()
             .map(|(id, name, arguments)| {
-                json!({
-                    "id": id,
-                    "type": "function",
-                    "function": { "name": name, "arguments": arguments },
-                })
+                object([
+                    ("id", id.map_or(Value::Null, Value::String)),
+                    ("type", "function".into()),
+                    (
+                        "function",
+                        object([
+                            ("name", name.map_or(Value::Null, Value::String)),
+                            ("arguments", arguments.into()),
+                        ]),
+                    ),
+                ])
             })
             .collect();
         let mut message = Map::new();
@@ -339,12 +361,11 @@ impl Stream {
         if !tool_calls.is_empty() {
             message.insert("tool_calls".into(), Value::Array(tool_calls));
         }
-        json!({
-            "choices": [{
-                "index": 0,
-                "message": message,
-                "finish_reason": self.finish_reason.unwrap_or(Value::Null),
-            }],
-        })
+        let choice = object([
+            ("index", 0.into()),
+            ("message", Value::Object(message)),
+            ("finish_reason", self.finish_reason.unwrap_or(Value::Null)),
+        ]);
+        object([("choices", Value::Array(vec![choice]))])
     }
 }

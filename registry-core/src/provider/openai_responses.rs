@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::{
     Calls, ERROR_PREFIX, NextRequest, OPENAI_IMAGE_TYPES, ProviderError, arguments, data_url,
-    pdf_file_fields, required_str,
+    object, pdf_file_fields, required_str,
 };
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
@@ -90,13 +90,13 @@ pub fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
 fn output_item(result: &ToolCallResult, native_search: bool) -> Value {
     if native_search {
         let tools = search_tools(result);
-        return json!({
-            "type": "tool_search_output",
-            "call_id": result.id(),
-            "execution": "client",
-            "status": "completed",
-            "tools": tools,
-        });
+        return object([
+            ("type", "tool_search_output".into()),
+            ("call_id", result.id().into()),
+            ("execution", "client".into()),
+            ("status", "completed".into()),
+            ("tools", Value::Array(tools)),
+        ]);
     }
     let output = if result.is_error() {
         Value::String(format!("{ERROR_PREFIX}{}", result.content()))
@@ -105,7 +105,11 @@ fn output_item(result: &ToolCallResult, native_search: bool) -> Value {
     } else {
         Value::Array(result.blocks().iter().map(part).collect())
     };
-    json!({ "type": "function_call_output", "call_id": result.id(), "output": output })
+    object([
+        ("type", "function_call_output".into()),
+        ("call_id", result.id().into()),
+        ("output", output),
+    ])
 }
 
 /// The function definitions a `tool_search` call found: the JSON array its result
@@ -138,10 +142,10 @@ fn search_tools(result: &ToolCallResult) -> Vec<Value> {
 fn part(block: &ContentBlock) -> Value {
     match block {
         ContentBlock::Image(image) if OPENAI_IMAGE_TYPES.contains(&image.media_type.as_str()) => {
-            json!({
-                "type": "input_image",
-                "image_url": data_url(&image.media_type, &image.data),
-            })
+            object([
+                ("type", "input_image".into()),
+                ("image_url", data_url(&image.media_type, &image.data).into()),
+            ])
         }
         ContentBlock::Resource(resource) => {
             match (&resource.data, resource.media_type.as_deref()) {
@@ -179,17 +183,7 @@ fn input_text(text: &str) -> Value {
 /// reasoning item) and the result items.
 pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
     let calls = calls_from(response)?;
-    let echo = output_of(response)?
-        .iter()
-        .filter(|item| {
-            item.get("type")
-                .and_then(Value::as_str)
-                .is_some_and(|kind| {
-                    CLIENT_ITEMS.contains(&kind) || kind == "message" || kind == "reasoning"
-                })
-        })
-        .cloned()
-        .collect();
+    let output = output_of(response)?;
     let skipped = calls.skipped().to_vec();
     let native = calls.native_search.clone();
     let results = if calls.is_empty() {
@@ -202,6 +196,19 @@ pub async fn respond(executor: &Executor, response: &Value) -> Result<NextReques
             .map(|result| output_item(result, native.contains(result.id())))
             .collect()
     };
+    // Copied from the response once the calls have run (see
+    // `anthropic::respond`).
+    let echo = output
+        .iter()
+        .filter(|item| {
+            item.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|kind| {
+                    CLIENT_ITEMS.contains(&kind) || kind == "message" || kind == "reasoning"
+                })
+        })
+        .cloned()
+        .collect();
     Ok(NextRequest {
         echo,
         results,
@@ -295,6 +302,6 @@ impl Stream {
     /// items put together.
     pub fn finish(self) -> Value {
         self.completed
-            .unwrap_or_else(|| json!({ "output": self.items }))
+            .unwrap_or_else(|| object([("output", Value::Array(self.items))]))
     }
 }
