@@ -704,7 +704,10 @@ impl Flat {
                         layer.writes = has(&SUDO, &items, "edit");
                         let from = start + 1 + rest;
                         let mut to = from;
-                        while words.get(to).is_some_and(|w| w.assignment) {
+                        // sudo, not the shell, reads its `VAR=value`
+                        // operands: quoting is gone by then, so `'A=b'`
+                        // is one as much as `A=b` (as for `env` below).
+                        while words.get(to).is_some_and(|w| !w.dynamic && w.text.contains('=')) {
                             to += 1;
                         }
                         layer.assignments = words[from..to].to_vec();

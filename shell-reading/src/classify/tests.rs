@@ -371,6 +371,12 @@ const ATTACKS: &[(&str, &str, bool, bool)] = &[
     ("program swap", "ls; PATH=. ls", false, true),
     ("program swap", "env PATH=. ls", false, true),
     ("program swap", "sudo LD_PRELOAD=x.so ls", false, true),
+    // sudo reads its operands after the shell removed the quotes (found
+    // by the `shell` fuzz target: a quoted operand was read as the
+    // program).
+    ("program swap", "sudo 'LD_PRELOAD=x.so' ls", false, true),
+    ("program swap", "sudo \"PATH=.\" ls", false, true),
+    ("wrapper", "sudo 'A=1' rm -f x", false, true),
     (
         "program swap",
         "GIT_EXTERNAL_DIFF=./x git diff",
@@ -576,4 +582,14 @@ fn nesting_is_bounded() {
 
 fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+#[test]
+fn a_quoted_sudo_operand_is_an_assignment_as_sudo_reads_it() {
+    for line in ["sudo A=1 rm -f x", "sudo 'A=1' rm -f x", "sudo \"A\"=1 rm -f x"] {
+        let reading = crate::read(line);
+        let core = reading.runs()[0].core().expect("a program");
+        assert_eq!(core.name(), "rm", "{line}");
+        assert!(reading.is_checkable(), "{line}: {:?}", reading.hazards());
+    }
 }
