@@ -53,8 +53,13 @@ pub fn run(data: &[u8]) {
 /// arguments themselves, as the located deserializer writes it).
 fn reference<T: DeserializeOwned>(args: &Value) -> Result<T, (String, String)> {
     serde_path_to_error::deserialize::<_, T>(args).map_err(|err| {
-        let path = err.path().to_string();
-        let path = if path == "." { String::new() } else { path };
+        // The root displays as `.`, and so does a key named `.`: only
+        // the segments tell them apart.
+        let path = if err.path().iter().next().is_none() {
+            String::new()
+        } else {
+            err.path().to_string()
+        };
         (path, err.into_inner().to_string())
     })
 }
