@@ -614,3 +614,99 @@ async fn sequential_http_calls_do_not_wait_for_a_delayed_ack() {
     );
     http.shutdown().await;
 }
+
+/// A session initializes once. A client that sends `initialize` again
+/// (any version, a nonsense one included) is refused and its session
+/// keeps the version it negotiated, so `ping` still answers; a repeated
+/// `initialized` notification starts no second watcher, so one change is
+/// one `list_changed`. (The `mcp_frames` fuzz target found a second
+/// `initialize` asking for "9913-11-25" turning the session's own `ping`
+/// into "method not found".)
+#[tokio::test]
+async fn a_session_initializes_once() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let registry = registry();
+    let server = server(&registry);
+    let (ours, theirs) = tokio::io::duplex(1 << 16);
+    let served = server.clone();
+    tokio::spawn(async move { served.serve_io(theirs).await });
+    let (read, mut write) = tokio::io::split(ours);
+    let mut lines = BufReader::new(read).lines();
+    let mut send = async |message: Value| {
+        let mut line = message.to_string();
+        line.push('\n');
+        write.write_all(line.as_bytes()).await.unwrap();
+    };
+    let initialize = |id: u32, version: &str| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "1" } } })
+    };
+    send(initialize(1, "2025-11-25")).await;
+    send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    for (id, version) in [(2, "9913-11-25"), (3, "2025-11-25"), (4, "2026-07-28")] {
+        send(initialize(id, version)).await;
+        send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    }
+    send(json!({ "jsonrpc": "2.0", "id": 5, "method": "ping" })).await;
+
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 5 {
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("the server answers")
+            .unwrap()
+            .expect("the connection stays open");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if let Some(id) = message["id"].as_u64() {
+            answers.insert(id, message);
+        }
+    }
+    assert_eq!(answers[&1]["result"]["protocolVersion"], "2025-11-25");
+    for id in [2, 3, 4] {
+        let error = &answers[&id]["error"];
+        assert_eq!(error["code"], -32600, "{}", answers[&id]);
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("already initialized"),
+            "{error}"
+        );
+    }
+    assert_eq!(answers[&5]["result"], json!({}), "{}", answers[&5]);
+
+    // One change, one notification, however many `initialized` came.
+    let tool = ToolBuilder::new("late", "Registered after connect.")
+        .build(|_, _| async { Ok(ToolOutput::text("")) })
+        .unwrap();
+    let _guard = registry.plugins().register("p", tool).unwrap();
+    let is_change = |line: &str| line.contains("notifications/tools/list_changed");
+    // The first notification, however long it takes ...
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("a list_changed")
+            .unwrap()
+            .expect("open");
+        if is_change(&line) {
+            break;
+        }
+    }
+    // ... and no second one for the same change.
+    let mut extra = 0;
+    let window = tokio::time::sleep(Duration::from_millis(300));
+    tokio::pin!(window);
+    loop {
+        tokio::select! {
+            () = &mut window => break,
+            line = lines.next_line() => {
+                if is_change(&line.unwrap().expect("open")) {
+                    extra += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(extra, 0, "one change was notified more than once");
+}

@@ -3,11 +3,13 @@
 //! would change.
 
 use std::num::NonZeroUsize;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -259,6 +261,8 @@ impl McpServer {
             executor: Mutex::new(None),
             watcher: stop.child_token(),
             _stop: stop.drop_guard(),
+            initialized: AtomicBool::new(false),
+            watching: AtomicBool::new(false),
         }
     }
 }
@@ -316,6 +320,17 @@ pub(crate) struct Connection {
     executor: Mutex<Option<(Arc<View>, Arc<Executor>)>>,
     watcher: CancellationToken,
     _stop: DropGuard,
+    /// `initialize` was answered: a second one is refused, not taken
+    /// (rmcp's default would store the new, unnegotiated version as the
+    /// session's, and a client asking for "9913-11-25" mid-session turned
+    /// its own `ping` into "method not found"; found by the `mcp_frames`
+    /// fuzz target).
+    initialized: AtomicBool,
+    /// The `list_changed` watcher runs: a repeated `initialized`
+    /// notification starts no second one (each would be a task and a
+    /// duplicate notification per change, for as long as the connection
+    /// lasts).
+    watching: AtomicBool,
 }
 
 impl Connection {
@@ -466,8 +481,27 @@ impl ServerHandler for Connection {
         .with_server_info(self.server.settings.info.clone())
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        if self.initialized.swap(true, Ordering::SeqCst) {
+            return Err(ErrorData::invalid_request(
+                "the session is already initialized: `initialize` is a session's first request, \
+                 sent once",
+                None,
+            ));
+        }
+        // What rmcp's default does, once.
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.watch_changes(context.peer);
+        if !self.watching.swap(true, Ordering::SeqCst) {
+            self.watch_changes(context.peer);
+        }
     }
 
     async fn list_tools(
