@@ -20,7 +20,8 @@
 //!   `secret-…` key: denied by the content deny rule
 //!   `soak_guarded(secret:*)` in the permission context, never runs;
 //! - `soak_boom`: its body panics (the panic becomes the call's error);
-//! - `soak_stall`: sleeps far past the executor's 20 ms per-call timeout;
+//! - `soak_stall`: runs a child process (`sleep`) far past the executor's
+//!   20 ms per-call timeout;
 //! - `soak_big`: returns more than its 1,000-character cap, so the result
 //!   is spilled to a file in a fresh temporary directory;
 //! - every 250 calls a plugin registers a runtime tool (`soak_plugin`,
@@ -45,7 +46,9 @@
 //!   end;
 //! - no tokio task outlives its turn (the runtime's alive-task count is
 //!   back at its baseline after every turn), and no child process is left
-//!   (none of the soak's tools spawns one, so any child is the executor's).
+//!   running (each stopped `soak_stall` call's `sleep` is killed when the
+//!   executor drops the call; a killed child not yet reaped is dead and
+//!   is not counted).
 //!
 //! Linux only: memory and children are read from `/proc`.
 
@@ -203,7 +206,21 @@ impl Tool for SoakStall {
 
     async fn call(&self, _input: NumberInput, _cx: &ToolContext) -> Result<String, Self::Error> {
         Body::Stall.ran();
-        tokio::time::sleep(STALL).await;
+        // A real child process that outlives the timeout unless the
+        // executor drops the call's future when it stops the call
+        // (`kill_on_drop` kills it then): a turn that detached timed-out
+        // calls instead would leave one `sleep` per stall.
+        // An hour: it never ends on its own while the soak watches.
+        let child = tokio::process::Command::new("sleep")
+            .arg("3600")
+            .kill_on_drop(true)
+            .spawn();
+        match child {
+            Ok(mut child) => {
+                let _ = child.wait().await;
+            }
+            Err(_) => tokio::time::sleep(STALL).await,
+        }
         Ok("stall finished".to_owned())
     }
 }
@@ -464,7 +481,7 @@ fn main() {
     // with no join-handle race to allow for.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .enable_time()
+        .enable_all()
         .build()
         .expect("a tokio runtime");
     runtime.block_on(soak(calls));
@@ -602,10 +619,10 @@ async fn soak(target: usize) {
             while next_sample <= done {
                 next_sample += SAMPLE_EVERY;
             }
-            let children = children();
+            let children = children_after_kills();
             assert_eq!(
                 children, 0,
-                "{children} child process(es) alive after {done} calls; the soak's tools spawn none"
+                "{children} child process(es) alive after {done} calls: a stopped call's child outlived its turn"
             );
         }
     }
@@ -635,7 +652,7 @@ async fn soak(target: usize) {
         tasks, baseline_tasks,
         "{tasks} tokio tasks alive at the end, {baseline_tasks} before the soak"
     );
-    let children = children();
+    let children = children_after_kills();
     assert_eq!(children, 0, "{children} child process(es) alive at the end");
 
     println!(
@@ -915,6 +932,22 @@ fn rss_kib() -> u64 {
 /// How many processes have this one as their parent: every
 /// `/proc/<pid>/stat` whose fourth field (after the parenthesised command
 /// name, which may itself hold spaces and parentheses) is our pid.
+/// Live children, once any just killed have had time to die: a `SIGKILL`
+/// is sent when a stopped call is dropped, but the child dies when the
+/// kernel next schedules it, which on a loaded machine can take a moment.
+/// A child that was never killed runs for an hour, so a second's grace
+/// cannot hide one.
+fn children_after_kills() -> usize {
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let alive = children();
+        if alive == 0 || Instant::now() >= deadline {
+            return alive;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 fn children() -> usize {
     let me = std::process::id();
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -932,12 +965,11 @@ fn children() -> usize {
         .filter_map(|entry| std::fs::read_to_string(entry.path().join("stat")).ok())
         .filter(|stat| {
             let after_name = stat.rfind(')').map_or("", |end| &stat[end + 1..]);
-            // State, then parent pid.
-            after_name
-                .split_whitespace()
-                .nth(1)
-                .and_then(|ppid| ppid.parse().ok())
-                == Some(me)
+            // State, then parent pid. A zombie (`Z`) is dead, only not
+            // yet reaped (tokio reaps killed children in the background).
+            let mut fields = after_name.split_whitespace();
+            let state = fields.next();
+            state != Some("Z") && fields.next().and_then(|ppid| ppid.parse().ok()) == Some(me)
         })
         .count()
 }
