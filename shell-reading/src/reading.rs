@@ -707,7 +707,10 @@ impl Flat {
                         // sudo, not the shell, reads its `VAR=value`
                         // operands: quoting is gone by then, so `'A=b'`
                         // is one as much as `A=b` (as for `env` below).
-                        while words.get(to).is_some_and(|w| !w.dynamic && w.text.contains('=')) {
+                        while words
+                            .get(to)
+                            .is_some_and(|w| !w.dynamic && w.text.contains('='))
+                        {
                             to += 1;
                         }
                         layer.assignments = words[from..to].to_vec();

@@ -586,7 +586,11 @@ fn quote(text: &str) -> String {
 
 #[test]
 fn a_quoted_sudo_operand_is_an_assignment_as_sudo_reads_it() {
-    for line in ["sudo A=1 rm -f x", "sudo 'A=1' rm -f x", "sudo \"A\"=1 rm -f x"] {
+    for line in [
+        "sudo A=1 rm -f x",
+        "sudo 'A=1' rm -f x",
+        "sudo \"A\"=1 rm -f x",
+    ] {
         let reading = crate::read(line);
         let core = reading.runs()[0].core().expect("a program");
         assert_eq!(core.name(), "rm", "{line}");
