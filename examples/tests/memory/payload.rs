@@ -13,16 +13,37 @@ const SCRIPT_LINE: &str = "echo 'step' && ls -la src | grep -v target; cat notes
 /// A line of a tool's log output.
 const LOG_LINE: &str = "2025-01-01T00:00:00Z INFO compiling registry-core v0.1.0 (step 42 of 99)\n";
 
-/// `bytes` bytes of note text, as the body of a JSON string literal
-/// escaped `depth` times (1: inside a JSON text; 2: inside a JSON string
-/// inside a JSON text, as OpenAI's `arguments`), pushed onto `out`.
-pub fn push_note(out: &mut String, bytes: usize, depth: usize) {
-    push_repeated(out, NOTE_LINE, bytes, depth);
+/// What a payload is made of.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    /// Note text (quotes, backslashes and tabs to unescape).
+    Note,
+    /// Shell script (lines of several programs each).
+    Script,
 }
 
-/// `bytes` bytes of shell script, escaped `depth` times, pushed onto `out`.
-pub fn push_script(out: &mut String, bytes: usize, depth: usize) {
-    push_repeated(out, SCRIPT_LINE, bytes, depth);
+/// A provider's response, parsed from the text a runtime would be sent:
+/// `prefix`, `bytes` bytes of `kind` as the body of a JSON string literal
+/// escaped `depth` times (1: inside a JSON text; 2: inside a JSON string
+/// inside a JSON text, as OpenAI's `arguments`), `suffix`. The
+/// text is let go once parsed, as a runtime lets its response body go.
+pub fn response(
+    prefix: &str,
+    kind: Kind,
+    bytes: usize,
+    depth: usize,
+    suffix: &str,
+) -> serde_json::Value {
+    let line = match kind {
+        Kind::Note => NOTE_LINE,
+        Kind::Script => SCRIPT_LINE,
+    };
+    let len = repeated_len(line, bytes, depth);
+    let mut text = String::with_capacity(prefix.len() + len + suffix.len());
+    text.push_str(prefix);
+    push_repeated(&mut text, line, bytes, depth);
+    text.push_str(suffix);
+    serde_json::from_str(&text).expect("the response parses")
 }
 
 /// `bytes` bytes of log output.
@@ -30,16 +51,6 @@ pub fn log(bytes: usize) -> String {
     let mut out = String::with_capacity(bytes);
     push_repeated(&mut out, LOG_LINE, bytes, 0);
     out
-}
-
-/// The length of `bytes` bytes of note text once escaped `depth` times.
-pub fn note_len(bytes: usize, depth: usize) -> usize {
-    repeated_len(NOTE_LINE, bytes, depth)
-}
-
-/// The length of `bytes` bytes of shell script once escaped `depth` times.
-pub fn script_len(bytes: usize, depth: usize) -> usize {
-    repeated_len(SCRIPT_LINE, bytes, depth)
 }
 
 /// `line` repeated to exactly `bytes` bytes (the last copy cut short), each
@@ -70,18 +81,11 @@ fn escaped(text: &str, depth: usize) -> String {
 #[test]
 fn payloads_decode_to_their_size() {
     for bytes in [0, 1, 70, 1000] {
-        let mut text = String::from("\"");
-        push_note(&mut text, bytes, 1);
-        text.push('"');
-        assert_eq!(text.len(), note_len(bytes, 1) + 2);
-        let once: String = serde_json::from_str(&text).unwrap();
-        assert_eq!(once.len(), bytes);
+        let once = response("\"", Kind::Note, bytes, 1, "\"");
+        assert_eq!(once.as_str().map(str::len), Some(bytes));
 
-        let mut twice = String::from("\"");
-        push_script(&mut twice, bytes, 2);
-        twice.push('"');
-        assert_eq!(twice.len(), script_len(bytes, 2) + 2);
-        let inner: String = serde_json::from_str(&twice).unwrap();
+        let twice = response("\"", Kind::Script, bytes, 2, "\"");
+        let inner = twice.as_str().expect("a string");
         let script: String = serde_json::from_str(&format!("\"{inner}\"")).unwrap();
         assert_eq!(script.len(), bytes);
         assert_eq!(log(bytes).len(), bytes);

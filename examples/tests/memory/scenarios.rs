@@ -184,13 +184,7 @@ async fn argument(size: usize) {
     let executor = setup.executor(ExecutorConfig::new());
     let prefix = r#"{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"Saving the notes."},{"type":"tool_use","id":"toolu_1","name":"store_note","input":{"path":"notes/long.md","text":""#;
     let suffix = r#""}}],"stop_reason":"tool_use"}"#;
-    let mut text = String::with_capacity(prefix.len() + payload::note_len(size, 1) + suffix.len());
-    text.push_str(prefix);
-    payload::push_note(&mut text, size, 1);
-    text.push_str(suffix);
-    // The runtime parses the body it was sent, then lets the text go.
-    let response: Value = serde_json::from_str(&text).expect("the response parses");
-    drop(text);
+    let response = payload::response(prefix, payload::Kind::Note, size, 1, suffix);
 
     let next = anthropic::respond(&executor, &response)
         .await
@@ -243,12 +237,7 @@ async fn imported_argument(size: usize) {
 
     let prefix = r#"{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"mcp__notes__append","arguments":"{\"path\":\"notes/long.md\",\"text\":\""#;
     let suffix = r#"\"}"}}]}}]}"#;
-    let mut text = String::with_capacity(prefix.len() + payload::note_len(size, 2) + suffix.len());
-    text.push_str(prefix);
-    payload::push_note(&mut text, size, 2);
-    text.push_str(suffix);
-    let response: Value = serde_json::from_str(&text).expect("the response parses");
-    drop(text);
+    let response = payload::response(prefix, payload::Kind::Note, size, 2, suffix);
 
     let next = openai_chat::respond(&executor, &response)
         .await
@@ -303,13 +292,7 @@ async fn command(size: usize) {
     let executor = setup.executor(ExecutorConfig::new());
     let prefix = r#"{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"run_command","input":{"command":""#;
     let suffix = r#""}}],"stop_reason":"tool_use"}"#;
-    let mut text =
-        String::with_capacity(prefix.len() + payload::script_len(size, 1) + suffix.len());
-    text.push_str(prefix);
-    payload::push_script(&mut text, size, 1);
-    text.push_str(suffix);
-    let response: Value = serde_json::from_str(&text).expect("the response parses");
-    drop(text);
+    let response = payload::response(prefix, payload::Kind::Script, size, 1, suffix);
 
     let next = anthropic::respond(&executor, &response)
         .await
