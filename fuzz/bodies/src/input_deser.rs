@@ -80,15 +80,16 @@ fn is_at_or_above(ancestor: &str, path: &str) -> bool {
 /// `a_number_key_with_trailing_text_is_located_as_sent` in
 /// `registry_core::input`).
 fn is_number_key_as_sent(path: &str, their_path: &str) -> bool {
-    let (Some((parent, key)), Some((their_parent, number))) =
-        (path.rsplit_once('.'), their_path.rsplit_once('.'))
-    else {
+    // Split theirs, whose last segment is the number (no `.` in it); the
+    // key as sent may hold any character, `.` included.
+    let Some((parent, number)) = their_path.rsplit_once('.') else {
         return false;
     };
-    parent == their_parent
-        && key.len() > number.len()
-        && key.starts_with(number)
-        && number.parse::<f64>().is_ok()
+    path.strip_prefix(parent)
+        .and_then(|rest| rest.strip_prefix('.'))
+        .is_some_and(|key| {
+            key.len() > number.len() && key.starts_with(number) && number.parse::<f64>().is_ok()
+        })
 }
 
 fn same<T: ToolInput + DeserializeOwned + Debug>(args: &Value) {
