@@ -64,8 +64,10 @@ for target in "${chosen[@]}"; do
     (cd fuzz && cargo fuzz run "${BUILD_FLAGS[@]}" "$target" "$work" "corpus/$target" -- \
         "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -artifact_prefix="$artifacts" -print_final_stats=1) >"$log" 2>&1 || status=$?
-    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-    secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' | tail -1)
+    # A crashed run prints no final stats: `|| true`, so the report below
+    # is printed rather than the script ending on a failed grep.
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    secs=$(grep -o 'Done [0-9]* runs in [0-9]* second' "$log" | grep -o 'in [0-9]*' | grep -o '[0-9]*' | tail -1 || true)
     if [ "$status" -ne 0 ]; then
         tail -40 "$log"
         echo "!!! $target failed after ${runs:-?} runs: the input is in $artifacts (log: $log)" >&2

@@ -76,20 +76,23 @@ fn is_at_or_above(ancestor: &str, path: &str) -> bool {
 /// A number key with trailing text (`"7x"` in a map of `u32` keys): the
 /// located deserializer names the key as sent (`weights.7x`), where
 /// serde_path_to_error shows the number it read before the text
-/// (`weights.7`); the model needs the key it sent (see
+/// (`weights.7`, or `weights.?` when the digits overflow); the model
+/// needs the key it sent (see
 /// `a_number_key_with_trailing_text_is_located_as_sent` in
 /// `registry_core::input`).
 fn is_number_key_as_sent(path: &str, their_path: &str) -> bool {
-    // Split theirs, whose last segment is the number (no `.` in it); the
-    // key as sent may hold any character, `.` included.
+    // Split theirs, whose last segment is the number it read, or `?` when
+    // the number did not fit; the key as sent may hold any character, `.`
+    // included.
     let Some((parent, number)) = their_path.rsplit_once('.') else {
         return false;
     };
-    path.strip_prefix(parent)
-        .and_then(|rest| rest.strip_prefix('.'))
-        .is_some_and(|key| {
-            key.len() > number.len() && key.starts_with(number) && number.parse::<f64>().is_ok()
-        })
+    let read_a_number = number == "?" || number.parse::<f64>().is_ok();
+    read_a_number
+        && path
+            .strip_prefix(parent)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .is_some_and(|key| key != number && (number == "?" || key.starts_with(number)))
 }
 
 fn same<T: ToolInput + DeserializeOwned + Debug>(args: &Value) {
