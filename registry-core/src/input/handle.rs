@@ -202,8 +202,9 @@ fn mismatch_future<'a>() -> BoxFuture<'a, CallResult> {
 enum SchemaSource {
     /// Generated from the input type on first use.
     Generated(fn() -> Value),
-    /// Given whole (runtime tools).
-    Given(Value),
+    /// Given whole (runtime tools): the handle's cache holds it from the
+    /// start, so it is never copied.
+    Given,
 }
 
 /// A tool ready to be listed, rendered and called: cheap to clone, shared
@@ -249,9 +250,12 @@ impl ToolHandle {
         declaration: Declaration<T::Input>,
         schema_override: Option<Value>,
     ) -> Self {
-        let schema_source = match schema_override {
-            Some(schema) => SchemaSource::Given(schema),
-            None => SchemaSource::Generated(<T::Input as ToolInput>::__schema),
+        let (schema_source, schema) = match schema_override {
+            Some(schema) => (SchemaSource::Given, OnceLock::from(schema)),
+            None => (
+                SchemaSource::Generated(<T::Input as ToolInput>::__schema),
+                OnceLock::new(),
+            ),
         };
         Self::from_erased(
             Box::new(Typed { tool }),
@@ -259,6 +263,7 @@ impl ToolHandle {
             declaration.spec,
             declaration.evaluators,
             schema_source,
+            schema,
             <T::Output as IntoToolOutput>::output_schema,
         )
     }
@@ -271,6 +276,7 @@ impl ToolHandle {
         mut spec: ToolSpec,
         evaluators: Evaluators,
         schema_source: SchemaSource,
+        schema: OnceLock<Value>,
         output_schema: fn() -> Option<Value>,
     ) -> Self {
         if let Some(schema) = output_schema() {
@@ -283,7 +289,7 @@ impl ToolHandle {
                 spec,
                 evaluators,
                 schema_source,
-                schema: OnceLock::new(),
+                schema,
                 plan: OnceLock::new(),
                 render_slots: RenderSlots::default(),
             }),
@@ -306,7 +312,8 @@ impl ToolHandle {
             .schema
             .get_or_init(|| match &self.inner.schema_source {
                 SchemaSource::Generated(schema) => schema(),
-                SchemaSource::Given(schema) => schema.clone(),
+                // Set when the handle was made; never reached.
+                SchemaSource::Given => Value::Object(serde_json::Map::new()),
             })
     }
 
@@ -442,6 +449,13 @@ impl ToolHandle {
     /// `true` when both handles are the same tool instance.
     pub fn ptr_eq(&self, other: &ToolHandle) -> bool {
         Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The instance's address: equal for two handles exactly when
+    /// [`ptr_eq`](Self::ptr_eq) holds, while either is alive (a key for
+    /// caches that hold the handle too).
+    pub(crate) fn instance_key(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
     }
 }
 
@@ -785,8 +799,9 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
 }
 
 /// How many per-tool renders a handle keeps (the render stage's
-/// `Fragment` kinds: one per provider format and the prompt catalog).
-pub(crate) const RENDER_SLOTS: usize = 5;
+/// `Fragment` kinds: one per provider format, the prompt catalog, and the
+/// input schema's two rendered forms).
+pub(crate) const RENDER_SLOTS: usize = 7;
 
 /// One tool's rendered definitions, each produced on first use by the
 /// render stage (which alone knows what goes in each slot). Held by the

@@ -2,6 +2,7 @@
 //! `tools/call` through the [`Executor`], `list_changed` when the pool
 //! would change.
 
+use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -20,6 +21,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::McpError;
 use crate::declare::context::ToolContext;
 use crate::execute::{Executor, ExecutorBuilder, ExecutorConfig, ToolCall};
+use crate::input::handle::ToolHandle;
 use crate::permission::{PermissionContext, PermissionPipeline};
 use crate::pool::{ToolPool, ToolRegistry};
 use crate::session::Session;
@@ -88,7 +90,11 @@ struct View {
     permissions_version: u64,
     permissions: Arc<PermissionContext>,
     pool: ToolPool,
+    /// What `tools/list` pages through: each listed tool and the handle it
+    /// was read from (a tool whose definition rmcp could not take is
+    /// missing from both).
     tools: Arc<[Tool]>,
+    sources: Box<[ToolHandle]>,
 }
 
 impl std::fmt::Debug for McpServer {
@@ -192,12 +198,14 @@ impl McpServer {
                 .unwrap_or_else(PoisonError::into_inner),
         );
         let pool = shared.registry.assemble_tool_pool(&permissions);
+        let (tools, sources) = listed_tools(&pool, cached.as_deref());
         let view = Arc::new(View {
             // The pool's own generation: a registration racing this
             // assembly makes the next request assemble again.
             generation: pool.plugin_generation(),
             permissions_version: version,
-            tools: listed_tools(&pool),
+            tools,
+            sources,
             permissions,
             pool,
         });
@@ -267,48 +275,46 @@ impl McpServer {
     }
 }
 
-/// The rendered list as rmcp tools, parsed once per view from the cached
-/// render.
+/// The pool's tools as rmcp tools: each read from its cached MCP
+/// definition ([`crate::render::mcp_tool_json`]) straight into rmcp's
+/// `Tool` (no `Value` in between), once per tool instance: a tool the
+/// previous view listed is shared with it, so a plugin coming or going
+/// costs only the new tools.
 ///
-/// The render writes each tool in MCP wire order, the order rmcp's `Tool`
-/// serialises its fields (see [`crate::render::mcp_tool_json`]), and the schemas
-/// in sorted order, which is what `serde_json`'s map writes (and, were its
-/// `preserve_order` feature on, what parsing sorted text preserves). So
-/// serialising these tools again writes the render's bytes: what the
-/// client receives is the render, byte for byte. A tool for which that
-/// does not hold is still served (its content is the render's) and logged.
-fn listed_tools(pool: &ToolPool) -> Arc<[Tool]> {
-    #[derive(serde::Deserialize)]
-    struct Listed {
-        tools: Vec<Value>,
-    }
-    let rendered = pool.render_mcp_tools_list();
-    let listed: Listed = match serde_json::from_str(&rendered) {
-        Ok(listed) => listed,
-        Err(err) => {
-            tracing::error!(%err, "the MCP render did not parse back; serving no tools");
-            return Arc::from([]);
-        }
-    };
-    listed
-        .tools
-        .into_iter()
-        .zip(pool.iter())
-        .filter_map(|(value, handle)| {
-            let tool = serde_json::from_value::<Tool>(value)
-                .map_err(|err| {
-                    tracing::error!(tool = handle.name(), %err, "tool left out of tools/list");
-                })
-                .ok()?;
-            if serde_json::to_string(&tool).ok() != Some(crate::render::mcp_tool_json(handle)) {
-                tracing::warn!(
-                    tool = handle.name(),
-                    "tools/list sends this tool in rmcp's field order, not the render's bytes"
-                );
-            }
-            Some(tool)
+/// The definition is written in MCP wire order, the order rmcp's `Tool`
+/// serialises its fields, with the schemas in sorted order, which is what
+/// `serde_json`'s map writes (and, were its `preserve_order` feature on,
+/// what parsing sorted text preserves). So what rmcp sends is the
+/// render, byte for byte; `tests/mcp_wire.rs` checks
+/// it on every kind of definition. A definition rmcp refuses is left out
+/// and logged.
+fn listed_tools(pool: &ToolPool, previous: Option<&View>) -> (Arc<[Tool]>, Box<[ToolHandle]>) {
+    let known: HashMap<usize, &Tool> = previous
+        .map(|view| {
+            view.sources
+                .iter()
+                .map(ToolHandle::instance_key)
+                .zip(view.tools.iter())
+                .collect()
         })
-        .collect()
+        .unwrap_or_default();
+    let mut tools = Vec::with_capacity(pool.len());
+    let mut sources = Vec::with_capacity(pool.len());
+    for handle in pool.iter() {
+        let tool = match known.get(&handle.instance_key()) {
+            Some(tool) => (*tool).clone(),
+            None => match serde_json::from_str::<Tool>(crate::render::mcp_fragment(handle)) {
+                Ok(tool) => tool,
+                Err(err) => {
+                    tracing::error!(tool = handle.name(), %err, "tool left out of tools/list");
+                    continue;
+                }
+            },
+        };
+        tools.push(tool);
+        sources.push(handle.clone());
+    }
+    (tools.into(), sources.into())
 }
 
 /// One connected client: its session, its executor for the current view,

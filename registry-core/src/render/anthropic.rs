@@ -3,15 +3,14 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::CACHE_KEY_PREFIX;
 use super::cache::{self, Fragment};
+use super::json::{ObjectWriter, into_string};
 use crate::declare::posture::Loading;
 use crate::input::handle::ToolHandle;
-use crate::input::provider_input_schema;
 use crate::pool::ToolPool;
-use crate::text::to_canonical_string;
 
 /// How [`ToolPool::render_anthropic`] renders.
 ///
@@ -50,7 +49,7 @@ impl AnthropicOptions {
 }
 
 /// One tool as an Anthropic Messages API tool definition: `name`,
-/// `description`, `input_schema` (see [`provider_input_schema`]),
+/// `description`, `input_schema` (see [`provider_input_schema`](crate::input::provider_input_schema)),
 /// `input_examples` when the tool declares some, `"strict": true` (with
 /// the strict form of the schema) when it asks for it and the schema
 /// allows it, and `"defer_loading": true` when the tool is deferred. Never carries
@@ -72,59 +71,69 @@ impl AnthropicOptions {
 /// }));
 /// ```
 pub fn anthropic_tool(tool: &ToolHandle) -> Value {
-    anthropic_tool_loading(tool, is_deferred(tool))
+    // The writer writes valid JSON (every fragment is parsed back by the
+    // render tests); `Null` is unreachable.
+    serde_json::from_str(anthropic_fragment(tool)).unwrap_or_default()
 }
 
-/// [`anthropic_tool`] with `defer_loading` decided by the caller (a
-/// session's deferral policy) rather than the declaration.
-pub(crate) fn anthropic_tool_loading(tool: &ToolHandle, deferred: bool) -> Value {
+/// [`anthropic_tool`] as canonical JSON, rendered once per tool.
+pub(crate) fn anthropic_fragment(tool: &ToolHandle) -> &str {
+    cache::fragment(tool, Fragment::Anthropic, |tool| {
+        anthropic_tool_json(tool, is_deferred(tool), false)
+    })
+}
+
+/// [`anthropic_tool`] as canonical JSON with `defer_loading` decided by
+/// the caller (a session's deferral policy) rather than the declaration,
+/// and with the cache breakpoint when `cache_control` is set.
+pub(crate) fn anthropic_tool_json(
+    tool: &ToolHandle,
+    deferred: bool,
+    cache_control: bool,
+) -> String {
     let spec = tool.spec();
-    let mut out = Map::new();
-    out.insert("name".into(), Value::String(spec.name().to_owned()));
-    out.insert(
-        "description".into(),
-        Value::String(spec.description().to_owned()),
-    );
-    let schema = provider_input_schema(tool);
     // `strict` where the schema allows it: the strict form (every object
     // closed, optional fields nullable and listed) is what the provider
     // holds the model to; the input accepts the nulls it brings.
-    let strict = spec.strict().then(|| super::openai_strict_schema(&schema));
-    match strict {
-        Some(Ok(strict_schema)) => {
-            out.insert("input_schema".into(), strict_schema);
-            out.insert("strict".into(), Value::Bool(true));
-        }
-        Some(Err(reason)) => {
-            tracing::debug!(tool = spec.name(), %reason, "schema cannot be strict; sending it without `strict`");
-            out.insert("input_schema".into(), schema);
-        }
-        None => {
-            out.insert("input_schema".into(), schema);
-        }
+    let strict = spec
+        .strict()
+        .then(|| super::schema::strict_schema_json(tool))
+        .flatten();
+    let schema = strict.unwrap_or_else(|| super::schema::provider_schema_json(tool));
+    let mut out = Vec::with_capacity(schema.len() + spec.description().len() + 96);
+    let mut object = ObjectWriter::canonical(&mut out);
+    if cache_control {
+        object.object("cache_control", |control| {
+            control.string("type", "ephemeral");
+        });
     }
+    if deferred {
+        object.bool("defer_loading", true);
+    }
+    object.string("description", spec.description());
     if !spec.input_examples().is_empty() {
         // Under strict every property is listed as required (optional ones
         // nullable): an example that leaves one out would not match the
         // schema sent, so it gets an explicit null.
-        let strict_schema = match out.get("strict") {
-            Some(Value::Bool(true)) => out.get("input_schema"),
-            _ => None,
-        };
+        let strict_schema = strict.and_then(|_| super::schema::strict_schema(tool));
         let examples = spec
             .input_examples()
             .iter()
-            .map(|example| match strict_schema {
+            .map(|example| match &strict_schema {
                 Some(schema) => with_nulls(example, schema),
                 None => example.clone(),
             })
             .collect();
-        out.insert("input_examples".into(), Value::Array(examples));
+        object.value("input_examples", &Value::Array(examples));
     }
-    if deferred {
-        out.insert("defer_loading".into(), Value::Bool(true));
+    object
+        .raw("input_schema", schema)
+        .string("name", spec.name());
+    if strict.is_some() {
+        object.bool("strict", true);
     }
-    Value::Object(out)
+    object.close();
+    into_string(out)
 }
 
 /// `example` with `null` for every property `schema` lists that it leaves
@@ -169,7 +178,7 @@ pub fn anthropic_tool_references<'a>(names: impl IntoIterator<Item = &'a str>) -
     )
 }
 
-pub(super) fn is_deferred(tool: &ToolHandle) -> bool {
+pub(crate) fn is_deferred(tool: &ToolHandle) -> bool {
     *tool.spec().loading().value() == Loading::Deferred
 }
 
@@ -191,15 +200,10 @@ impl ToolPool {
             };
             cache::json_array(pool.iter().enumerate().map(|(index, tool)| {
                 if breakpoint != Some(index) {
-                    let render = |tool: &ToolHandle| to_canonical_string(&anthropic_tool(tool));
-                    return Cow::Borrowed(cache::fragment(tool, Fragment::Anthropic, render));
+                    return Cow::Borrowed(anthropic_fragment(tool));
                 }
                 // Depends on the pool, so never cached per tool.
-                let mut value = anthropic_tool(tool);
-                if let Value::Object(map) = &mut value {
-                    map.insert("cache_control".into(), json!({ "type": "ephemeral" }));
-                }
-                Cow::Owned(to_canonical_string(&value))
+                Cow::Owned(anthropic_tool_json(tool, is_deferred(tool), true))
             }))
         })
     }

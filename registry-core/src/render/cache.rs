@@ -34,6 +34,10 @@ pub(crate) enum Fragment {
     Mcp,
     /// [`prompt_catalog_entry`](super::prompt_catalog_entry).
     Prompt,
+    /// The provider input schema, canonical JSON (`render::schema`).
+    InputSchema,
+    /// Its strict form, canonical JSON, or empty when it has none.
+    StrictSchema,
 }
 
 impl Fragment {
@@ -46,6 +50,8 @@ impl Fragment {
             Fragment::OpenAiResponses => 2,
             Fragment::Mcp => 3,
             Fragment::Prompt => 4,
+            Fragment::InputSchema => 5,
+            Fragment::StrictSchema => 6,
         }
     }
 }
@@ -65,13 +71,26 @@ pub(crate) fn fragment(
 
 /// `[a,b,...]` from compact JSON items, in one allocation.
 pub(crate) fn json_array<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> String {
+    wrapped_json_array("", items, "")
+}
+
+/// `prefix[a,b,...]suffix`, in one allocation (a `tools/list` result is
+/// the array inside `{"tools":...}`).
+pub(crate) fn wrapped_json_array<S: AsRef<str>>(
+    prefix: &str,
+    items: impl IntoIterator<Item = S>,
+    suffix: &str,
+) -> String {
     let items: Vec<S> = items.into_iter().collect();
     let len = items
         .iter()
         .map(|item| item.as_ref().len() + 1)
         .sum::<usize>()
-        + 2;
+        + 2
+        + prefix.len()
+        + suffix.len();
     let mut out = String::with_capacity(len);
+    out.push_str(prefix);
     out.push('[');
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
@@ -80,6 +99,7 @@ pub(crate) fn json_array<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> S
         out.push_str(item.as_ref());
     }
     out.push(']');
+    out.push_str(suffix);
     out
 }
 
@@ -118,6 +138,8 @@ mod tests {
             Fragment::OpenAiResponses,
             Fragment::Mcp,
             Fragment::Prompt,
+            Fragment::InputSchema,
+            Fragment::StrictSchema,
         ];
         let mut slots: Vec<usize> = kinds.iter().map(|k| k.slot()).collect();
         slots.sort_unstable();

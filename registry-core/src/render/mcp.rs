@@ -2,15 +2,14 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::CACHE_KEY_PREFIX;
 use super::cache::{self, Fragment};
+use super::json::{ObjectWriter, into_string};
 use crate::declare::posture::{PostureKind, SafetyPosture};
 use crate::input::handle::ToolHandle;
-use crate::input::provider_input_schema;
 use crate::pool::ToolPool;
-use crate::text::to_canonical_string;
 
 const KEY: &str = "mcp_tools_list";
 
@@ -101,42 +100,9 @@ fn hints(posture: &SafetyPosture) -> Option<(&'static str, bool)> {
 /// assert_eq!(mcp_tool(&append)["annotations"], json!({ "destructiveHint": false }));
 /// ```
 pub fn mcp_tool(tool: &ToolHandle) -> Value {
-    let spec = tool.spec();
-    let title = (spec.user_facing_name() != spec.name()).then(|| spec.user_facing_name());
-
-    let mut annotations = Map::new();
-    if let Some(title) = title {
-        annotations.insert("title".into(), Value::String(title.to_owned()));
-    }
-    if let Some((hint, value)) = hints(spec.posture()) {
-        annotations.insert(hint.into(), Value::Bool(value));
-    }
-    // Like the safety hints, only what is looser than MCP's defaults
-    // (`idempotentHint: false`, `openWorldHint: true`) is written.
-    if *spec.posture().idempotent().value() {
-        annotations.insert("idempotentHint".into(), Value::Bool(true));
-    }
-    if !*spec.posture().open_world().value() {
-        annotations.insert("openWorldHint".into(), Value::Bool(false));
-    }
-
-    let mut out = Map::new();
-    out.insert("name".into(), Value::String(spec.name().to_owned()));
-    if let Some(title) = title {
-        out.insert("title".into(), Value::String(title.to_owned()));
-    }
-    out.insert(
-        "description".into(),
-        Value::String(spec.description().to_owned()),
-    );
-    out.insert("inputSchema".into(), provider_input_schema(tool));
-    if let Some(schema) = mcp_output_schema(tool) {
-        out.insert("outputSchema".into(), schema.clone());
-    }
-    if !annotations.is_empty() {
-        out.insert("annotations".into(), Value::Object(annotations));
-    }
-    Value::Object(out)
+    // The writer writes valid JSON (every fragment is parsed back by the
+    // render tests); `Null` is unreachable.
+    serde_json::from_str(mcp_fragment(tool)).unwrap_or_default()
 }
 
 /// The `outputSchema` MCP may publish for `tool`: its typed output's
@@ -147,31 +113,11 @@ pub fn mcp_output_schema(tool: &ToolHandle) -> Option<&Value> {
     Some(schema)
 }
 
-/// The keys of an MCP `Tool`, in the order the MCP schema declares them
-/// (and rmcp's `Tool` serialises them).
-const TOOL_KEYS: [&str; 8] = [
-    "name",
-    "title",
-    "description",
-    "inputSchema",
-    "outputSchema",
-    "annotations",
-    "icons",
-    "_meta",
-];
-
-/// The keys of MCP `ToolAnnotations`, in the same declared order.
-const ANNOTATION_KEYS: [&str; 5] = [
-    "title",
-    "readOnlyHint",
-    "destructiveHint",
-    "idempotentHint",
-    "openWorldHint",
-];
-
 /// [`mcp_tool`] as compact JSON text in MCP wire order: the `Tool` keys
-/// and the `annotations` keys in the order the MCP schema declares them,
-/// every other object (the schemas) in canonical byte order.
+/// (`name`, `title`, `description`, `inputSchema`, `outputSchema`,
+/// `annotations`) and the `annotations` keys (`title`, `readOnlyHint`,
+/// `destructiveHint`, `idempotentHint`, `openWorldHint`) in the order the
+/// MCP schema declares them, the schemas in canonical byte order.
 ///
 /// This is the text `tools/list` sends for the tool. The order is the
 /// one an MCP SDK writes when it serialises its own `Tool` type (rmcp's
@@ -194,71 +140,58 @@ const ANNOTATION_KEYS: [&str; 5] = [
 /// );
 /// ```
 pub fn mcp_tool_json(tool: &ToolHandle) -> String {
-    let mut out = String::new();
-    match mcp_tool(tool) {
-        Value::Object(map) => write_in_order(&mut out, &map, &TOOL_KEYS, write_tool_value),
-        other => out.push_str(&to_canonical_string(&other)),
+    let spec = tool.spec();
+    let posture = spec.posture();
+    let title = (spec.user_facing_name() != spec.name()).then(|| spec.user_facing_name());
+    let hint = hints(posture);
+    // Like the safety hints, only what is looser than MCP's defaults
+    // (`idempotentHint: false`, `openWorldHint: true`) is written.
+    let idempotent = *posture.idempotent().value();
+    let closed_world = !*posture.open_world().value();
+
+    let schema = super::schema::provider_schema_json(tool);
+    let mut out = Vec::with_capacity(schema.len() + spec.description().len() + 128);
+    let mut object = ObjectWriter::in_order(&mut out);
+    object.string("name", spec.name());
+    if let Some(title) = title {
+        object.string("title", title);
     }
-    out
+    object
+        .string("description", spec.description())
+        .raw("inputSchema", schema);
+    if let Some(output) = mcp_output_schema(tool) {
+        object.value("outputSchema", output);
+    }
+    if title.is_some() || hint.is_some() || idempotent || closed_world {
+        object.object("annotations", |annotations| {
+            if let Some(title) = title {
+                annotations.string("title", title);
+            }
+            if let Some((hint, value)) = hint {
+                annotations.bool(hint, value);
+            }
+            if idempotent {
+                annotations.bool("idempotentHint", true);
+            }
+            if closed_world {
+                annotations.bool("openWorldHint", false);
+            }
+        });
+    }
+    object.close();
+    into_string(out)
 }
 
-/// A `Tool` member's value: `annotations` in [`ANNOTATION_KEYS`] order,
-/// everything else canonical.
-fn write_tool_value(out: &mut String, key: &str, value: &Value) {
-    match value {
-        Value::Object(annotations) if key == "annotations" => {
-            write_in_order(out, annotations, &ANNOTATION_KEYS, write_canonical);
-        }
-        value => write_canonical(out, key, value),
-    }
-}
-
-fn write_canonical(out: &mut String, _key: &str, value: &Value) {
-    out.push_str(&to_canonical_string(value));
-}
-
-/// Writes `map` with the keys in `order` first, in that order, then any
-/// others in byte order (none today: a key the MCP schema does not name
-/// is still written, never dropped), each value by `write_value`.
-fn write_in_order(
-    out: &mut String,
-    map: &Map<String, Value>,
-    order: &[&str],
-    write_value: fn(&mut String, &str, &Value),
-) {
-    let mut rest: Vec<&str> = map
-        .keys()
-        .map(String::as_str)
-        .filter(|key| !order.contains(key))
-        .collect();
-    rest.sort_unstable();
-    let keys = order
-        .iter()
-        .copied()
-        .filter(|key| map.contains_key(*key))
-        .chain(rest);
-    out.push('{');
-    for (i, key) in keys.enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        out.push_str(&Value::String(key.to_owned()).to_string());
-        out.push(':');
-        write_value(out, key, &map[key]);
-    }
-    out.push('}');
+/// [`mcp_tool_json`], rendered once per tool.
+pub(crate) fn mcp_fragment(tool: &ToolHandle) -> &str {
+    cache::fragment(tool, Fragment::Mcp, mcp_tool_json)
 }
 
 /// `{"tools":[...]}` with each tool as [`mcp_tool_json`].
 pub(crate) fn tools_list_json<'a>(tools: impl IntoIterator<Item = &'a ToolHandle>) -> String {
     // Each tool's bytes are rendered once per handle and reused by every
     // pool (see `render/cache.rs`).
-    let tools = cache::json_array(
-        tools
-            .into_iter()
-            .map(|tool| cache::fragment(tool, Fragment::Mcp, mcp_tool_json)),
-    );
-    format!("{{\"tools\":{tools}}}")
+    cache::wrapped_json_array("{\"tools\":", tools.into_iter().map(mcp_fragment), "}")
 }
 
 impl ToolPool {

@@ -157,16 +157,22 @@
 mod anthropic;
 pub(crate) mod cache;
 mod format;
+mod json;
 mod mcp;
 mod openai;
 mod prompt;
+mod schema;
 mod strict;
 
-pub(crate) use anthropic::anthropic_tool_loading;
 pub use anthropic::{AnthropicOptions, anthropic_tool, anthropic_tool_references};
+pub(crate) use anthropic::{anthropic_fragment, anthropic_tool_json, is_deferred};
 pub use format::ProviderFormat;
-pub(crate) use mcp::tools_list_json;
+pub(crate) use mcp::{mcp_fragment, tools_list_json};
 pub use mcp::{mcp_output_schema, mcp_tool, mcp_tool_json};
+pub(crate) use openai::{
+    openai_chat_fragment, openai_responses_fragment, openai_responses_json,
+    openai_responses_tool_search_json,
+};
 pub use openai::{openai_chat_tool, openai_responses_tool};
 pub use prompt::prompt_catalog_entry;
 pub use strict::{StrictSchemaError, openai_strict_schema};

@@ -2,44 +2,88 @@
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::CACHE_KEY_PREFIX;
 use super::cache::{self, Fragment};
-use super::{CACHE_KEY_PREFIX, openai_strict_schema};
+use super::json::{ObjectWriter, into_string};
 use crate::input::handle::ToolHandle;
-use crate::input::provider_input_schema;
 use crate::pool::ToolPool;
-use crate::text::to_canonical_string;
 
 const CHAT_KEY: &str = "openai_chat";
 const RESPONSES_KEY: &str = "openai_responses";
 
-/// `name`, `description`, `parameters` and `strict` for one tool.
-fn function_fields(tool: &ToolHandle) -> Map<String, Value> {
+/// `description`, `name`, `parameters` and `strict` for one tool, in that
+/// (canonical) order.
+fn function_fields(object: &mut ObjectWriter<'_>, tool: &ToolHandle) {
     let spec = tool.spec();
-    let original = provider_input_schema(tool);
-    let (parameters, strict) = match openai_strict_schema(&original) {
-        Ok(strict) => (strict, true),
-        Err(reason) => {
-            tracing::debug!(tool = spec.name(), %reason, "schema is not strict-compatible; sending strict: false");
-            (original, false)
-        }
-    };
-    let mut fields = Map::new();
-    fields.insert("name".into(), Value::String(spec.name().to_owned()));
-    fields.insert(
-        "description".into(),
-        Value::String(spec.description().to_owned()),
-    );
-    fields.insert("parameters".into(), parameters);
-    fields.insert("strict".into(), Value::Bool(strict));
-    fields
+    let strict = super::schema::strict_schema_json(tool);
+    object
+        .string("description", spec.description())
+        .string("name", spec.name())
+        .raw(
+            "parameters",
+            strict.unwrap_or_else(|| super::schema::provider_schema_json(tool)),
+        )
+        .bool("strict", strict.is_some());
+}
+
+/// [`openai_chat_tool`] as canonical JSON.
+fn openai_chat_json(tool: &ToolHandle) -> String {
+    let mut out = Vec::with_capacity(256);
+    let mut object = ObjectWriter::canonical(&mut out);
+    object
+        .object("function", |function| function_fields(function, tool))
+        .string("type", "function");
+    object.close();
+    into_string(out)
+}
+
+/// [`openai_responses_tool`] as canonical JSON, with `"defer_loading":
+/// true` when `deferred` (a session's deferral policy decides).
+pub(crate) fn openai_responses_json(tool: &ToolHandle, deferred: bool) -> String {
+    let mut out = Vec::with_capacity(256);
+    let mut object = ObjectWriter::canonical(&mut out);
+    if deferred {
+        object.bool("defer_loading", true);
+    }
+    function_fields(&mut object, tool);
+    object.string("type", "function");
+    object.close();
+    into_string(out)
+}
+
+/// The cached Chat Completions definition.
+pub(crate) fn openai_chat_fragment(tool: &ToolHandle) -> &str {
+    cache::fragment(tool, Fragment::OpenAiChat, openai_chat_json)
+}
+
+/// `tool` as the Responses API's client-executed tool search:
+/// `{"description", "execution": "client", "parameters", "type":
+/// "tool_search"}`, canonical.
+pub(crate) fn openai_responses_tool_search_json(tool: &ToolHandle) -> String {
+    let mut out = Vec::with_capacity(256);
+    let mut object = ObjectWriter::canonical(&mut out);
+    object
+        .string("description", tool.spec().description())
+        .string("execution", "client")
+        .raw("parameters", super::schema::provider_schema_json(tool))
+        .string("type", "tool_search");
+    object.close();
+    into_string(out)
+}
+
+/// The cached Responses definition (never deferred).
+pub(crate) fn openai_responses_fragment(tool: &ToolHandle) -> &str {
+    cache::fragment(tool, Fragment::OpenAiResponses, |tool| {
+        openai_responses_json(tool, false)
+    })
 }
 
 /// One tool as an OpenAI Chat Completions tool:
 /// `{"type": "function", "function": {"name", "description", "parameters",
 /// "strict"}}`. `strict` is `true` only when
-/// [`openai_strict_schema`] could transform the
+/// [`openai_strict_schema`](super::openai_strict_schema) could transform the
 /// schema, which is then the `parameters`; otherwise the original schema
 /// goes with `strict: false`.
 ///
@@ -67,19 +111,16 @@ fn function_fields(tool: &ToolHandle) -> Map<String, Value> {
 /// }));
 /// ```
 pub fn openai_chat_tool(tool: &ToolHandle) -> Value {
-    let mut out = Map::new();
-    out.insert("type".into(), Value::String("function".into()));
-    out.insert("function".into(), Value::Object(function_fields(tool)));
-    Value::Object(out)
+    // The writer writes valid JSON (every fragment is parsed back by the
+    // render tests); `Null` is unreachable.
+    serde_json::from_str(openai_chat_fragment(tool)).unwrap_or_default()
 }
 
 /// One tool as an OpenAI Responses API tool: the fields of
 /// [`openai_chat_tool`] flat, `{"type": "function", "name", "description",
 /// "parameters", "strict"}`.
 pub fn openai_responses_tool(tool: &ToolHandle) -> Value {
-    let mut out = function_fields(tool);
-    out.insert("type".into(), Value::String("function".into()));
-    Value::Object(out)
+    serde_json::from_str(openai_responses_fragment(tool)).unwrap_or_default()
 }
 
 impl ToolPool {
@@ -87,11 +128,7 @@ impl ToolPool {
     /// every tool, pool order), as compact canonical JSON. Cached.
     pub fn render_openai_chat(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{CHAT_KEY}"), |pool| {
-            let render = |tool: &ToolHandle| to_canonical_string(&openai_chat_tool(tool));
-            cache::json_array(
-                pool.iter()
-                    .map(|tool| cache::fragment(tool, Fragment::OpenAiChat, render)),
-            )
+            cache::json_array(pool.iter().map(openai_chat_fragment))
         })
     }
 
@@ -99,11 +136,7 @@ impl ToolPool {
     /// for every tool, pool order), as compact canonical JSON. Cached.
     pub fn render_openai_responses(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{RESPONSES_KEY}"), |pool| {
-            let render = |tool: &ToolHandle| to_canonical_string(&openai_responses_tool(tool));
-            cache::json_array(
-                pool.iter()
-                    .map(|tool| cache::fragment(tool, Fragment::OpenAiResponses, render)),
-            )
+            cache::json_array(pool.iter().map(openai_responses_fragment))
         })
     }
 }

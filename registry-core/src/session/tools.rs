@@ -21,18 +21,18 @@
 //! `tool_search` is left out of every render while the session defers
 //! nothing.
 
-use serde_json::{Value, json};
+use std::borrow::Cow;
 
 use super::Session;
 use super::deferral::TOOL_SEARCH_NAME;
 use crate::input::handle::ToolHandle;
-use crate::input::provider_input_schema;
 use crate::pool::{Partition, ToolPool};
+use crate::render::cache::json_array;
 use crate::render::{
-    AnthropicOptions, anthropic_tool_loading, openai_chat_tool, openai_responses_tool,
+    AnthropicOptions, anthropic_fragment, anthropic_tool_json, is_deferred, openai_chat_fragment,
+    openai_responses_fragment, openai_responses_json, openai_responses_tool_search_json,
     prompt_catalog_entry, tools_list_json,
 };
-use crate::text::to_canonical_string;
 
 /// A pool seen through one session's deferral and discoveries; see
 /// [`ToolPool::for_session`].
@@ -144,27 +144,19 @@ impl<'a> SessionTools<'a> {
                 })
             })
             .flatten();
-        let values = tools
-            .iter()
-            .enumerate()
-            .map(|(at, (_, tool, deferred))| {
-                let mut value = anthropic_tool_loading(tool, *deferred);
-                if breakpoint == Some(at)
-                    && let Value::Object(map) = &mut value
-                {
-                    map.insert("cache_control".into(), json!({ "type": "ephemeral" }));
-                }
-                value
-            })
-            .collect();
-        to_canonical_string(&Value::Array(values))
+        json_array(tools.iter().enumerate().map(|(at, (_, tool, deferred))| {
+            let breakpoint = breakpoint == Some(at);
+            if !breakpoint && *deferred == is_deferred(tool) {
+                // As declared: the tool's cached definition.
+                return Cow::Borrowed(anthropic_fragment(tool));
+            }
+            Cow::Owned(anthropic_tool_json(tool, *deferred, breakpoint))
+        }))
     }
 
     /// The OpenAI Chat Completions `tools` array of [`loaded`](Self::loaded).
     pub fn render_openai_chat(&self) -> String {
-        to_canonical_string(&Value::Array(
-            self.loaded().into_iter().map(openai_chat_tool).collect(),
-        ))
+        json_array(self.loaded().into_iter().map(openai_chat_fragment))
     }
 
     /// The OpenAI Responses API `tools` array: every offered tool in pool
@@ -175,27 +167,15 @@ impl<'a> SessionTools<'a> {
     /// Responses API: for a model without it, send
     /// [`render_openai_responses_without_tool_search`](Self::render_openai_responses_without_tool_search).
     pub fn render_openai_responses(&self) -> String {
-        let values = self
-            .offered()
-            .map(|(_, tool)| {
-                if tool.name() == TOOL_SEARCH_NAME {
-                    return json!({
-                        "type": "tool_search",
-                        "execution": "client",
-                        "description": tool.spec().description(),
-                        "parameters": provider_input_schema(tool),
-                    });
-                }
-                let mut value = openai_responses_tool(tool);
-                if self.session.is_deferred(tool)
-                    && let Value::Object(map) = &mut value
-                {
-                    map.insert("defer_loading".into(), Value::Bool(true));
-                }
-                value
-            })
-            .collect();
-        to_canonical_string(&Value::Array(values))
+        json_array(self.offered().map(|(_, tool)| {
+            if tool.name() == TOOL_SEARCH_NAME {
+                Cow::Owned(openai_responses_tool_search_json(tool))
+            } else if self.session.is_deferred(tool) {
+                Cow::Owned(openai_responses_json(tool, true))
+            } else {
+                Cow::Borrowed(openai_responses_fragment(tool))
+            }
+        }))
     }
 
     /// The OpenAI Responses `tools` array for a model without the client
@@ -204,12 +184,7 @@ impl<'a> SessionTools<'a> {
     /// `tool_search` is then an ordinary function, answered with a
     /// `function_call_output`.
     pub fn render_openai_responses_without_tool_search(&self) -> String {
-        to_canonical_string(&Value::Array(
-            self.loaded()
-                .into_iter()
-                .map(openai_responses_tool)
-                .collect(),
-        ))
+        json_array(self.loaded().into_iter().map(openai_responses_fragment))
     }
 
     /// The MCP `tools/list` result of [`loaded`](Self::loaded).

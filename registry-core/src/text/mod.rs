@@ -11,6 +11,7 @@ mod canonical;
 mod capped;
 
 pub use canonical::{to_canonical_pretty, to_canonical_string};
+pub(crate) use canonical::{write_canonical, write_string};
 pub use capped::{MAX_ERROR_MESSAGE_CHARS, MAX_ERROR_TEXT_CHARS, cap_error_text};
 pub(crate) use capped::{capped, capped_message};
 
