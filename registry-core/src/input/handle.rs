@@ -454,6 +454,7 @@ impl ToolHandle {
     /// The instance's address: equal for two handles exactly when
     /// [`ptr_eq`](Self::ptr_eq) holds, while either is alive (a key for
     /// caches that hold the handle too).
+    #[cfg(feature = "mcp")]
     pub(crate) fn instance_key(&self) -> usize {
         Arc::as_ptr(&self.inner) as usize
     }

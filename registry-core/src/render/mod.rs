@@ -167,7 +167,9 @@ mod strict;
 pub use anthropic::{AnthropicOptions, anthropic_tool, anthropic_tool_references};
 pub(crate) use anthropic::{anthropic_fragment, anthropic_tool_json, is_deferred};
 pub use format::ProviderFormat;
-pub(crate) use mcp::{mcp_fragment, tools_list_json};
+#[cfg(feature = "mcp")]
+pub(crate) use mcp::mcp_fragment;
+pub(crate) use mcp::tools_list_json;
 pub use mcp::{mcp_output_schema, mcp_tool, mcp_tool_json};
 pub(crate) use openai::{
     openai_chat_fragment, openai_responses_fragment, openai_responses_json,
