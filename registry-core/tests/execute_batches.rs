@@ -363,3 +363,56 @@ proptest! {
         prop_assert_eq!(recorder.active(), 0);
     }
 }
+
+/// A call's id lives in its context while it runs and comes back to its
+/// result when it ends: moved when nothing else holds the context, copied
+/// when the tool kept a clone of it (which must still read the id).
+#[test]
+fn every_result_keeps_its_call_id_whether_or_not_the_tool_kept_its_context() {
+    let kept: Arc<std::sync::Mutex<Vec<registry_core::ToolContext>>> = Arc::default();
+    let keeper = {
+        let kept = Arc::clone(&kept);
+        ToolBuilder::new("keeper", "Keeps its context when asked to.")
+            .concurrency_safe(true)
+            .read_only(true)
+            .build(move |args: Value, cx: registry_core::ToolContext| {
+                if args["keep"] == json!(true) {
+                    kept.lock().unwrap().push(cx);
+                }
+                async move { Ok(ToolOutput::text("kept")) }
+            })
+            .unwrap()
+    };
+    let exec = registry_of(vec![keeper]).executor().build();
+    let rt = threaded_runtime();
+    for keep in [false, true] {
+        // One call (the turn that skips the planner), then a concurrent
+        // batch of three.
+        let one = vec![ToolCall::new("solo-1", "keeper", json!({ "keep": keep }))];
+        let three: Vec<ToolCall> = (0..3)
+            .map(|i| ToolCall::new(format!("batch-{i}"), "keeper", json!({ "keep": keep })))
+            .collect();
+        for calls in [one, three] {
+            let want: Vec<String> = calls.iter().map(|c| c.id.clone()).collect();
+            let results = rt.block_on(exec.run_turn(calls));
+            let ids: Vec<&str> = results.iter().map(|r| r.id()).collect();
+            assert_eq!(ids, want, "keep: {keep}");
+            assert!(
+                results
+                    .iter()
+                    .all(|r| !r.is_error() && r.tool() == Some("keeper"))
+            );
+        }
+    }
+    let kept = kept.lock().unwrap();
+    let ids: Vec<Option<&str>> = kept.iter().map(|cx| cx.call_id()).collect();
+    assert_eq!(
+        ids,
+        [
+            Some("solo-1"),
+            Some("batch-0"),
+            Some("batch-1"),
+            Some("batch-2")
+        ]
+    );
+}

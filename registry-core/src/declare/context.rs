@@ -51,7 +51,9 @@ pub(crate) type ProgressSink = Box<dyn Fn(String) + Send + Sync>;
 /// What the executor attaches to one call's context.
 pub(crate) struct CallScope {
     pub(crate) index: usize,
-    pub(crate) id: Arc<str>,
+    /// The call's id, moved here from the turn's slot while the call runs
+    /// and handed back when it ends (see `CallScope::into_id`).
+    pub(crate) id: String,
     pub(crate) cancel: CallCancel,
     /// Where [`ToolContext::progress`] reports go: set by the executor
     /// when the turn is streamed, `None` when nobody listens.
@@ -124,6 +126,16 @@ impl CallCancel {
 }
 
 impl CallScope {
+    /// The call's id back from a scope that ended: moved out when nothing
+    /// else holds the scope (the usual case), copied when a tool kept a
+    /// clone of its context.
+    pub(crate) fn into_id(scope: Arc<CallScope>) -> String {
+        match Arc::try_unwrap(scope) {
+            Ok(scope) => scope.id,
+            Err(shared) => shared.id.clone(),
+        }
+    }
+
     /// The modifiers the call queued, in the order it queued them.
     pub(crate) fn take_modifiers(&self) -> Vec<ContextModifier> {
         std::mem::take(

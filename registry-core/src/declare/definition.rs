@@ -111,7 +111,8 @@ impl fmt::Display for Origin {
 /// builders, renderers and tables read.
 #[derive(Debug, Clone)]
 pub struct ToolSpec {
-    name: String,
+    /// Shared: every result of a call names its tool without a copy.
+    name: Arc<str>,
     aliases: Vec<String>,
     description: String,
     user_facing_name: Option<String>,
@@ -148,7 +149,7 @@ impl Identity {
 
     /// Overwrites the identity fields of `spec` with this identity.
     pub(crate) fn apply(&self, spec: &mut ToolSpec) {
-        spec.name = self.name.to_owned();
+        spec.name = Arc::from(self.name);
         spec.aliases = self.aliases.iter().map(|a| (*a).to_owned()).collect();
         spec.description = self.description.to_owned();
         spec.flag = self.flag.map(str::to_owned);
@@ -161,7 +162,7 @@ impl ToolSpec {
     /// [`SafetyPosture::DEFAULT`], no aliases, a runtime origin.
     fn with_defaults(name: String, description: String) -> Self {
         ToolSpec {
-            name,
+            name: Arc::from(name),
             aliases: Vec::new(),
             description,
             user_facing_name: None,
@@ -179,6 +180,11 @@ impl ToolSpec {
 
     /// The model-facing name.
     pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name, shared (a clone is a count, not a copy).
+    pub(crate) fn shared_name(&self) -> &Arc<str> {
         &self.name
     }
     /// Old names that still resolve to this tool.
@@ -651,7 +657,7 @@ impl<I: 'static> Declaration<I> {
     /// made at run time.
     pub(crate) fn validate(&self) -> Result<(), DefinitionError> {
         let spec = &self.spec;
-        let tool = || spec.name.clone();
+        let tool = || spec.name.to_string();
         validate_name(&spec.name).map_err(|source| DefinitionError::Name {
             tool: tool(),
             source,
@@ -661,7 +667,7 @@ impl<I: 'static> Declaration<I> {
                 tool: tool(),
                 source,
             })?;
-            if *alias == spec.name {
+            if **alias == *spec.name {
                 return Err(DefinitionError::AliasIsName {
                     tool: tool(),
                     alias: alias.clone(),

@@ -1,6 +1,7 @@
 //! A model's tool call and the one result the executor returns for it.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -39,7 +40,8 @@ pub struct ToolCallResult {
     pub(crate) spilled_to: Option<PathBuf>,
     /// Where binary blocks over the byte limit were written, in order.
     pub(crate) binary_spills: Vec<PathBuf>,
-    pub(crate) tool: Option<String>,
+    /// The tool's primary name, shared with its spec.
+    pub(crate) tool: Option<Arc<str>>,
 }
 
 impl ToolCallResult {
@@ -71,7 +73,7 @@ impl ToolCallResult {
     /// The same result, marked as answering a call of `tool` (its primary
     /// name).
     pub fn for_tool(mut self, tool: impl Into<String>) -> Self {
-        self.tool = Some(tool.into());
+        self.tool = Some(Arc::from(tool.into()));
         self
     }
 

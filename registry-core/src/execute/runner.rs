@@ -82,7 +82,10 @@ impl std::fmt::Debug for Executor {
 
 /// Per call, what the turn knows besides its result.
 struct Slot {
+    /// The call's id; while the call runs it lives in the call's scope
+    /// (`scope`), and comes back when the call ends.
     id: String,
+    scope: Option<Arc<CallScope>>,
     tool: Option<ToolHandle>,
     /// The plugin that contributed the tool (`None` for a built-in), as
     /// resolved: checked again before the body runs.
@@ -245,6 +248,7 @@ impl Executor {
             );
             let mut slot = Slot {
                 id: call.id,
+                scope: None,
                 tool: None,
                 owner: None,
                 metrics: ToolMetrics::default(),
@@ -270,6 +274,24 @@ impl Executor {
             slots.push(slot);
         }
 
+        // Dropping the turn (this future) drops every in-flight call, and
+        // each call's guard cancels the token its tool may have handed to
+        // spawned work: the turn needs no token of its own.
+        if events.is_none()
+            && let Some(index) = only_runnable(&slots)
+        {
+            // One call to run (most turns): its batch is itself, so the
+            // planner's lists are not built. A streamed turn is planned
+            // as usual, since its events report the plan.
+            let mut state = Turn { slots, events };
+            let mode = self.mode_alone(&mut state.slots[index]);
+            state.slots[index].span.record("batch", 0);
+            let span = tracing::info_span!("batch", batch = 0, mode = ?mode, calls = 1);
+            let modifiers = self.run_alone(index, &mut state).instrument(span).await;
+            self.apply(modifiers);
+            return self.results(state.slots);
+        }
+
         // Planned straight from the slots: no second per-turn list.
         let items = slots.iter_mut().enumerate().filter_map(|(index, slot)| {
             Some(PlanItem {
@@ -284,9 +306,6 @@ impl Executor {
             queued(events, &plan, &slots);
         }
 
-        // Dropping the turn (this future) drops every in-flight call, and
-        // each call's guard cancels the token its tool may have handed to
-        // spawned work: the turn needs no token of its own.
         let mut state = Turn { slots, events };
         for (b, batch) in plan.batches.iter().enumerate() {
             for item in &batch.calls {
@@ -298,14 +317,44 @@ impl Executor {
                 mode = ?batch.mode,
                 calls = batch.calls.len(),
             );
-            let mut modifiers = self.run_batch(batch, &mut state).instrument(span).await;
-            // In call order, after the whole batch.
-            modifiers.sort_unstable_by_key(|(index, _)| *index);
-            self.session
-                .apply(modifiers.into_iter().flat_map(|(_, m)| m));
+            let modifiers = self.run_batch(batch, &mut state).instrument(span).await;
+            self.apply(modifiers);
         }
+        self.results(state.slots)
+    }
 
-        let slots = state.slots;
+    /// How the batch of a call running alone is labelled in traces: as
+    /// the planner would label it.
+    fn mode_alone(&self, slot: &mut Slot) -> BatchMode {
+        let Some(call) = &slot.prepared else {
+            return BatchMode::Serial;
+        };
+        let item = PlanItem {
+            index: 0,
+            tool: call.tool().clone(),
+            class: slot.class,
+            access: std::mem::take(&mut slot.access),
+        };
+        let mode = if self.rule.runs_alone(&item) {
+            BatchMode::Serial
+        } else {
+            BatchMode::Concurrent
+        };
+        slot.access = item.access;
+        mode
+    }
+
+    /// A batch's session-state modifiers, applied in call order after the
+    /// whole batch.
+    fn apply(&self, mut modifiers: Vec<(usize, Vec<ContextModifier>)>) {
+        modifiers.sort_unstable_by_key(|(index, _)| *index);
+        self.session
+            .apply(modifiers.into_iter().flat_map(|(_, m)| m));
+    }
+
+    /// The turn's results, in call order, its metrics recorded and its
+    /// output budget applied.
+    fn results(&self, slots: Vec<Slot>) -> Vec<ToolCallResult> {
         self.session.record(
             slots
                 .iter()
@@ -358,19 +407,10 @@ impl Executor {
         batch: &Batch,
         state: &mut Turn,
     ) -> Vec<(usize, Vec<ContextModifier>)> {
-        let snapshot = self.session.state();
         if let [item] = batch.calls.as_slice() {
-            // One call (every serial batch): no sibling to cancel, nothing
-            // to interleave; run it in place.
-            let outcome = self.start(item.index, state, None, &snapshot).await;
-            let modifiers = outcome.modifiers;
-            self.finish(state, item.index, outcome.result);
-            return if modifiers.is_empty() {
-                Vec::new()
-            } else {
-                vec![(item.index, modifiers)]
-            };
+            return self.run_alone(item.index, state).await;
         }
+        let snapshot = self.session.state();
         let limit = match batch.mode {
             BatchMode::Serial => 1,
             BatchMode::Concurrent => self.config.max_concurrency.get(),
@@ -425,6 +465,24 @@ impl Executor {
         modifiers
     }
 
+    /// Runs a batch of one call (every serial batch): no sibling to
+    /// cancel, nothing to interleave; it runs in place.
+    async fn run_alone(
+        &self,
+        index: usize,
+        state: &mut Turn,
+    ) -> Vec<(usize, Vec<ContextModifier>)> {
+        let snapshot = self.session.state();
+        let outcome = self.start(index, state, None, &snapshot).await;
+        let modifiers = outcome.modifiers;
+        self.finish(state, index, outcome.result);
+        if modifiers.is_empty() {
+            Vec::new()
+        } else {
+            vec![(index, modifiers)]
+        }
+    }
+
     /// The future of one planned call.
     fn start(
         &self,
@@ -441,11 +499,11 @@ impl Executor {
         // future ends or is dropped (a timeout or a dropped turn included),
         // so work the tool spawned with it cannot outlive the call and
         // overlap the next one.
-        let id: Arc<str> = Arc::from(slot.id.as_str());
+        let id = std::mem::take(&mut slot.id);
         let events = state.events.clone();
         let progress = events
             .clone()
-            .map(|events| progress_sink(events, index, &id));
+            .map(|events| progress_sink(events, index, id.clone()));
         let scope = Arc::new(CallScope {
             index,
             id,
@@ -455,6 +513,7 @@ impl Executor {
             modifiers: Mutex::new(Vec::new()),
         });
         let stop = CancelOnDrop(Arc::clone(&scope));
+        slot.scope = Some(Arc::clone(&scope));
         let owner = slot.owner.clone();
         self.run_call(index, call, owner, scope, events, stop)
             .instrument(slot.span.clone())
@@ -463,6 +522,9 @@ impl Executor {
     /// Caps a call's result, reports it and stores it.
     fn finish(&self, state: &mut Turn, index: usize, result: Result<ToolOutput, CallError>) {
         let slot = &mut state.slots[index];
+        if let Some(scope) = slot.scope.take() {
+            slot.id = CallScope::into_id(scope);
+        }
         let result = match result {
             Ok(output) => {
                 let _cap = tracing::info_span!(parent: &slot.span, "cap").entered();
@@ -484,7 +546,7 @@ impl Executor {
                     is_error: false,
                     spilled_to: capped.spilled_to,
                     binary_spills: capped.binary_spills,
-                    tool: Some(tool.name().to_owned()),
+                    tool: Some(Arc::clone(tool.spec().shared_name())),
                 }
             }
             Err(err) => {
@@ -665,12 +727,11 @@ fn cap_config(config: &ExecutorConfig) -> CapConfig {
 /// Where a call's [`ToolContext::progress`] goes when the turn is
 /// streamed: an [`ExecEvent::Progress`] naming the call. A closed channel
 /// means the UI went away; the call goes on.
-fn progress_sink(events: UnboundedSender<ExecEvent>, index: usize, id: &Arc<str>) -> ProgressSink {
-    let id = Arc::clone(id);
+fn progress_sink(events: UnboundedSender<ExecEvent>, index: usize, id: String) -> ProgressSink {
     Box::new(move |message| {
         let _ = events.send(ExecEvent::Progress {
             index,
-            id: id.to_string(),
+            id: id.clone(),
             message,
         });
     })
@@ -700,6 +761,16 @@ fn queued(events: &UnboundedSender<ExecEvent>, plan: &Plan, slots: &[Slot]) {
     }
 }
 
+/// The one call of the turn still to run, when there is exactly one.
+fn only_runnable(slots: &[Slot]) -> Option<usize> {
+    let mut runnable = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, slot)| slot.prepared.is_some());
+    let (index, _) = runnable.next()?;
+    runnable.next().is_none().then_some(index)
+}
+
 /// The error result for a call, counting it in the slot's metrics.
 fn error_result(slot: &mut Slot, err: CallError) -> ToolCallResult {
     slot.metrics.errors += 1;
@@ -710,6 +781,9 @@ fn error_result(slot: &mut Slot, err: CallError) -> ToolCallResult {
     }
     tracing::debug!(parent: &slot.span, error = %err, "call failed");
     let mut result = ToolCallResult::new(slot.id.clone(), err.to_string(), true);
-    result.tool = slot.tool.as_ref().map(|tool| tool.name().to_owned());
+    result.tool = slot
+        .tool
+        .as_ref()
+        .map(|tool| Arc::clone(tool.spec().shared_name()));
     result
 }

@@ -265,6 +265,14 @@ impl PermissionContext {
         })
     }
 
+    /// Whether any source holds a rule: a context without one lets the
+    /// permission pipeline skip every rule step of a call.
+    pub(crate) fn has_rules(&self) -> bool {
+        self.rules
+            .values()
+            .any(|set| !(set.allow.is_empty() && set.deny.is_empty() && set.ask.is_empty()))
+    }
+
     /// The first whole-tool deny rule covering this tool, if any.
     pub fn whole_tool_deny(
         &self,

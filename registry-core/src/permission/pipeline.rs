@@ -375,13 +375,18 @@ impl PermissionPipeline {
     ) -> Authorization {
         // An empty content names nothing a rule could be about.
         let content = call.content().filter(|c| !c.as_str().is_empty());
+        // The asking and classifying futures are boxed: they are rare (a
+        // person or a model is consulted, which dwarfs an allocation), and
+        // held inline they would triple the size of every call's future.
         let outcome = match self.decide(cx, call, content.as_ref(), tool_cx) {
             Next::Done(outcome) => outcome,
-            Next::Ask(reason) => self.ask(call, call_id, content.as_ref(), reason).await,
+            Next::Ask(reason) => Box::pin(self.ask(call, call_id, content.as_ref(), reason)).await,
             Next::Classify(classifier, text) => {
-                match classify(classifier.as_ref(), call, call_id, text).await {
+                match Box::pin(classify(classifier.as_ref(), call, call_id, text)).await {
                     Ok(outcome) => outcome,
-                    Err(reason) => self.ask(call, call_id, content.as_ref(), reason).await,
+                    Err(reason) => {
+                        Box::pin(self.ask(call, call_id, content.as_ref(), reason)).await
+                    }
                 }
             }
         };
@@ -419,8 +424,12 @@ impl PermissionPipeline {
                 .filter(|(_, rule)| rule.targets(name, aliases))
         };
 
+        // Most contexts of a plain session hold no rule at all: then steps
+        // 1, 2 and 5 to 7 have nothing to read.
+        let ruled = cx.has_rules();
+
         // 1. Whole-tool deny rules, from the context as it is now.
-        if let Some((source, rule)) = cx.whole_tool_deny(name, aliases) {
+        if ruled && let Some((source, rule)) = cx.whole_tool_deny(name, aliases) {
             return denied(
                 DeniedBy::DenyRule(rule.to_string()),
                 format!(
@@ -433,38 +442,40 @@ impl PermissionPipeline {
 
         // 2. Deny content rules.
         let mut unchecked_deny = None;
-        for (source, rule) in targeting(RuleBehavior::Deny) {
-            let Some(pattern) = rule.content() else {
-                continue;
-            };
-            let Some(call_content) = &call_content else {
-                unchecked_deny.get_or_insert((
-                    source,
-                    rule,
-                    "this call names no content to check it against".to_owned(),
-                ));
-                continue;
-            };
-            match call_content.deny_reach(&ContentPattern::parse(pattern)) {
-                Reach::Covers => {
-                    return denied(
-                        DeniedBy::DenyRule(rule.to_string()),
-                        format!(
-                            "this call of `{name}` (`{}`) is denied by the {} deny rule `{}`",
-                            cap_error_text(call_content.content().as_str()),
-                            source.name(),
-                            quoted(rule)
-                        ),
-                    );
-                }
-                Reach::Unknown(why) => {
+        if ruled {
+            for (source, rule) in targeting(RuleBehavior::Deny) {
+                let Some(pattern) = rule.content() else {
+                    continue;
+                };
+                let Some(call_content) = &call_content else {
                     unchecked_deny.get_or_insert((
                         source,
                         rule,
-                        format!("this call's content {why}"),
+                        "this call names no content to check it against".to_owned(),
                     ));
+                    continue;
+                };
+                match call_content.deny_reach(&ContentPattern::parse(pattern)) {
+                    Reach::Covers => {
+                        return denied(
+                            DeniedBy::DenyRule(rule.to_string()),
+                            format!(
+                                "this call of `{name}` (`{}`) is denied by the {} deny rule `{}`",
+                                cap_error_text(call_content.content().as_str()),
+                                source.name(),
+                                quoted(rule)
+                            ),
+                        );
+                    }
+                    Reach::Unknown(why) => {
+                        unchecked_deny.get_or_insert((
+                            source,
+                            rule,
+                            format!("this call's content {why}"),
+                        ));
+                    }
+                    Reach::Misses => {}
                 }
-                Reach::Misses => {}
             }
         }
 
@@ -516,32 +527,39 @@ impl PermissionPipeline {
         }
 
         // 6. Ask rules.
-        for (source, rule) in targeting(RuleBehavior::Ask) {
-            let what = match (rule.content(), &call_content) {
-                (None, _) => format!("asks before every call of `{name}`"),
-                (Some(pattern), Some(c)) => match c.deny_reach(&ContentPattern::parse(pattern)) {
-                    Reach::Covers => format!("covers this call of `{name}`"),
-                    Reach::Unknown(why) => {
-                        format!("covers some calls of `{name}`, and this call's content {why}")
-                    }
-                    Reach::Misses => continue,
-                },
-                (Some(_), None) => format!(
-                    "covers some calls of `{name}`, and this call names no content to check it against"
-                ),
-            };
-            return Next::Ask(format!(
-                "the {} ask rule `{}` {what}",
-                source.name(),
-                quoted(rule)
-            ));
+        if ruled {
+            for (source, rule) in targeting(RuleBehavior::Ask) {
+                let what = match (rule.content(), &call_content) {
+                    (None, _) => format!("asks before every call of `{name}`"),
+                    (Some(pattern), Some(c)) => match c.deny_reach(&ContentPattern::parse(pattern))
+                    {
+                        Reach::Covers => format!("covers this call of `{name}`"),
+                        Reach::Unknown(why) => {
+                            format!("covers some calls of `{name}`, and this call's content {why}")
+                        }
+                        Reach::Misses => continue,
+                    },
+                    (Some(_), None) => format!(
+                        "covers some calls of `{name}`, and this call names no content to check it against"
+                    ),
+                };
+                return Next::Ask(format!(
+                    "the {} ask rule `{}` {what}",
+                    source.name(),
+                    quoted(rule)
+                ));
+            }
         }
 
         // 7. Allow rules: a whole-tool rule, or content rules that together
         // cover the call (each program of a command line by some rule).
-        let allow: Vec<&PermissionRule> = targeting(RuleBehavior::Allow)
-            .map(|(_, rule)| rule)
-            .collect();
+        let allow: Vec<&PermissionRule> = if ruled {
+            targeting(RuleBehavior::Allow)
+                .map(|(_, rule)| rule)
+                .collect()
+        } else {
+            Vec::new()
+        };
         if let Some(rule) = allow.iter().find(|rule| rule.content().is_none()) {
             return allowed(AllowedBy::AllowRule(rule.to_string()));
         }
