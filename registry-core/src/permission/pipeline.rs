@@ -663,7 +663,7 @@ impl PermissionPipeline {
         let request = ApprovalRequest {
             call_id: call_id.to_owned(),
             tool: name.to_owned(),
-            input: Arc::clone(call.shared_args()),
+            input: Arc::new(call.args().clone()),
             content: content.cloned(),
             reason,
         };
