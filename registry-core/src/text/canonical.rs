@@ -132,13 +132,27 @@ fn write_entries<'a>(
 /// that need no escape are copied whole.
 fn write_str(out: &mut Vec<u8>, text: &str) {
     let bytes = text.as_bytes();
+    // Most strings (names, descriptions, schema keywords) need no escape:
+    // eight bytes at a time up to the first that might, then a table
+    // lookup per byte; a clean string is then one copy.
+    let clean = clean_prefix(bytes);
+    let first = bytes[clean..]
+        .iter()
+        .position(|&byte| ESCAPE[usize::from(byte)] != 0)
+        .map_or(bytes.len(), |at| clean + at);
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    // Most strings (names, descriptions, schema keywords) need no escape:
-    // eight bytes at a time up to the first that might.
-    let clean = clean_prefix(bytes);
+    out.extend_from_slice(&bytes[..first]);
+    if first < bytes.len() {
+        write_escaped(out, &bytes[first..]);
+    }
+    out.push(b'"');
+}
+
+/// The rest of a string from its first byte that needs an escape.
+fn write_escaped(out: &mut Vec<u8>, bytes: &[u8]) {
     let mut start = 0;
-    for (i, &byte) in bytes.iter().enumerate().skip(clean) {
+    for (i, &byte) in bytes.iter().enumerate() {
         let escape = ESCAPE[usize::from(byte)];
         if escape == 0 {
             continue;
@@ -160,7 +174,6 @@ fn write_str(out: &mut Vec<u8>, text: &str) {
         }
     }
     out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
 }
 
 /// How many leading bytes of `bytes` certainly need no escape, found
