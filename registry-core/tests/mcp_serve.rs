@@ -710,3 +710,53 @@ async fn a_session_initializes_once() {
     }
     assert_eq!(extra, 0, "one change was notified more than once");
 }
+
+/// Says "always" once, then "no", counting what it was asked.
+struct AlwaysOnce {
+    asked: AtomicUsize,
+}
+
+impl registry_core::permission::Approver for AlwaysOnce {
+    fn approve<'a>(
+        &'a self,
+        _request: &'a registry_core::permission::ApprovalRequest,
+    ) -> registry_core::permission::JudgeFuture<'a, registry_core::permission::Approval> {
+        let first = self.asked.fetch_add(1, Ordering::SeqCst) == 0;
+        Box::pin(async move {
+            if first {
+                registry_core::permission::Approval::AllowAlways
+            } else {
+                registry_core::permission::Approval::Deny { reason: None }
+            }
+        })
+    }
+}
+
+/// An "always" one client's approver gave holds for that client's later
+/// calls, and never for another client's: grants belong to a session.
+#[tokio::test]
+async fn an_allow_always_grant_holds_for_its_own_client_only() {
+    let registry = registry();
+    let approver = Arc::new(AlwaysOnce {
+        asked: AtomicUsize::new(0),
+    });
+    let server = McpServer::new(Arc::clone(&registry).executor().approver(approver.clone()));
+    let (first, _) = connect(&server).await;
+    let (second, _) = connect(&server).await;
+    let note = || json!({ "key": "a" });
+
+    let granted = call(&first, "write_note", note()).await;
+    assert_eq!(granted.is_error, Some(false), "{}", text(&granted));
+    let again = call(&first, "write_note", note()).await;
+    assert_eq!(again.is_error, Some(false), "{}", text(&again));
+    assert_eq!(
+        approver.asked.load(Ordering::SeqCst),
+        1,
+        "the grant answered"
+    );
+
+    // The other client is asked itself, and this approver now says no.
+    let other = call(&second, "write_note", note()).await;
+    assert_eq!(other.is_error, Some(true), "{}", text(&other));
+    assert_eq!(approver.asked.load(Ordering::SeqCst), 2);
+}

@@ -37,8 +37,9 @@ const CURSOR_PREFIX: &str = "offset:";
 /// Cheap to clone: clones share the registry, the permission context and
 /// the cached listing; configuring a clone (`with_*`) changes only that
 /// clone. Every connection (a stdio peer, an HTTP session)
-/// gets its own [`Session`], so deferred-tool discovery and session state
-/// never leak between clients; a session's calls run one turn at a time,
+/// gets its own [`Session`] and its own allow-always grants, so
+/// deferred-tool discovery, session state and approvals never leak
+/// between clients; a session's calls run one turn at a time,
 /// as the executor runs a conversation's turns.
 ///
 /// - `tools/list` is [`ToolPool::render_mcp_tools_list`]: the same tools
@@ -266,6 +267,7 @@ impl McpServer {
         Connection {
             server: self.clone(),
             session: Arc::new(Session::new()),
+            pipeline: self.settings.pipeline.for_new_session(),
             executor: Mutex::new(None),
             watcher: stop.child_token(),
             _stop: stop.drop_guard(),
@@ -323,6 +325,9 @@ fn listed_tools(pool: &ToolPool, previous: Option<&View>) -> (Arc<[Tool]>, Box<[
 pub(crate) struct Connection {
     server: McpServer,
     session: Arc<Session>,
+    /// The server's policy with this connection's own allow-always
+    /// grants: kept across views, never shared with another connection.
+    pipeline: PermissionPipeline,
     executor: Mutex<Option<(Arc<View>, Arc<Executor>)>>,
     watcher: CancellationToken,
     _stop: DropGuard,
@@ -360,7 +365,7 @@ impl Connection {
                 .registry
                 .executor()
                 .permissions((*view.permissions).clone())
-                .pipeline(settings.pipeline.clone())
+                .pipeline(self.pipeline.clone())
                 .session(Arc::clone(&self.session))
                 .config(settings.config.clone())
                 .context(settings.context.clone())

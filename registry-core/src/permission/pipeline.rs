@@ -307,6 +307,17 @@ impl PermissionPipeline {
         }
     }
 
+    /// The same policy (mode, approver, classifier, workspace) for another
+    /// conversation: no grants, and none shared with this pipeline. A
+    /// server with many clients gives each its own, so one client's
+    /// "always" never answers for another.
+    pub fn for_new_session(&self) -> Self {
+        PermissionPipeline {
+            config: Arc::clone(&self.config),
+            grants: Arc::default(),
+        }
+    }
+
     /// Replaces the permission mode, keeping everything else (approver,
     /// classifier, workspace, and the grants shared with clones).
     pub fn with_mode(mut self, mode: PermissionMode) -> Self {
