@@ -1102,3 +1102,35 @@ async fn command_deny_rules_see_through_substitutions_keywords_and_wrappers() {
     let ls = decide(&bypass, &cx, &call(json!({ "command": "ls -la" }))).await;
     assert!(ls.is_allowed(), "{ls:?}");
 }
+
+/// A grant given with a lifetime answers until it lapses, then the call is
+/// asked about again; `for_new_session` keeps the policy and none of the
+/// grants.
+#[tokio::test]
+async fn a_grant_lasts_its_lifetime_and_belongs_to_its_session() {
+    let approver = Recording::new(Approval::AllowAlways);
+    let lasting = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let cx = PermissionContext::new();
+    let rm = || call(json!({ "command": "rm *.tmp", "destructive": true }));
+    decide(&lasting, &cx, &rm()).await;
+    assert!(matches!(
+        decide(&lasting, &cx, &rm()).await,
+        Authorization::Allowed {
+            by: AllowedBy::SessionRule(_)
+        }
+    ));
+    assert_eq!(approver.asked(), 1);
+
+    let other = lasting.for_new_session();
+    assert!(other.session_rules().is_empty());
+    decide(&other, &cx, &rm()).await;
+    assert_eq!(approver.asked(), 2, "another session is asked itself");
+
+    let lapsing = PermissionPipeline::new(PermissionMode::Default)
+        .with_approver(approver.clone())
+        .with_grant_lifetime(std::time::Duration::ZERO);
+    decide(&lapsing, &cx, &rm()).await;
+    decide(&lapsing, &cx, &rm()).await;
+    assert_eq!(approver.asked(), 4, "a lapsed grant answers nothing");
+    assert!(lapsing.session_rules().is_empty());
+}

@@ -18,7 +18,8 @@ use serde_json::Value;
 /// What tools of one session have learned or changed: files read, the
 /// working directory, and free-form values by key. Ordered collections
 /// only, so anything rendered from it is deterministic.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SessionState {
     files_read: BTreeSet<String>,
     cwd: Option<String>,

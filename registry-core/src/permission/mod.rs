@@ -131,5 +131,5 @@ pub use context::{Mode, ModeFilter, PermissionContext, RuleBehavior, RuleSet, Ru
 pub use error::ContextError;
 pub use mode::{PermissionMode, UnknownPermissionMode};
 pub use pattern::ContentPattern;
-pub use pipeline::{AllowedBy, Authorization, DeniedBy, PermissionPipeline};
+pub use pipeline::{AllowedBy, Authorization, DeniedBy, GrantRecord, PermissionPipeline};
 pub use rule::{PermissionRule, RuleError, RuleTarget};

@@ -54,11 +54,12 @@
 //! answers the strict way, which here means: ask (and for the approver:
 //! deny).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, PoisonError, RwLock};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
 use super::context::{PermissionContext, RuleBehavior};
@@ -206,7 +207,8 @@ pub enum DeniedBy {
 #[derive(Clone)]
 pub struct PermissionPipeline {
     config: Arc<Config>,
-    grants: Arc<RwLock<BTreeSet<Grant>>>,
+    /// Each grant with the moment it lapses (`None`: with the session).
+    grants: Arc<RwLock<BTreeMap<Grant, Option<SystemTime>>>>,
 }
 
 #[derive(Clone)]
@@ -217,6 +219,8 @@ struct Config {
     /// Normalised lexically; resolved (links followed) when a call is
     /// judged.
     workspace: Option<PathBuf>,
+    /// How long an allow-always grant lasts; `None`: the session.
+    grant_lifetime: Option<Duration>,
 }
 
 /// An allow-always grant: a tool (primary name), and the exact content it
@@ -256,6 +260,29 @@ impl Grant {
             |rule| rule.to_string(),
         )
     }
+}
+
+/// An allow-always grant as a session store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct GrantRecord {
+    /// The tool's primary name.
+    pub tool: String,
+    /// The exact content granted (`None`: calls without content).
+    pub content: Option<String>,
+    /// When the grant lapses, in milliseconds since the Unix epoch
+    /// (`None`: it lasts as long as the session).
+    pub lapses_at_unix_ms: Option<u64>,
+}
+
+/// Whether a grant lapsing at `lapses` still answers at `now`.
+fn is_live(lapses: Option<SystemTime>, now: SystemTime) -> bool {
+    lapses.is_none_or(|at| now < at)
+}
+
+fn unix_ms(at: SystemTime) -> u64 {
+    at.duration_since(UNIX_EPOCH).map_or(0, |since| {
+        u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+    })
 }
 
 impl fmt::Debug for PermissionPipeline {
@@ -302,6 +329,7 @@ impl PermissionPipeline {
                 approver: None,
                 classifier: None,
                 workspace: None,
+                grant_lifetime: None,
             }),
             grants: Arc::default(),
         }
@@ -322,6 +350,14 @@ impl PermissionPipeline {
     /// classifier, workspace, and the grants shared with clones).
     pub fn with_mode(mut self, mode: PermissionMode) -> Self {
         Arc::make_mut(&mut self.config).mode = mode;
+        self
+    }
+
+    /// Makes every allow-always grant lapse `lifetime` after it was given
+    /// (by default a grant lasts as long as the session). A lapsed grant
+    /// answers nothing, here and once restored elsewhere.
+    pub fn with_grant_lifetime(mut self, lifetime: Duration) -> Self {
+        Arc::make_mut(&mut self.config).grant_lifetime = Some(lifetime);
         self
     }
 
@@ -361,13 +397,53 @@ impl PermissionPipeline {
     /// The allow-always grants of this session, as rules (a content grant
     /// escaped so it matches exactly what was approved), sorted.
     pub fn session_rules(&self) -> Vec<PermissionRule> {
+        let now = SystemTime::now();
         self.read_grants()
             .iter()
-            .filter_map(|grant| grant.rule().ok())
+            .filter(|(_, lapses)| is_live(**lapses, now))
+            .filter_map(|(grant, _)| grant.rule().ok())
             .collect()
     }
 
-    fn read_grants(&self) -> std::sync::RwLockReadGuard<'_, BTreeSet<Grant>> {
+    /// The grants still live at `now`, to be stored with the session
+    /// (see [`SessionRecord`](crate::session::SessionRecord)), sorted.
+    pub fn grant_records(&self, now: SystemTime) -> Vec<GrantRecord> {
+        self.read_grants()
+            .iter()
+            .filter(|(_, lapses)| is_live(**lapses, now))
+            .map(|(grant, lapses)| GrantRecord {
+                tool: grant.tool.clone(),
+                content: grant.content.clone(),
+                lapses_at_unix_ms: lapses.map(unix_ms),
+            })
+            .collect()
+    }
+
+    /// Adds stored grants to this pipeline's, leaving out any that lapsed
+    /// by `now` (so a restored grant never outlives its expiry). A grant
+    /// already held keeps the later of its two lapse times.
+    pub fn restore_grants(&self, records: impl IntoIterator<Item = GrantRecord>, now: SystemTime) {
+        let mut grants = self.grants.write().unwrap_or_else(PoisonError::into_inner);
+        for record in records {
+            let lapses = record
+                .lapses_at_unix_ms
+                .map(|ms| UNIX_EPOCH + Duration::from_millis(ms));
+            if !is_live(lapses, now) {
+                continue;
+            }
+            let grant = Grant {
+                tool: record.tool,
+                content: record.content,
+            };
+            let held = grants.entry(grant).or_insert(lapses);
+            *held = match (*held, lapses) {
+                (None, _) | (_, None) => None,
+                (Some(a), Some(b)) => Some(a.max(b)),
+            };
+        }
+    }
+
+    fn read_grants(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<Grant, Option<SystemTime>>> {
         // Nothing panics while holding the lock; a poisoned set is intact.
         self.grants.read().unwrap_or_else(PoisonError::into_inner)
     }
@@ -591,11 +667,12 @@ impl PermissionPipeline {
             }
         }
 
-        // 8. This session's grants.
-        if let Some(grant) = self
+        // 8. This session's grants, while they last.
+        let now = SystemTime::now();
+        if let Some((grant, _)) = self
             .read_grants()
             .iter()
-            .find(|grant| grant.covers(name, content))
+            .find(|(grant, lapses)| is_live(**lapses, now) && grant.covers(name, content))
         {
             return allowed(AllowedBy::SessionRule(grant.text()));
         }
@@ -691,10 +768,14 @@ impl PermissionPipeline {
                     tool: name.to_owned(),
                     content: content.map(|c| c.as_str().to_owned()),
                 };
+                let lapses = self
+                    .config
+                    .grant_lifetime
+                    .and_then(|lifetime| SystemTime::now().checked_add(lifetime));
                 self.grants
                     .write()
                     .unwrap_or_else(PoisonError::into_inner)
-                    .insert(grant);
+                    .insert(grant, lapses);
                 Authorization::Allowed {
                     by: AllowedBy::Approver,
                 }

@@ -124,6 +124,12 @@ impl Session {
         Arc::clone(&self.state.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
+    /// Replaces the session state (a restored session's, from its
+    /// [`SessionRecord`](super::SessionRecord)).
+    pub fn replace_state(&self, state: SessionState) {
+        *self.state.lock().unwrap_or_else(PoisonError::into_inner) = Arc::new(state);
+    }
+
     /// Applies modifiers in the order given, under the state's lock: a
     /// modifier must not call back into its session.
     pub(crate) fn apply(&self, modifiers: impl IntoIterator<Item = ContextModifier>) {

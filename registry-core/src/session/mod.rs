@@ -8,8 +8,10 @@
 //! which hands it to each call), which tools a session sends without their
 //! schema (`deferral`: [`DeferralPolicy`], [`Deferral`]), the pool as one
 //! session renders it (`tools`: [`SessionTools`], from
-//! [`ToolPool::for_session`](crate::pool::ToolPool::for_session)) and per-tool
-//! counters (`metrics`).
+//! [`ToolPool::for_session`](crate::pool::ToolPool::for_session)), per-tool
+//! counters (`metrics`), and a conversation's state as a store shared by
+//! server replicas keeps it (`store`: [`SessionRecord`], [`SessionStore`],
+//! [`MemorySessionStore`]).
 //!
 //! Never does: run a call (the [`execute`](crate::execute) stage applies
 //! modifiers and counts), search (the [`search`](crate::search) stage
@@ -19,10 +21,15 @@
 pub(crate) mod conversation;
 pub(crate) mod deferral;
 pub(crate) mod metrics;
+mod store;
 mod tools;
 
 pub use crate::declare::state::{ContextModifier, SessionState};
 pub use conversation::Session;
 pub use deferral::{AutoDeferral, Deferral, DeferralPolicy, DeferralShareError, is_deferrable};
 pub use metrics::ToolMetrics;
+pub use store::{
+    MemorySessionStore, RECORD_FORMAT, SessionRecord, SessionStore, StoreError, StoreFuture,
+    StoreLimits, Stored,
+};
 pub use tools::SessionTools;

@@ -1,0 +1,476 @@
+//! Where a conversation's state lives between requests when any of
+//! several server replicas may answer the next one.
+//!
+//! A [`SessionRecord`] is what a conversation accumulates that the
+//! registry keeps: the deferred tools it discovered (in discovery order),
+//! its [`SessionState`] (what context modifiers changed), and its
+//! allow-always grants, each with the moment it lapses. The record is
+//! versioned ([`RECORD_FORMAT`]) and bounded: [`StoreLimits`] caps its
+//! encoded size and how long a store keeps it.
+//!
+//! A [`SessionStore`] holds records as bytes under a session id, with a
+//! revision so two replicas writing one session cannot silently overwrite
+//! each other ([`SessionStore::save`] is a compare-and-set).
+//! [`MemorySessionStore`] is the in-process default; a shared backend
+//! (Redis, in the `registry-redis` crate) implements the same trait.
+//!
+//! Failing closed: a store that cannot be read is an error
+//! ([`StoreError`]), never an empty record: a session silently restarted
+//! from nothing would lose its grants and discoveries, and a caller
+//! cannot tell that from a new session. A grant restored after it lapsed
+//! is dropped on restore, and one that lapses while held stops answering
+//! (see [`PermissionPipeline::restore_grants`]).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+use super::{Session, SessionState};
+use crate::permission::{GrantRecord, PermissionPipeline};
+
+/// The record format this build writes and reads. A record of another
+/// format is refused ([`StoreError::Format`]) rather than guessed at.
+pub const RECORD_FORMAT: u32 = 1;
+
+/// One conversation's state as a store holds it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRecord {
+    /// [`RECORD_FORMAT`] when written by this build.
+    pub format: u32,
+    /// Discovered deferred tools, in discovery order.
+    pub discovered: Vec<String>,
+    /// What context modifiers changed.
+    pub state: SessionState,
+    /// Allow-always grants still live when the record was taken.
+    pub grants: Vec<GrantRecord>,
+}
+
+impl SessionRecord {
+    /// The record of `session` and the grants of its `pipeline`, as they
+    /// are at `now` (lapsed grants are left out).
+    pub fn capture(session: &Session, pipeline: &PermissionPipeline, now: SystemTime) -> Self {
+        SessionRecord {
+            format: RECORD_FORMAT,
+            discovered: session.discovered(),
+            state: (*session.state()).clone(),
+            grants: pipeline.grant_records(now),
+        }
+    }
+
+    /// Puts the record back into a session and its pipeline: discoveries
+    /// are added (in order), the state replaced, and grants still live at
+    /// `now` restored.
+    pub fn restore(self, session: &Session, pipeline: &PermissionPipeline, now: SystemTime) {
+        for name in self.discovered {
+            session.discover(name);
+        }
+        session.replace_state(self.state);
+        pipeline.restore_grants(self.grants, now);
+    }
+
+    /// The record as bytes, refused when larger than `limits` allow.
+    pub fn encode(&self, session: &str, limits: &StoreLimits) -> Result<Vec<u8>, StoreError> {
+        // Serializing plain data into a `Vec` cannot fail; say so if it did.
+        let bytes = serde_json::to_vec(self).map_err(|err| StoreError::Corrupt {
+            session: session.to_owned(),
+            message: err.to_string(),
+        })?;
+        if bytes.len() > limits.max_bytes {
+            return Err(StoreError::TooLarge {
+                session: session.to_owned(),
+                bytes: bytes.len(),
+                limit: limits.max_bytes,
+            });
+        }
+        Ok(bytes)
+    }
+
+    /// Reads a record written by [`encode`](Self::encode); another format
+    /// or damaged bytes are an error naming the session.
+    pub fn decode(session: &str, bytes: &[u8]) -> Result<Self, StoreError> {
+        #[derive(Deserialize)]
+        struct Header {
+            format: u32,
+        }
+        let corrupt = |err: serde_json::Error| StoreError::Corrupt {
+            session: session.to_owned(),
+            message: err.to_string(),
+        };
+        let Header { format } = serde_json::from_slice(bytes).map_err(corrupt)?;
+        if format != RECORD_FORMAT {
+            return Err(StoreError::Format {
+                session: session.to_owned(),
+                found: format,
+                supported: RECORD_FORMAT,
+            });
+        }
+        serde_json::from_slice(bytes).map_err(corrupt)
+    }
+}
+
+/// How much a store keeps, and for how long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreLimits {
+    /// A record not written for this long is gone.
+    pub ttl: Duration,
+    /// The largest encoded record accepted.
+    pub max_bytes: usize,
+}
+
+impl Default for StoreLimits {
+    /// An hour, and 1 MiB.
+    fn default() -> Self {
+        StoreLimits {
+            ttl: Duration::from_secs(60 * 60),
+            max_bytes: 1 << 20,
+        }
+    }
+}
+
+/// A record's bytes as stored, with the revision a later
+/// [`save`](SessionStore::save) must name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The encoded [`SessionRecord`].
+    pub bytes: Vec<u8>,
+    /// Moves with every save; starts at 1.
+    pub revision: u64,
+}
+
+/// Why a store could not do what was asked. Every variant names the
+/// session (and, where there is one, the store).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store could not be reached or answered with an error.
+    #[error("the session store `{store}` is unavailable for session `{session}`: {message}")]
+    Unavailable {
+        /// The store (its kind and address).
+        store: String,
+        /// The session asked about.
+        session: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Another writer saved the session since it was loaded.
+    #[error(
+        "session `{session}` changed in the store since it was read \
+         (expected revision {expected:?}, found {found:?})"
+    )]
+    Conflict {
+        /// The session.
+        session: String,
+        /// The revision the writer read (`None`: it expected no record).
+        expected: Option<u64>,
+        /// The revision the store holds (`None`: no record).
+        found: Option<u64>,
+    },
+    /// The record is larger than the store accepts.
+    #[error("the record of session `{session}` is {bytes} bytes, over the limit of {limit}")]
+    TooLarge {
+        /// The session.
+        session: String,
+        /// The encoded size.
+        bytes: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The record was written in a format this build does not read.
+    #[error(
+        "the record of session `{session}` has format {found}; this build reads format {supported}"
+    )]
+    Format {
+        /// The session.
+        session: String,
+        /// The record's format.
+        found: u32,
+        /// The one this build reads.
+        supported: u32,
+    },
+    /// The stored bytes are not a record.
+    #[error("the record of session `{session}` cannot be read: {message}")]
+    Corrupt {
+        /// The session.
+        session: String,
+        /// What is wrong with it.
+        message: String,
+    },
+}
+
+/// The future a [`SessionStore`] method returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Holds session records by session id, shared by every replica of a
+/// server.
+pub trait SessionStore: Send + Sync + 'static {
+    /// The record of `session`, or `None` when there is none (never
+    /// stored, expired or deleted). A store that cannot answer errs.
+    fn load<'a>(&'a self, session: &'a str) -> StoreFuture<'a, Option<Stored>>;
+
+    /// Writes `bytes` as the record of `session`, kept for `ttl` from now,
+    /// if the stored revision is still `expected` (`None`: no record);
+    /// returns the new revision. Otherwise it writes nothing and answers
+    /// [`StoreError::Conflict`].
+    fn save<'a>(
+        &'a self,
+        session: &'a str,
+        bytes: &'a [u8],
+        expected: Option<u64>,
+        ttl: Duration,
+    ) -> StoreFuture<'a, u64>;
+
+    /// Removes the record of `session` (nothing when there is none).
+    fn delete<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()>;
+}
+
+/// The in-process store: records in this process's memory, each expiring
+/// `ttl` after its last save. Right for one replica and for tests; it
+/// does not survive the process.
+#[derive(Debug, Default)]
+pub struct MemorySessionStore {
+    records: Mutex<HashMap<String, Entry>>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    bytes: Vec<u8>,
+    revision: u64,
+    expires: Instant,
+}
+
+impl MemorySessionStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records held and not yet expired.
+    pub fn len(&self) -> usize {
+        let now = Instant::now();
+        self.lock().values().filter(|e| e.expires > now).count()
+    }
+
+    /// Whether no live record is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
+        // Nothing panics while holding the lock; a poisoned map is intact.
+        self.records.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl SessionStore for MemorySessionStore {
+    fn load<'a>(&'a self, session: &'a str) -> StoreFuture<'a, Option<Stored>> {
+        let now = Instant::now();
+        let found = self
+            .lock()
+            .get(session)
+            .filter(|entry| entry.expires > now)
+            .map(|entry| Stored {
+                bytes: entry.bytes.clone(),
+                revision: entry.revision,
+            });
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn save<'a>(
+        &'a self,
+        session: &'a str,
+        bytes: &'a [u8],
+        expected: Option<u64>,
+        ttl: Duration,
+    ) -> StoreFuture<'a, u64> {
+        let now = Instant::now();
+        let mut records = self.lock();
+        // Expired records are dropped as writes come, so the map is
+        // bounded by the sessions live within one `ttl`.
+        records.retain(|_, entry| entry.expires > now);
+        let found = records.get(session).map(|entry| entry.revision);
+        let outcome = if found == expected {
+            let revision = found.map_or(1, |r| r + 1);
+            let expires = now.checked_add(ttl).unwrap_or(now);
+            records.insert(
+                session.to_owned(),
+                Entry {
+                    bytes: bytes.to_vec(),
+                    revision,
+                    expires,
+                },
+            );
+            Ok(revision)
+        } else {
+            Err(StoreError::Conflict {
+                session: session.to_owned(),
+                expected,
+                found,
+            })
+        };
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn delete<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
+        self.lock().remove(session);
+        Box::pin(std::future::ready(Ok(())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::PermissionMode;
+
+    fn block<T>(future: StoreFuture<'_, T>) -> Result<T, StoreError> {
+        futures_util::FutureExt::now_or_never(future).expect("the memory store never waits")
+    }
+
+    #[test]
+    fn a_record_round_trips_through_bytes_and_restores_a_session() {
+        let session = Session::new();
+        session.discover("search_issues");
+        session.discover("create_issue");
+        session.replace_state({
+            let mut state = SessionState::default();
+            state.mark_read("src/lib.rs");
+            state
+        });
+        let pipeline = PermissionPipeline::new(PermissionMode::Default);
+        let now = SystemTime::now();
+        pipeline.restore_grants(
+            [GrantRecord {
+                tool: "run_command".into(),
+                content: Some("cargo test".into()),
+                lapses_at_unix_ms: None,
+            }],
+            now,
+        );
+        let record = SessionRecord::capture(&session, &pipeline, now);
+        let bytes = record.encode("s1", &StoreLimits::default()).unwrap();
+        let back = SessionRecord::decode("s1", &bytes).unwrap();
+        assert_eq!(back, record);
+
+        let (other, other_pipeline) = (
+            Session::new(),
+            PermissionPipeline::new(PermissionMode::Default),
+        );
+        back.restore(&other, &other_pipeline, now);
+        assert_eq!(other.discovered(), ["search_issues", "create_issue"]);
+        assert!(other.state().files_read().contains("src/lib.rs"));
+        assert_eq!(
+            other_pipeline
+                .session_rules()
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            ["run_command(cargo test)"]
+        );
+    }
+
+    #[test]
+    fn a_lapsed_grant_is_neither_stored_nor_restored() {
+        let now = SystemTime::now();
+        let past = |secs| {
+            let at = now - Duration::from_secs(secs);
+            Some(
+                u64::try_from(
+                    at.duration_since(SystemTime::UNIX_EPOCH)
+                        .unwrap()
+                        .as_millis(),
+                )
+                .unwrap(),
+            )
+        };
+        let pipeline = PermissionPipeline::new(PermissionMode::Default);
+        pipeline.restore_grants(
+            [
+                GrantRecord {
+                    tool: "write_file".into(),
+                    content: Some("a.txt".into()),
+                    lapses_at_unix_ms: past(1),
+                },
+                GrantRecord {
+                    tool: "write_file".into(),
+                    content: Some("b.txt".into()),
+                    lapses_at_unix_ms: past(0).map(|ms| ms + 60_000),
+                },
+            ],
+            now,
+        );
+        let kept: Vec<_> = pipeline
+            .grant_records(now)
+            .into_iter()
+            .map(|g| g.content)
+            .collect();
+        assert_eq!(kept, [Some("b.txt".to_owned())]);
+        // A minute on, the second lapses too: not captured, not answering.
+        assert!(
+            pipeline
+                .grant_records(now + Duration::from_secs(61))
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn bad_records_are_errors_naming_the_session() {
+        let limits = StoreLimits {
+            max_bytes: 64,
+            ..StoreLimits::default()
+        };
+        let mut record = SessionRecord {
+            format: RECORD_FORMAT,
+            ..SessionRecord::default()
+        };
+        record.discovered = (0..20).map(|i| format!("tool_{i}")).collect();
+        assert!(matches!(
+            record.encode("big", &limits),
+            Err(StoreError::TooLarge { ref session, limit: 64, .. }) if session == "big"
+        ));
+        let future = br#"{"format":2,"discovered":[],"state":{},"grants":[]}"#;
+        assert_eq!(
+            SessionRecord::decode("old", future),
+            Err(StoreError::Format {
+                session: "old".into(),
+                found: 2,
+                supported: RECORD_FORMAT
+            })
+        );
+        let err = SessionRecord::decode("torn", b"{\"format\":1,").unwrap_err();
+        assert!(err.to_string().contains("`torn`"), "{err}");
+    }
+
+    #[test]
+    fn saves_are_compare_and_set_and_records_expire() {
+        let store = MemorySessionStore::new();
+        let ttl = Duration::from_secs(60);
+        assert_eq!(block(store.load("s")).unwrap(), None);
+        assert_eq!(block(store.save("s", b"one", None, ttl)).unwrap(), 1);
+        // A second writer that read nothing does not overwrite the first.
+        assert_eq!(
+            block(store.save("s", b"lost", None, ttl)),
+            Err(StoreError::Conflict {
+                session: "s".into(),
+                expected: None,
+                found: Some(1)
+            })
+        );
+        assert_eq!(block(store.save("s", b"two", Some(1), ttl)).unwrap(), 2);
+        assert_eq!(
+            block(store.load("s")).unwrap(),
+            Some(Stored {
+                bytes: b"two".to_vec(),
+                revision: 2
+            })
+        );
+        block(store.save("gone", b"x", None, Duration::ZERO)).unwrap();
+        assert_eq!(block(store.load("gone")).unwrap(), None);
+        assert_eq!(store.len(), 1);
+        block(store.delete("s")).unwrap();
+        assert!(store.is_empty());
+    }
+}
