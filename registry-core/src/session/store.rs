@@ -157,6 +157,14 @@ pub enum StoreError {
         /// What went wrong.
         message: String,
     },
+    /// The store could not be set up (a malformed address, say).
+    #[error("the session store `{store}` cannot be used: {message}")]
+    Config {
+        /// The store (its kind and address).
+        store: String,
+        /// What is wrong.
+        message: String,
+    },
     /// Another writer saved the session since it was loaded.
     #[error(
         "session `{session}` changed in the store since it was read \

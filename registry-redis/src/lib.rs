@@ -1,0 +1,248 @@
+//! A [`SessionStore`] on Redis: every replica of a tool server reads and
+//! writes one conversation's [`SessionRecord`](registry_core::session::SessionRecord)
+//! in the same place, so the next request of a session may land on any
+//! of them.
+//!
+//! Each session is one Redis hash under `{prefix}{session id}` holding
+//! the record's bytes and its revision, with the store's time to live
+//! set on every save. A save is one Lua script, so the compare-and-set
+//! ([`SessionStore::save`]) is atomic on the server: two replicas saving
+//! one session never both win.
+//!
+//! Every request is bounded by [`RedisOptions::response_timeout`] and
+//! every connection attempt by [`RedisOptions::connect_timeout`]: a Redis
+//! that is down or unreachable answers [`StoreError::Unavailable`] within
+//! those bounds, naming the server, never a hang and never an empty
+//! record. The connection is made on first use and remade after a failure,
+//! so the store recovers by itself when Redis comes back.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), registry_core::session::StoreError> {
+//! use registry_redis::{RedisOptions, RedisSessionStore};
+//!
+//! let store = RedisSessionStore::new("redis://127.0.0.1:6379/", RedisOptions::default())?;
+//! # let _ = store;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use registry_core::session::{SessionStore, StoreError, StoreFuture, Stored};
+
+/// How the store talks to Redis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisOptions {
+    /// Prefixed to every session id to make its key.
+    pub key_prefix: String,
+    /// The longest one request may take before it is an error.
+    pub response_timeout: Duration,
+    /// The longest one connection attempt may take.
+    pub connect_timeout: Duration,
+}
+
+impl Default for RedisOptions {
+    /// Keys under `tool-registry:session:`; 2 s per request, 1 s per
+    /// connection attempt.
+    fn default() -> Self {
+        RedisOptions {
+            key_prefix: "tool-registry:session:".to_owned(),
+            response_timeout: Duration::from_secs(2),
+            connect_timeout: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Session records in Redis. Cheap to clone (clones share the
+/// connection).
+#[derive(Clone)]
+pub struct RedisSessionStore {
+    connection: ConnectionManager,
+    /// The server as errors name it (the URL without credentials).
+    server: String,
+    prefix: String,
+}
+
+impl std::fmt::Debug for RedisSessionStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisSessionStore")
+            .field("server", &self.server)
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Writes the record if the stored revision is the expected one (`""`:
+/// no record), sets its expiry, and answers `{1, new revision}`; else
+/// writes nothing and answers `{0, stored revision or ""}`.
+const SAVE: &str = r"
+local stored = redis.call('HGET', KEYS[1], 'rev')
+local expected = ARGV[1]
+if (stored == false and expected == '') or (stored ~= false and stored == expected) then
+  local revision = 1
+  if stored ~= false then revision = tonumber(stored) + 1 end
+  redis.call('HSET', KEYS[1], 'rev', revision, 'bytes', ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {1, tostring(revision)}
+end
+if stored == false then stored = '' end
+return {0, stored}
+";
+
+impl RedisSessionStore {
+    /// A store on the Redis at `url` (`redis://host:port/db`). Connects on
+    /// first use; must be called within a Tokio runtime. A malformed URL is
+    /// an error here.
+    pub fn new(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
+        let server = redact(url);
+        let unavailable = |err: redis::RedisError| StoreError::Config {
+            store: server.clone(),
+            message: err.to_string(),
+        };
+        let client = redis::Client::open(url).map_err(unavailable)?;
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(options.response_timeout))
+            .set_connection_timeout(Some(options.connect_timeout))
+            // One quick retry inside a request; the manager reconnects in
+            // the background after that, and the request fails now.
+            .set_number_of_retries(1)
+            .set_max_delay(Duration::from_millis(200));
+        let connection =
+            ConnectionManager::new_lazy_with_config(client, config).map_err(unavailable)?;
+        Ok(RedisSessionStore {
+            connection,
+            server: server.clone(),
+            prefix: options.key_prefix,
+        })
+    }
+
+    fn key(&self, session: &str) -> String {
+        format!("{}{session}", self.prefix)
+    }
+
+    fn unavailable(&self, session: &str, err: &redis::RedisError) -> StoreError {
+        StoreError::Unavailable {
+            store: self.server.clone(),
+            session: session.to_owned(),
+            message: err.to_string(),
+        }
+    }
+
+    fn corrupt(&self, session: &str, message: String) -> StoreError {
+        StoreError::Corrupt {
+            session: session.to_owned(),
+            message: format!("{message} (in {})", self.server),
+        }
+    }
+}
+
+impl SessionStore for RedisSessionStore {
+    fn load<'a>(&'a self, session: &'a str) -> StoreFuture<'a, Option<Stored>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let (revision, bytes): (Option<String>, Option<Vec<u8>>) = redis::cmd("HMGET")
+                .arg(self.key(session))
+                .arg("rev")
+                .arg("bytes")
+                .query_async(&mut connection)
+                .await
+                .map_err(|err| self.unavailable(session, &err))?;
+            match (revision, bytes) {
+                (None, None) => Ok(None),
+                (Some(revision), Some(bytes)) => {
+                    let revision = revision.parse::<u64>().map_err(|_| {
+                        self.corrupt(
+                            session,
+                            format!("its revision `{revision}` is not a number"),
+                        )
+                    })?;
+                    Ok(Some(Stored { bytes, revision }))
+                }
+                _ => Err(self.corrupt(session, "it holds only half a record".to_owned())),
+            }
+        })
+    }
+
+    fn save<'a>(
+        &'a self,
+        session: &'a str,
+        bytes: &'a [u8],
+        expected: Option<u64>,
+        ttl: Duration,
+    ) -> StoreFuture<'a, u64> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let expected_arg = expected.map(|r| r.to_string()).unwrap_or_default();
+            // PEXPIRE takes whole milliseconds; at least one, since zero
+            // would delete the key before the caller could read it back.
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let (written, revision): (i64, String) = redis::Script::new(SAVE)
+                .key(self.key(session))
+                .arg(expected_arg)
+                .arg(bytes)
+                .arg(ttl_ms)
+                .invoke_async(&mut connection)
+                .await
+                .map_err(|err| self.unavailable(session, &err))?;
+            let parsed = || {
+                revision.parse::<u64>().map_err(|_| {
+                    self.corrupt(
+                        session,
+                        format!("its revision `{revision}` is not a number"),
+                    )
+                })
+            };
+            if written == 1 {
+                return parsed();
+            }
+            let found = if revision.is_empty() {
+                None
+            } else {
+                Some(parsed()?)
+            };
+            Err(StoreError::Conflict {
+                session: session.to_owned(),
+                expected,
+                found,
+            })
+        })
+    }
+
+    fn delete<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            redis::cmd("DEL")
+                .arg(self.key(session))
+                .query_async::<i64>(&mut connection)
+                .await
+                .map_err(|err| self.unavailable(session, &err))?;
+            Ok(())
+        })
+    }
+}
+
+/// The URL as errors may show it: any password replaced.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}://…@{}", &url[..scheme], &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn passwords_never_reach_an_error_message() {
+        assert_eq!(
+            super::redact("redis://user:secret@10.0.0.5:6379/0"),
+            "redis://…@10.0.0.5:6379/0"
+        );
+        assert_eq!(
+            super::redact("redis://127.0.0.1:6379/"),
+            "redis://127.0.0.1:6379/"
+        );
+    }
+}

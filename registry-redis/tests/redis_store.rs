@@ -1,0 +1,261 @@
+//! The Redis store against a real `redis-server` on loopback: the
+//! store's contract (compare-and-set, expiry, delete), a session restored
+//! through it, and a Redis that goes down and comes back.
+//!
+//! The server is Debian's `redis-server` (`.ci/run` installs it and sets
+//! `REGISTRY_REDIS_REQUIRED=1`); `REGISTRY_REDIS_SERVER` names another
+//! binary. Without one the tests say so and pass, unless required.
+
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::time::{Duration, SystemTime};
+
+use registry_core::PermissionMode;
+use registry_core::permission::{GrantRecord, PermissionPipeline};
+use registry_core::session::{
+    Session, SessionRecord, SessionStore, StoreError, StoreLimits, Stored,
+};
+use registry_redis::{RedisOptions, RedisSessionStore};
+use tokio::process::{Child, Command};
+
+/// A generous bound for anything that should take milliseconds, so a
+/// hang fails the test instead of stalling it.
+const GUARD: Duration = Duration::from_secs(20);
+
+struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Redis {
+    /// A fresh server on a free port, or `None` (and a note) when there
+    /// is no `redis-server` and none is required.
+    async fn start() -> Option<Redis> {
+        let binary =
+            std::env::var("REGISTRY_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        match Redis::spawn(&binary, port).await {
+            Some(redis) => Some(redis),
+            None if std::env::var_os("REGISTRY_REDIS_REQUIRED").is_some() => {
+                panic!("REGISTRY_REDIS_REQUIRED is set but `{binary}` did not start")
+            }
+            None => {
+                eprintln!("SKIPPED: no `{binary}` to run (set REGISTRY_REDIS_SERVER)");
+                None
+            }
+        }
+    }
+
+    async fn spawn(binary: &str, port: u16) -> Option<Redis> {
+        let child = Command::new(binary)
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "yes",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .ok()?;
+        let redis = Redis { child, port };
+        tokio::time::timeout(GUARD, async {
+            while tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_err()
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+        .await
+        .ok()?;
+        Some(redis)
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    async fn stop(mut self) -> u16 {
+        let _ = self.child.kill().await;
+        self.port
+    }
+}
+
+fn store(redis: &Redis, prefix: &str) -> RedisSessionStore {
+    let options = RedisOptions {
+        key_prefix: format!("test:{prefix}:"),
+        response_timeout: Duration::from_millis(500),
+        connect_timeout: Duration::from_millis(500),
+    };
+    RedisSessionStore::new(&redis.url(), options).expect("a well-formed URL")
+}
+
+async fn guarded<T>(future: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(GUARD, future)
+        .await
+        .expect("the store answered within the guard")
+}
+
+#[tokio::test]
+async fn saves_are_compare_and_set_and_records_expire() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = store(&redis, "contract");
+    let ttl = Duration::from_secs(60);
+    assert_eq!(guarded(store.load("s")).await, Ok(None));
+    assert_eq!(guarded(store.save("s", b"one", None, ttl)).await, Ok(1));
+    // Bytes that are not UTF-8 survive.
+    let binary = [0u8, 159, 146, 150, 255];
+    assert_eq!(guarded(store.save("s", &binary, Some(1), ttl)).await, Ok(2));
+    assert_eq!(
+        guarded(store.load("s")).await,
+        Ok(Some(Stored {
+            bytes: binary.to_vec(),
+            revision: 2
+        }))
+    );
+    // A writer that read an older revision, or none, loses and writes
+    // nothing.
+    for stale in [None, Some(1)] {
+        assert_eq!(
+            guarded(store.save("s", b"lost", stale, ttl)).await,
+            Err(StoreError::Conflict {
+                session: "s".into(),
+                expected: stale,
+                found: Some(2)
+            })
+        );
+    }
+    assert_eq!(guarded(store.load("s")).await.unwrap().unwrap().revision, 2);
+
+    guarded(store.save("brief", b"x", None, Duration::from_millis(50)))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(guarded(store.load("brief")).await, Ok(None), "expired");
+
+    guarded(store.delete("s")).await.unwrap();
+    assert_eq!(guarded(store.load("s")).await, Ok(None));
+    guarded(store.delete("never-there")).await.unwrap();
+    redis.stop().await;
+}
+
+/// What one replica stored, another restores: discoveries, state and
+/// grants, and no grant that lapsed in between.
+#[tokio::test]
+async fn a_session_saved_by_one_replica_is_restored_by_another() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let (here, there) = (store(&redis, "replicas"), store(&redis, "replicas"));
+    let now = SystemTime::now();
+    let ms = |at: SystemTime| {
+        u64::try_from(
+            at.duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap()
+    };
+
+    let session = Session::new();
+    session.discover("create_issue");
+    let pipeline = PermissionPipeline::new(PermissionMode::Default);
+    pipeline.restore_grants(
+        [
+            GrantRecord {
+                tool: "run_command".into(),
+                content: Some("cargo test".into()),
+                lapses_at_unix_ms: None,
+            },
+            GrantRecord {
+                tool: "write_file".into(),
+                content: Some("notes.md".into()),
+                lapses_at_unix_ms: Some(ms(now + Duration::from_secs(1))),
+            },
+        ],
+        now,
+    );
+    let limits = StoreLimits::default();
+    let bytes = SessionRecord::capture(&session, &pipeline, now)
+        .encode("conv-1", &limits)
+        .unwrap();
+    guarded(here.save("conv-1", &bytes, None, limits.ttl))
+        .await
+        .unwrap();
+
+    // Two seconds later, on the other replica: the short grant lapsed.
+    let later = now + Duration::from_secs(2);
+    let stored = guarded(there.load("conv-1")).await.unwrap().unwrap();
+    let (restored, restored_pipeline) = (
+        Session::new(),
+        PermissionPipeline::new(PermissionMode::Default),
+    );
+    SessionRecord::decode("conv-1", &stored.bytes)
+        .unwrap()
+        .restore(&restored, &restored_pipeline, later);
+    assert_eq!(restored.discovered(), ["create_issue"]);
+    let grants: Vec<String> = restored_pipeline
+        .grant_records(later)
+        .into_iter()
+        .map(|g| format!("{}({})", g.tool, g.content.unwrap_or_default()))
+        .collect();
+    assert_eq!(grants, ["run_command(cargo test)"]);
+    redis.stop().await;
+}
+
+/// A Redis that is down is an error naming it, within the store's
+/// timeouts; when it is back, the same store works again.
+#[tokio::test]
+async fn a_redis_that_is_down_is_an_error_and_the_store_recovers() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = store(&redis, "outage");
+    let ttl = Duration::from_secs(60);
+    guarded(store.save("s", b"before", None, ttl))
+        .await
+        .unwrap();
+    let url = redis.url();
+    let port = redis.stop().await;
+
+    for _ in 0..3 {
+        match guarded(store.load("s")).await {
+            Err(StoreError::Unavailable { store, session, .. }) => {
+                assert_eq!(store, url);
+                assert_eq!(session, "s");
+            }
+            other => panic!("a down Redis must be an error, not {other:?}"),
+        }
+    }
+    assert!(matches!(
+        guarded(store.save("s", b"during", Some(1), ttl)).await,
+        Err(StoreError::Unavailable { .. })
+    ));
+
+    // Back (empty: it kept nothing on disk), on the same port.
+    let binary =
+        std::env::var("REGISTRY_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
+    let again = Redis::spawn(&binary, port).await.expect("redis restarts");
+    let recovered = guarded(async {
+        loop {
+            match store.load("s").await {
+                Ok(found) => return found,
+                Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    })
+    .await;
+    assert_eq!(recovered, None, "the restarted Redis holds nothing");
+    assert_eq!(guarded(store.save("s", b"after", None, ttl)).await, Ok(1));
+    again.stop().await;
+}
