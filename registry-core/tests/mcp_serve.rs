@@ -760,3 +760,114 @@ async fn an_allow_always_grant_holds_for_its_own_client_only() {
     assert_eq!(other.is_error, Some(true), "{}", text(&other));
     assert_eq!(approver.asked.load(Ordering::SeqCst), 2);
 }
+
+/// A store that can be taken down: while down, every request fails as an
+/// unreachable Redis would.
+struct Switchable {
+    inner: registry_core::session::MemorySessionStore,
+    down: std::sync::atomic::AtomicBool,
+}
+
+impl Switchable {
+    fn check(&self, session: &str) -> Result<(), registry_core::session::StoreError> {
+        if self.down.load(Ordering::SeqCst) {
+            return Err(registry_core::session::StoreError::Unavailable {
+                store: "switchable".into(),
+                session: session.into(),
+                message: "taken down by the test".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl registry_core::session::SessionStore for Switchable {
+    fn load<'a>(
+        &'a self,
+        session: &'a str,
+    ) -> registry_core::session::StoreFuture<'a, Option<registry_core::session::Stored>> {
+        match self.check(session) {
+            Ok(()) => self.inner.load(session),
+            Err(err) => Box::pin(async move { Err(err) }),
+        }
+    }
+
+    fn save<'a>(
+        &'a self,
+        session: &'a str,
+        bytes: &'a [u8],
+        expected: Option<u64>,
+        ttl: Duration,
+    ) -> registry_core::session::StoreFuture<'a, u64> {
+        match self.check(session) {
+            Ok(()) => self.inner.save(session, bytes, expected, ttl),
+            Err(err) => Box::pin(async move { Err(err) }),
+        }
+    }
+
+    fn delete<'a>(&'a self, session: &'a str) -> registry_core::session::StoreFuture<'a, ()> {
+        match self.check(session) {
+            Ok(()) => self.inner.delete(session),
+            Err(err) => Box::pin(async move { Err(err) }),
+        }
+    }
+}
+
+fn call_body(id: u32, name: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{{"key":"a"}}}}}}"#
+    )
+}
+
+/// Two replicas sharing a store: a session opened on one is answered by
+/// the other, and the "always" its client's approver gave through the
+/// first holds on the second. With the store down, calls are error
+/// results (not run, not a fresh session); when it is back, they run.
+#[tokio::test]
+async fn a_session_moves_between_replicas_that_share_a_store() {
+    let registry = registry();
+    let approver = Arc::new(AlwaysOnce {
+        asked: AtomicUsize::new(0),
+    });
+    let store = Arc::new(Switchable {
+        inner: registry_core::session::MemorySessionStore::new(),
+        down: std::sync::atomic::AtomicBool::new(false),
+    });
+    let replica = || {
+        McpServer::new(Arc::clone(&registry).executor().approver(approver.clone()))
+            .with_session_store(
+                store.clone(),
+                registry_core::session::StoreLimits::default(),
+            )
+    };
+    let (one, two) = (replica(), replica());
+    let options = || HttpOptions::new("127.0.0.1:0".parse().unwrap());
+    let (http_one, http_two) = (
+        one.serve_http(options()).await.unwrap(),
+        two.serve_http(options()).await.unwrap(),
+    );
+    let (a, b) = (http_one.local_addr(), http_two.local_addr());
+    let mut to_one = tokio::net::TcpStream::connect(a).await.unwrap();
+    let mut to_two = tokio::net::TcpStream::connect(b).await.unwrap();
+    let session = raw_session(&mut to_one, a).await;
+
+    let first = exchange(&mut to_one, a, Some(&session), &call_body(1, "write_note")).await;
+    assert!(first.contains("wrote a"), "{first}");
+    assert_eq!(approver.asked.load(Ordering::SeqCst), 1);
+    // The other replica never saw this session; the grant answers there.
+    let moved = exchange(&mut to_two, b, Some(&session), &call_body(2, "write_note")).await;
+    assert!(moved.contains("wrote a"), "{moved}");
+    assert_eq!(approver.asked.load(Ordering::SeqCst), 1, "no second ask");
+
+    store.down.store(true, Ordering::SeqCst);
+    let refused = exchange(&mut to_two, b, Some(&session), &call_body(3, "lookup")).await;
+    assert!(refused.contains("\"isError\":true"), "{refused}");
+    assert!(refused.contains("taken down by the test"), "{refused}");
+    assert!(refused.contains("may be retried"), "{refused}");
+    store.down.store(false, Ordering::SeqCst);
+    let back = exchange(&mut to_one, a, Some(&session), &call_body(4, "write_note")).await;
+    assert!(back.contains("wrote a"), "{back}");
+    assert_eq!(approver.asked.load(Ordering::SeqCst), 1);
+    http_one.shutdown().await;
+    http_two.shutdown().await;
+}

@@ -127,6 +127,11 @@ impl McpServer {
                 tracing::warn!(%local_addr, "MCP over HTTP on a non-loopback address without a bearer token");
             }
         }
+        if let Some(shared) = self.shared_store() {
+            // rmcp keeps each session's handshake there too, so another
+            // replica can take the session's next request.
+            config.session_store = Some(Arc::new(super::shared::Handshakes(shared.clone())));
+        }
         let server = self.clone();
         let mut session_config = SessionConfig::default();
         session_config.keep_alive = Some(options.session_idle_timeout);

@@ -99,6 +99,7 @@ mod guard;
 mod http;
 mod import;
 mod server;
+mod shared;
 
 pub use child::StderrTo;
 pub use http::{DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServerHandle};

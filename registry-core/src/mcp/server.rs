@@ -19,12 +19,13 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::McpError;
+use super::shared::{SharedStore, Synced};
 use crate::declare::context::ToolContext;
 use crate::execute::{Executor, ExecutorBuilder, ExecutorConfig, ToolCall};
 use crate::input::handle::ToolHandle;
 use crate::permission::{PermissionContext, PermissionPipeline};
 use crate::pool::{ToolPool, ToolRegistry};
-use crate::session::Session;
+use crate::session::{Session, SessionStore, StoreLimits};
 
 /// Tools per `tools/list` page unless configured.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -72,6 +73,8 @@ struct Settings {
     context: ToolContext,
     page_size: NonZeroUsize,
     info: Implementation,
+    /// Where each HTTP session's record lives, when replicas share one.
+    pub(crate) shared: Option<SharedStore>,
 }
 
 /// What every clone shares: the registry, the permission context and the
@@ -140,6 +143,7 @@ impl McpServer {
                 context,
                 page_size: NonZeroUsize::new(DEFAULT_PAGE_SIZE).unwrap_or(NonZeroUsize::MIN),
                 info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
+                shared: None,
             }),
         }
     }
@@ -160,6 +164,22 @@ impl McpServer {
     pub fn with_server_info(self, name: impl Into<String>, version: impl Into<String>) -> Self {
         let info = Implementation::new(name, version);
         self.configure(|settings| settings.info = info)
+    }
+
+    /// Keeps each HTTP session's record (discovered tools, session state,
+    /// allow-always grants) and its handshake in `store`, bounded by
+    /// `limits`, so any replica sharing the store can answer the session's
+    /// next request. A call whose record cannot be read is not run: its
+    /// result is an error naming the store, which the client may retry.
+    /// (Stdio connections have no session id, and keep their state in
+    /// memory.)
+    pub fn with_session_store(self, store: Arc<dyn SessionStore>, limits: StoreLimits) -> Self {
+        self.configure(|settings| settings.shared = Some(SharedStore { store, limits }))
+    }
+
+    /// The shared store, if one is configured.
+    pub(crate) fn shared_store(&self) -> Option<&SharedStore> {
+        self.settings.shared.as_ref()
     }
 
     /// Tools per `tools/list` page.
@@ -268,6 +288,7 @@ impl McpServer {
             server: self.clone(),
             session: Arc::new(Session::new()),
             pipeline: self.settings.pipeline.for_new_session(),
+            synced: tokio::sync::Mutex::default(),
             executor: Mutex::new(None),
             watcher: stop.child_token(),
             _stop: stop.drop_guard(),
@@ -328,6 +349,8 @@ pub(crate) struct Connection {
     /// The server's policy with this connection's own allow-always
     /// grants: kept across views, never shared with another connection.
     pipeline: PermissionPipeline,
+    /// The revision of the shared record this connection last saw.
+    synced: tokio::sync::Mutex<Synced>,
     executor: Mutex<Option<(Arc<View>, Arc<Executor>)>>,
     watcher: CancellationToken,
     _stop: DropGuard,
@@ -543,12 +566,39 @@ impl ServerHandler for Connection {
         // inline, every call would copy the whole turn's state several
         // times. Boxed, it is allocated once, where it runs.
         let token = context.meta.get_progress_token();
+        let shared = self
+            .server
+            .shared_store()
+            .zip(super::shared::session_id(&context));
+        if let Some((store, session_id)) = &shared
+            && let Err(err) = store
+                .load(session_id, &self.synced, &self.session, &self.pipeline)
+                .await
+        {
+            tracing::error!(%err, "session record unavailable; call refused");
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "{err}; the call was not run and may be retried"
+            ))])
+            .into());
+        }
         let call = Box::pin(self.call(request, id, context.peer.clone(), token));
-        tokio::select! {
-            result = call => Ok(result.into()),
-            () = context.ct.cancelled() => Ok(CallToolResult::error(vec![ContentBlock::text(
+        let result = tokio::select! {
+            result = call => result,
+            () = context.ct.cancelled() => return Ok(CallToolResult::error(vec![ContentBlock::text(
                 "the call was cancelled by the client",
             )]).into()),
+        };
+        if let Some((store, session_id)) = &shared
+            && let Err(err) = store
+                .save(session_id, &self.synced, &self.session, &self.pipeline)
+                .await
+        {
+            // The call ran: its result stands (an error would invite a
+            // second run). What it changed lives on in this replica only;
+            // a grant lost this way means a later ask, never a wider
+            // permission.
+            tracing::error!(%err, "session record not saved after a call");
         }
+        Ok(result.into())
     }
 }
