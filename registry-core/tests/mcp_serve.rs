@@ -871,3 +871,55 @@ async fn a_session_moves_between_replicas_that_share_a_store() {
     http_one.shutdown().await;
     http_two.shutdown().await;
 }
+
+/// The JSON-RPC message of an HTTP response (plain JSON or one SSE event).
+fn message_of(response: &str) -> Value {
+    let body = &response[response.find("\r\n\r\n").expect("a head") + 4..];
+    // An SSE stream may open with an empty priming event.
+    let json = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .find(|data| !data.trim().is_empty())
+        .unwrap_or(body);
+    serde_json::from_str(json.trim()).unwrap_or_else(|err| panic!("{err}: {body}"))
+}
+
+/// Every replica of one configuration lists the same tools in the same
+/// order with the same freshness: the `tools/list` results are equal,
+/// `ttlMs` and `cacheScope` included.
+#[tokio::test]
+async fn replicas_of_one_configuration_list_identical_pages() {
+    let registry = registry();
+    let replica = || {
+        McpServer::new(Arc::clone(&registry).executor()).with_list_freshness(
+            Duration::from_secs(30),
+            registry_core::mcp::CacheScope::Public,
+        )
+    };
+    let mut pages = Vec::new();
+    for server in [replica(), replica(), replica()] {
+        let http = server
+            .serve_http(HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+            .await
+            .unwrap();
+        let addr = http.local_addr();
+        let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let session = raw_session(&mut socket, addr).await;
+        let list = exchange(
+            &mut socket,
+            addr,
+            Some(&session),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#,
+        )
+        .await;
+        pages.push(message_of(&list)["result"].clone());
+        http.shutdown().await;
+    }
+    assert_eq!(pages[0]["ttlMs"], json!(30_000));
+    assert_eq!(pages[0]["cacheScope"], json!("public"));
+    assert!(pages[0]["tools"].as_array().is_some_and(|t| !t.is_empty()));
+    assert!(pages.iter().all(|page| *page == pages[0]));
+    // Byte for byte, too.
+    let bytes: Vec<String> = pages.iter().map(Value::to_string).collect();
+    assert!(bytes.iter().all(|b| *b == bytes[0]));
+}

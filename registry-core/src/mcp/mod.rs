@@ -107,7 +107,7 @@ pub use import::{
     Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT,
     DEFAULT_MAX_CALL_DURATION, MAX_IMPORTED_TOOLS, McpImport, McpServerConfig, RefusedTool,
 };
-pub use server::{DEFAULT_PAGE_SIZE, McpServer};
+pub use server::{CacheScope, DEFAULT_LIST_TTL, DEFAULT_PAGE_SIZE, McpServer};
 // Naming and posture belong to the `declare` stage (a definition can be
 // imported without a connection); re-exported here where MCP users look.
 pub use crate::declare::imported::{

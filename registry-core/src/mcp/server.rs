@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
 
+pub use rmcp::model::CacheScope;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
@@ -29,6 +31,12 @@ use crate::session::{Session, SessionStore, StoreLimits};
 
 /// Tools per `tools/list` page unless configured.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
+
+/// How long a `tools/list` page is fresh unless configured
+/// ([`McpServer::with_list_freshness`]): a minute. A client that caches
+/// the list sees a tool added to the pool within that long; a tool
+/// removed or denied is refused when called, whatever the client cached.
+pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(60);
 
 /// The prefix of every `tools/list` cursor this server hands out.
 const CURSOR_PREFIX: &str = "offset:";
@@ -75,6 +83,9 @@ struct Settings {
     info: Implementation,
     /// Where each HTTP session's record lives, when replicas share one.
     pub(crate) shared: Option<SharedStore>,
+    /// How long a `tools/list` page may be treated as fresh, and by whom.
+    list_ttl: Duration,
+    list_scope: CacheScope,
 }
 
 /// What every clone shares: the registry, the permission context and the
@@ -144,6 +155,8 @@ impl McpServer {
                 page_size: NonZeroUsize::new(DEFAULT_PAGE_SIZE).unwrap_or(NonZeroUsize::MIN),
                 info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
                 shared: None,
+                list_ttl: DEFAULT_LIST_TTL,
+                list_scope: CacheScope::Private,
             }),
         }
     }
@@ -180,6 +193,19 @@ impl McpServer {
     /// The shared store, if one is configured.
     pub(crate) fn shared_store(&self) -> Option<&SharedStore> {
         self.settings.shared.as_ref()
+    }
+
+    /// How long a client may treat a `tools/list` page as fresh
+    /// (`ttlMs`, default [`DEFAULT_LIST_TTL`]) and who may cache it
+    /// (`cacheScope`, default private: only the asking client). The list
+    /// depends only on the server's configuration, so `Public` is right
+    /// when the tool names are no secret. Every replica of one
+    /// configuration sends the same page, byte for byte.
+    pub fn with_list_freshness(self, ttl: Duration, scope: CacheScope) -> Self {
+        self.configure(|settings| {
+            settings.list_ttl = ttl;
+            settings.list_scope = scope;
+        })
     }
 
     /// Tools per `tools/list` page.
@@ -250,6 +276,8 @@ impl McpServer {
         let end = start.saturating_add(self.page_size()).min(view.tools.len());
         let mut result = ListToolsResult::with_all_items(view.tools[start..end].to_vec());
         result.next_cursor = (end < view.tools.len()).then(|| format!("{CURSOR_PREFIX}{end}"));
+        result.ttl_ms = Some(u64::try_from(self.settings.list_ttl.as_millis()).unwrap_or(u64::MAX));
+        result.cache_scope = Some(self.settings.list_scope);
         Ok(result)
     }
 
