@@ -386,14 +386,17 @@ impl ToolHandle {
         // sent, for an approver to see (`PreparedCall::args`); a JSON input
         // is the arguments, held once.
         let input = if self.inner.json_input {
-            Input::Json(args)
+            Input::Json(Arc::new(args))
         } else {
             let input = self
                 .inner
                 .tool
                 .parse(&args)
                 .map_err(|(path, message)| invalid_input(self.name(), &path, &message))?;
-            Input::Parsed { input, args }
+            Input::Parsed {
+                input,
+                args: Arc::new(args),
+            }
         };
         Ok(PreparedCall {
             tool: self.clone(),
@@ -469,18 +472,17 @@ pub struct PreparedCall {
 }
 
 /// A call's input and the arguments it came from (after null handling),
-/// each held once, inline: a JSON input is the arguments themselves. An
-/// approval request copies them (a person is asked, which dwarfs the
-/// copy), so a call that is not asked about allocates nothing for them.
+/// each held once: the arguments are shared with an approver, never
+/// copied, and a JSON input is the arguments themselves.
 enum Input {
     /// The tool's own type, parsed from a borrow of the arguments.
-    Parsed { input: AnyInput, args: Value },
+    Parsed { input: AnyInput, args: Arc<Value> },
     /// A tool that takes JSON (runtime and imported tools).
-    Json(Value),
+    Json(Arc<Value>),
 }
 
 impl Input {
-    fn args(&self) -> &Value {
+    fn args(&self) -> &Arc<Value> {
         match self {
             Input::Parsed { args, .. } | Input::Json(args) => args,
         }
@@ -489,16 +491,17 @@ impl Input {
     fn as_any(&self) -> InputRef<'_> {
         match self {
             Input::Parsed { input, .. } => &**input,
-            Input::Json(args) => args,
+            Input::Json(args) => &**args,
         }
     }
 
     /// The input the body takes. The arguments of a typed input are let go
-    /// here, before the body runs; a JSON input is moved.
+    /// here, before the body runs; a JSON input is moved out of its `Arc`
+    /// (copied only if an approver kept its request).
     fn into_any(self) -> AnyInput {
         match self {
             Input::Parsed { input, .. } => input,
-            Input::Json(args) => Box::new(args),
+            Input::Json(args) => Box::new(Arc::unwrap_or_clone(args)),
         }
     }
 }
@@ -531,6 +534,11 @@ impl PreparedCall {
     /// The arguments the input was parsed from, after null handling (an
     /// optional field sent as `null` is absent here).
     pub fn args(&self) -> &Value {
+        self.input.args()
+    }
+
+    /// The arguments, shared (for an approval request).
+    pub(crate) fn shared_args(&self) -> &Arc<Value> {
         self.input.args()
     }
 

@@ -751,7 +751,7 @@ impl PermissionPipeline {
         let request = ApprovalRequest {
             call_id: call_id.to_owned(),
             tool: name.to_owned(),
-            input: Arc::new(call.args().clone()),
+            input: Arc::clone(call.shared_args()),
             content: content.cloned(),
             reason,
         };
