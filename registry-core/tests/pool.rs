@@ -234,6 +234,10 @@ fn built_ins_win_clashes_and_every_clash_is_logged_with_its_owner() {
         .without_time()
         .finish();
     let pool = tracing::subscriber::with_default(subscriber, || {
+        // Another test thread's subscriber coming or going can leave a
+        // callsite's cached interest stale for this thread (seen once in
+        // CI: the first warning missing); ask every callsite again.
+        tracing::callsite::rebuild_interest_cache();
         registry.assemble_tool_pool(&PermissionContext::new())
     });
 
