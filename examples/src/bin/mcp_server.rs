@@ -1,7 +1,7 @@
 //! Serves the example tool set over MCP.
 //!
 //! ```text
-//! mcp_server [--http ADDR] [--workspace DIR] [--mode MODE] [--page-size N]
+//! mcp_server [--http ADDR] [--session-store URL] [--workspace DIR] [--mode MODE] [--page-size N]
 //! ```
 //!
 //! Stdio by default (what an MCP client that launches servers expects);
@@ -10,6 +10,11 @@
 //! HTTP requests without `Authorization: Bearer <token>` are refused (the
 //! token is read from the environment, not the command line, so it does
 //! not show in process listings).
+//!
+//! `--session-store redis://127.0.0.1:6379/` keeps each HTTP session's
+//! record (grants, discoveries, session state) and handshake in Redis, so
+//! several replicas behind one load balancer serve any session's next
+//! request (see docs/serving.md).
 //!
 //! Calls run through the executor in permission mode `MODE` (default
 //! `default`: read-only tools run, anything that writes needs an approval
@@ -30,13 +35,16 @@ use registry_core::{
     Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools,
     permission::PermissionPipeline,
 };
+use registry_core::session::StoreLimits;
 use registry_examples::Sandbox;
+use registry_redis::{RedisOptions, RedisSessionStore};
 
 /// The environment variable holding the HTTP bearer token.
 const TOKEN_VAR: &str = "MCP_SERVER_TOKEN";
 
 struct Args {
     http: Option<SocketAddr>,
+    session_store: Option<String>,
     workspace: PathBuf,
     mode: PermissionMode,
     page_size: Option<NonZeroUsize>,
@@ -45,6 +53,7 @@ struct Args {
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         http: None,
+        session_store: None,
         workspace: std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
         mode: PermissionMode::Default,
         page_size: None,
@@ -60,6 +69,7 @@ fn parse_args() -> Result<Args, String> {
                         .map_err(|e| format!("`--http {addr}`: not an address: {e}"))?,
                 );
             }
+            "--session-store" => args.session_store = Some(value()?),
             "--workspace" => args.workspace = PathBuf::from(value()?),
             "--mode" => {
                 let mode = value()?;
@@ -74,7 +84,7 @@ fn parse_args() -> Result<Args, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument `{other}`; expected one of: --http ADDR, --workspace DIR, --mode MODE, --page-size N"
+                    "unknown argument `{other}`; expected one of: --http ADDR, --session-store URL, --workspace DIR, --mode MODE, --page-size N"
                 ));
             }
         }
@@ -96,7 +106,7 @@ async fn main() -> ExitCode {
         Err(err) => {
             eprintln!("error: {err}");
             eprintln!(
-                "usage: mcp_server [--http ADDR] [--workspace DIR] [--mode MODE] [--page-size N]"
+                "usage: mcp_server [--http ADDR] [--session-store URL] [--workspace DIR] [--mode MODE] [--page-size N]"
             );
             return ExitCode::FAILURE;
         }
@@ -125,6 +135,10 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     .with_server_info("registry-examples", env!("CARGO_PKG_VERSION"));
     if let Some(page_size) = args.page_size {
         server = server.with_page_size(page_size);
+    }
+    if let Some(url) = &args.session_store {
+        let store = RedisSessionStore::new(url, RedisOptions::default())?;
+        server = server.with_session_store(Arc::new(store), StoreLimits::default());
     }
     match args.http {
         None => server.serve_stdio().await?,
