@@ -31,11 +31,11 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use registry_core::mcp::{HttpOptions, McpServer};
+use registry_core::session::StoreLimits;
 use registry_core::{
     Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools,
     permission::PermissionPipeline,
 };
-use registry_core::session::StoreLimits;
 use registry_examples::Sandbox;
 use registry_redis::{RedisOptions, RedisSessionStore};
 

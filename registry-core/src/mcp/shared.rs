@@ -55,22 +55,9 @@ impl SharedStore {
         session: &Session,
         pipeline: &PermissionPipeline,
     ) -> Result<(), StoreError> {
-        let key = record_key(session_id);
-        let stored = self.store.load(&key).await?;
+        let stored = self.store.load(&record_key(session_id)).await?;
         let mut synced = synced.lock().await;
-        let Some(stored) = stored else {
-            synced.revision = None;
-            return Ok(());
-        };
-        if synced.revision != Some(stored.revision) {
-            SessionRecord::decode(session_id, &stored.bytes)?.restore(
-                session,
-                pipeline,
-                SystemTime::now(),
-            );
-            synced.revision = Some(stored.revision);
-        }
-        Ok(())
+        adopt(stored, session_id, &mut synced, session, pipeline)
     }
 
     /// Saves the record of `session_id`. When another replica saved it in
@@ -98,16 +85,8 @@ impl SharedStore {
                     return Ok(());
                 }
                 Err(StoreError::Conflict { .. }) => {
-                    if let Some(stored) = self.store.load(&key).await? {
-                        SessionRecord::decode(session_id, &stored.bytes)?.restore(
-                            session,
-                            pipeline,
-                            SystemTime::now(),
-                        );
-                        synced.revision = Some(stored.revision);
-                    } else {
-                        synced.revision = None;
-                    }
+                    let stored = self.store.load(&key).await?;
+                    adopt(stored, session_id, &mut synced, session, pipeline)?;
                 }
                 Err(other) => return Err(other),
             }
@@ -118,6 +97,30 @@ impl SharedStore {
             found: None,
         })
     }
+}
+
+/// Takes in the stored record, when its revision is not the one `synced`
+/// last saw; no record means none is held.
+fn adopt(
+    stored: Option<crate::session::Stored>,
+    session_id: &str,
+    synced: &mut Synced,
+    session: &Session,
+    pipeline: &PermissionPipeline,
+) -> Result<(), StoreError> {
+    let Some(stored) = stored else {
+        synced.revision = None;
+        return Ok(());
+    };
+    if synced.revision != Some(stored.revision) {
+        SessionRecord::decode(session_id, &stored.bytes)?.restore(
+            session,
+            pipeline,
+            SystemTime::now(),
+        );
+        synced.revision = Some(stored.revision);
+    }
+    Ok(())
 }
 
 /// rmcp's record of each session's handshake, in the same store: what
