@@ -446,7 +446,52 @@ async fn todo_write_replaces_and_renders_the_list() {
     );
     assert_eq!(
         f.ok("todo_write", json!({"todos": []})).await,
+        "todo list cleared (0 items)\n(replaced a list of 3 items, 1 completed)\n"
+    );
+    assert_eq!(
+        f.ok("todo_write", json!({"todos": []})).await,
         "todo list cleared (0 items)\n"
+    );
+}
+
+/// Run by the executor, the list is the session's: each session starts
+/// empty, sees only its own list, and a session given another's state
+/// (as a replica restoring a stored record would) carries on from it.
+#[tokio::test]
+async fn todo_write_keeps_each_sessions_list_in_its_session_state() {
+    use std::sync::Arc;
+
+    use registry_core::{ToolCall, ToolRegistry, session::Session};
+    use registry_examples::tools::todo_write::TODOS_KEY;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = Arc::new(ToolRegistry::new(
+        try_all_base_tools(&Flags::new()).expect("tools"),
+    ));
+    let write = |session: &Arc<Session>, todos: Value| {
+        let executor = Arc::clone(&registry)
+            .executor()
+            .session(Arc::clone(session))
+            .context(Sandbox::new(dir.path()).expect("sandbox").context())
+            .build();
+        async move {
+            let call = ToolCall::new("t", "todo_write", json!({ "todos": todos }));
+            executor.run_turn(vec![call]).await[0].content().to_owned()
+        }
+    };
+    let (one, two) = (Arc::new(Session::new()), Arc::new(Session::new()));
+    let plan = json!([{"content": "Write the tests", "status": "completed"}, {"content": "Ship", "status": "pending"}]);
+    assert!(!write(&one, plan.clone()).await.contains("replaced"));
+    assert_eq!(one.state().get(TODOS_KEY), Some(&plan));
+    // Another session has its own, empty list.
+    assert!(!write(&two, json!([])).await.contains("replaced"));
+    // A session restored from the first one's state finds its list.
+    let restored = Arc::new(Session::new());
+    restored.replace_state((*one.state()).clone());
+    assert!(
+        write(&restored, json!([]))
+            .await
+            .contains("(replaced a list of 2 items, 1 completed)")
     );
 }
 

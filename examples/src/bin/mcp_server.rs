@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! mcp_server [--http ADDR] [--session-store URL] [--workspace DIR] [--mode MODE] [--page-size N]
+//!            [--ask-client] [--defer]
 //! ```
 //!
 //! Stdio by default (what an MCP client that launches servers expects);
@@ -17,8 +18,12 @@
 //! request (see docs/serving.md).
 //!
 //! Calls run through the executor in permission mode `MODE` (default
-//! `default`: read-only tools run, anything that writes needs an approval
-//! that nobody can give over MCP, so it is refused saying so). File tools
+//! `default`: read-only tools run, anything that writes needs an
+//! approval). With `--ask-client` the client's user gives approvals
+//! through elicitation (an "always" lasts for the conversation); without
+//! it nobody can approve over MCP, so such a call is refused saying so.
+//! `--defer` keeps deferred tools (`web_fetch`) out of `tools/list` until
+//! the client finds them with `tool_search`. File tools
 //! work inside `DIR` (default: the current directory). Logs go to stderr;
 //! stdout belongs to the protocol.
 
@@ -30,8 +35,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use registry_core::mcp::{HttpOptions, McpServer};
-use registry_core::session::StoreLimits;
+use registry_core::mcp::{DEFAULT_APPROVAL_TIMEOUT, HttpOptions, McpServer};
+use registry_core::search::TOOL_SEARCH_FLAG;
+use registry_core::session::{DeferralPolicy, StoreLimits};
 use registry_core::{
     Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools,
     permission::PermissionPipeline,
@@ -48,6 +54,8 @@ struct Args {
     workspace: PathBuf,
     mode: PermissionMode,
     page_size: Option<NonZeroUsize>,
+    ask_client: bool,
+    defer: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -57,6 +65,8 @@ fn parse_args() -> Result<Args, String> {
         workspace: std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
         mode: PermissionMode::Default,
         page_size: None,
+        ask_client: false,
+        defer: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -70,6 +80,8 @@ fn parse_args() -> Result<Args, String> {
                 );
             }
             "--session-store" => args.session_store = Some(value()?),
+            "--ask-client" => args.ask_client = true,
+            "--defer" => args.defer = true,
             "--workspace" => args.workspace = PathBuf::from(value()?),
             "--mode" => {
                 let mode = value()?;
@@ -84,7 +96,7 @@ fn parse_args() -> Result<Args, String> {
             }
             other => {
                 return Err(format!(
-                    "unknown argument `{other}`; expected one of: --http ADDR, --session-store URL, --workspace DIR, --mode MODE, --page-size N"
+                    "unknown argument `{other}`; expected one of: --http ADDR, --session-store URL, --workspace DIR, --mode MODE, --page-size N, --ask-client, --defer"
                 ));
             }
         }
@@ -106,7 +118,7 @@ async fn main() -> ExitCode {
         Err(err) => {
             eprintln!("error: {err}");
             eprintln!(
-                "usage: mcp_server [--http ADDR] [--session-store URL] [--workspace DIR] [--mode MODE] [--page-size N]"
+                "usage: mcp_server [--http ADDR] [--session-store URL] [--workspace DIR] [--mode MODE] [--page-size N] [--ask-client] [--defer]"
             );
             return ExitCode::FAILURE;
         }
@@ -121,7 +133,11 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
-    let tools = try_all_base_tools(&Flags::new())?;
+    let mut flags = Flags::new();
+    if args.defer {
+        flags = flags.with(TOOL_SEARCH_FLAG);
+    }
+    let tools = try_all_base_tools(&flags)?;
     tools.require_crates(&["registry_examples"])?;
     let registry = Arc::new(ToolRegistry::new(tools));
     let sandbox = Sandbox::new(&args.workspace)?;
@@ -135,6 +151,12 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     .with_server_info("registry-examples", env!("CARGO_PKG_VERSION"));
     if let Some(page_size) = args.page_size {
         server = server.with_page_size(page_size);
+    }
+    if args.ask_client {
+        server = server.with_client_approvals(DEFAULT_APPROVAL_TIMEOUT);
+    }
+    if args.defer {
+        server = server.with_deferral(DeferralPolicy::Always);
     }
     if let Some(url) = &args.session_store {
         let store = RedisSessionStore::new(url, RedisOptions::default())?;

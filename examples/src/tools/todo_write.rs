@@ -17,13 +17,20 @@
 //!
 //! # State
 //!
-//! The list lives in the tool itself (`Mutex<Vec<TodoItem>>`). Because the
-//! struct has fields, `#[tool]` builds it with `Default` when the tool list
-//! is built, so each list, and so each session built from its own list,
-//! starts empty.
+//! The list is the conversation's, not the tool's: run by the executor,
+//! each call replaces it in the session state through a context modifier
+//! (key [`TODOS_KEY`]), so two conversations served by one tool (two MCP
+//! clients of one server) never see each other's plan, and a
+//! conversation whose state is kept in a shared store (replicas behind a
+//! load balancer) finds its list on any replica. Each call says how the
+//! list it replaced stood, so the model sees a lost or stale plan.
+//!
+//! Called outside the executor (no session), the list lives in the tool
+//! itself ([`TodoWrite::todos`]).
 
 use std::sync::{Mutex, PoisonError};
 
+use registry_core::session::ContextModifier;
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -51,8 +58,11 @@ pub struct TodoWrite {
     todos: Mutex<Vec<TodoItem>>,
 }
 
+/// The session-state key holding the list (a JSON array of items).
+pub const TODOS_KEY: &str = "todo_write.todos";
+
 impl TodoWrite {
-    /// The list as the last successful call left it.
+    /// The list as the last successful call outside a session left it.
     pub fn todos(&self) -> Vec<TodoItem> {
         self.todos
             .lock()
@@ -149,10 +159,30 @@ impl Tool for TodoWrite {
     type Output = String;
     type Error = TodoError;
 
-    async fn call(&self, input: TodoWriteInput, _cx: &ToolContext) -> Result<String, TodoError> {
+    async fn call(&self, input: TodoWriteInput, cx: &ToolContext) -> Result<String, TodoError> {
         input.check()?;
-        let rendered = render(&input.todos);
-        *self.todos.lock().unwrap_or_else(PoisonError::into_inner) = input.todos;
+        let mut rendered = render(&input.todos);
+        let previous = match cx.session_state() {
+            Some(state) => state
+                .get(TODOS_KEY)
+                .and_then(|list| serde_json::from_value::<Vec<TodoItem>>(list.clone()).ok())
+                .unwrap_or_default(),
+            None => self.todos(),
+        };
+        if !previous.is_empty() {
+            let done = previous
+                .iter()
+                .filter(|t| t.status == TodoStatus::Completed)
+                .count();
+            rendered.push_str(&format!(
+                "(replaced a list of {} items, {done} completed)\n",
+                previous.len()
+            ));
+        }
+        let list = serde_json::to_value(&input.todos).unwrap_or_default();
+        if !cx.modify_session(ContextModifier::set(TODOS_KEY, list)) {
+            *self.todos.lock().unwrap_or_else(PoisonError::into_inner) = input.todos;
+        }
         Ok(rendered)
     }
 

@@ -93,6 +93,7 @@
 //! signatures: everything here takes and returns this crate's types and
 //! tokio streams.
 
+mod approval;
 mod child;
 mod content;
 mod guard;
@@ -101,6 +102,7 @@ mod import;
 mod server;
 mod shared;
 
+pub use approval::DEFAULT_APPROVAL_TIMEOUT;
 pub use child::StderrTo;
 pub use http::{DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServerHandle};
 pub use import::{
@@ -108,6 +110,7 @@ pub use import::{
     DEFAULT_MAX_CALL_DURATION, MAX_IMPORTED_TOOLS, McpImport, McpServerConfig, RefusedTool,
 };
 pub use server::{CacheScope, DEFAULT_LIST_TTL, DEFAULT_PAGE_SIZE, McpServer};
+pub use shared::CONVERSATION_META_KEY;
 // Naming and posture belong to the `declare` stage (a definition can be
 // imported without a connection); re-exported here where MCP users look.
 pub use crate::declare::imported::{

@@ -11,8 +11,8 @@ use std::time::Duration;
 pub use rmcp::model::CacheScope;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    InitializeRequestParams, InitializeResult, InputRequiredResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -21,13 +21,16 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::McpError;
-use super::shared::{SharedStore, Synced};
+use super::approval::ClientApprover;
+use super::shared::{RecordOf, SharedStore, Synced};
 use crate::declare::context::ToolContext;
 use crate::execute::{Executor, ExecutorBuilder, ExecutorConfig, ToolCall};
 use crate::input::handle::ToolHandle;
 use crate::permission::{PermissionContext, PermissionPipeline};
 use crate::pool::{ToolPool, ToolRegistry};
-use crate::session::{Session, SessionStore, StoreLimits};
+use crate::render::ProviderFormat;
+use crate::search::{ResultShape, TOOL_SEARCH_NAME, ToolSearchIndex, ToolSearchScope};
+use crate::session::{DeferralPolicy, MemorySessionStore, Session, SessionStore, StoreLimits};
 
 /// Tools per `tools/list` page unless configured.
 pub const DEFAULT_PAGE_SIZE: usize = 100;
@@ -83,6 +86,14 @@ struct Settings {
     info: Implementation,
     /// Where each HTTP session's record lives, when replicas share one.
     pub(crate) shared: Option<SharedStore>,
+    /// Where stateless conversations live when no store is shared: this
+    /// process's memory.
+    local: SharedStore,
+    /// Asks go to the client's user, who has this long to answer.
+    client_approvals: Option<Duration>,
+    /// Deferred tools stay out of `tools/list` until `tool_search`
+    /// discovers them; `None`: every tool is listed, and so discovered.
+    deferral: Option<DeferralPolicy>,
     /// How long a `tools/list` page may be treated as fresh, and by whom.
     list_ttl: Duration,
     list_scope: CacheScope,
@@ -97,6 +108,8 @@ struct Shared {
     /// value is stale.
     permissions_version: tokio::sync::watch::Sender<u64>,
     view: Mutex<Option<Arc<View>>>,
+    /// What `tool_search` searches, built on the first need.
+    search: std::sync::OnceLock<Arc<ToolSearchIndex>>,
 }
 
 /// One pool, as listed and as run.
@@ -147,6 +160,7 @@ impl McpServer {
                 permissions: RwLock::new(Arc::new(permissions)),
                 permissions_version: tokio::sync::watch::Sender::new(0),
                 view: Mutex::new(None),
+                search: std::sync::OnceLock::new(),
             }),
             settings: Arc::new(Settings {
                 pipeline,
@@ -155,6 +169,12 @@ impl McpServer {
                 page_size: NonZeroUsize::new(DEFAULT_PAGE_SIZE).unwrap_or(NonZeroUsize::MIN),
                 info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
                 shared: None,
+                local: SharedStore {
+                    store: Arc::new(MemorySessionStore::new()),
+                    limits: StoreLimits::default(),
+                },
+                client_approvals: None,
+                deferral: None,
                 list_ttl: DEFAULT_LIST_TTL,
                 list_scope: CacheScope::Private,
             }),
@@ -193,6 +213,61 @@ impl McpServer {
     /// The shared store, if one is configured.
     pub(crate) fn shared_store(&self) -> Option<&SharedStore> {
         self.settings.shared.as_ref()
+    }
+
+    /// Where a record of `of` lives: the shared store for any record
+    /// when there is one; otherwise this process's memory for a
+    /// stateless conversation, and nowhere for a session (its connection
+    /// holds it).
+    fn store_for(&self, of: &RecordOf) -> Option<&SharedStore> {
+        match (&self.settings.shared, of) {
+            (Some(shared), _) => Some(shared),
+            (None, RecordOf::Conversation { .. }) => Some(&self.settings.local),
+            (None, RecordOf::Session(_)) => None,
+        }
+    }
+
+    /// Sends every ask to the client's user, through elicitation (see
+    /// [`approval`](super::approval) for how each protocol revision is
+    /// asked), instead of the pipeline's approver: a session's client that
+    /// declared form elicitation gets `elicitation/create` and has
+    /// `timeout` to answer; a 2026-07-28 client gets an input-required
+    /// result and retries with the answer. An "always" holds for the
+    /// rest of the conversation, on every replica sharing its store. A
+    /// client that cannot be asked is refused, as with no approver.
+    pub fn with_client_approvals(self, timeout: Duration) -> Self {
+        self.configure(|settings| settings.client_approvals = Some(timeout))
+    }
+
+    /// Defers tools as an agent runtime would: each conversation's
+    /// `tools/list` holds what `policy` loads (measured in the MCP
+    /// format), `tool_search` while anything is deferred, and the
+    /// deferred tools the conversation discovered through `tool_search`;
+    /// a deferred tool called before its discovery is refused, saying to
+    /// search for it. A session's client is sent `list_changed` when a
+    /// search discovers something; a stateless client lists again with its
+    /// conversation handle. Discoveries are kept with the conversation's
+    /// record, so they hold on every replica sharing its store. (By
+    /// default every tool is listed, which discovers it.) The pool must
+    /// hold `tool_search` (the registry built with the
+    /// [`TOOL_SEARCH_FLAG`](crate::search::TOOL_SEARCH_FLAG) flag), or
+    /// deferred tools could never be found.
+    pub fn with_deferral(self, policy: DeferralPolicy) -> Self {
+        self.configure(|settings| settings.deferral = Some(policy))
+    }
+
+    /// The index `tool_search` searches under
+    /// [`with_deferral`](Self::with_deferral) (by default a lexical index
+    /// of the registry, built on first use): give one with
+    /// [`ToolSearchIndex::with_semantic`] to rank by meaning. Shared by
+    /// every clone of this server; set it before serving.
+    pub fn with_search_index(self, index: Arc<ToolSearchIndex>) -> Self {
+        if self.shared.search.set(index).is_err() {
+            tracing::warn!(
+                "with_search_index: the server already has its index; the new one is not used"
+            );
+        }
+        self
     }
 
     /// How long a client may treat a `tools/list` page as fresh
@@ -260,22 +335,46 @@ impl McpServer {
         view
     }
 
-    /// The `tools/list` page at `cursor` (`None`: the first).
+    /// The `tools/list` page at `cursor` (`None`: the first), of every
+    /// tool.
     pub(crate) fn list_page(&self, cursor: Option<&str>) -> Result<ListToolsResult, McpError> {
-        let view = self.view();
+        self.page_of(&self.view(), cursor, None)
+    }
+
+    /// The page at `cursor` of `view`'s tools, or of those `listed` keeps.
+    fn page_of(
+        &self,
+        view: &View,
+        cursor: Option<&str>,
+        listed: Option<&dyn Fn(&ToolHandle) -> bool>,
+    ) -> Result<ListToolsResult, McpError> {
+        let kept: Vec<Tool>;
+        let tools: &[Tool] = match listed {
+            None => &view.tools,
+            Some(listed) => {
+                kept = view
+                    .sources
+                    .iter()
+                    .zip(view.tools.iter())
+                    .filter(|(handle, _)| listed(handle))
+                    .map(|(_, tool)| tool.clone())
+                    .collect();
+                &kept
+            }
+        };
         let start = match cursor {
             None => 0,
             Some(cursor) => cursor
                 .strip_prefix(CURSOR_PREFIX)
                 .and_then(|n| n.parse::<usize>().ok())
-                .filter(|n| *n <= view.tools.len())
+                .filter(|n| *n <= tools.len())
                 .ok_or_else(|| McpError::BadCursor {
                     cursor: cursor.to_owned(),
                 })?,
         };
-        let end = start.saturating_add(self.page_size()).min(view.tools.len());
-        let mut result = ListToolsResult::with_all_items(view.tools[start..end].to_vec());
-        result.next_cursor = (end < view.tools.len()).then(|| format!("{CURSOR_PREFIX}{end}"));
+        let end = start.saturating_add(self.page_size()).min(tools.len());
+        let mut result = ListToolsResult::with_all_items(tools[start..end].to_vec());
+        result.next_cursor = (end < tools.len()).then(|| format!("{CURSOR_PREFIX}{end}"));
         result.ttl_ms = Some(u64::try_from(self.settings.list_ttl.as_millis()).unwrap_or(u64::MAX));
         result.cache_scope = Some(self.settings.list_scope);
         Ok(result)
@@ -312,10 +411,19 @@ impl McpServer {
     /// A handler for one connection.
     pub(crate) fn connection(&self) -> Connection {
         let stop = CancellationToken::new();
+        let approver = self
+            .settings
+            .client_approvals
+            .map(|_| Arc::new(ClientApprover::new()));
+        let mut pipeline = self.settings.pipeline.for_new_session();
+        if let Some(approver) = &approver {
+            pipeline = pipeline.with_approver(Arc::clone(approver) as _);
+        }
         Connection {
             server: self.clone(),
             session: Arc::new(Session::new()),
-            pipeline: self.settings.pipeline.for_new_session(),
+            pipeline,
+            approver,
             synced: tokio::sync::Mutex::default(),
             executor: Mutex::new(None),
             watcher: stop.child_token(),
@@ -377,6 +485,8 @@ pub(crate) struct Connection {
     /// The server's policy with this connection's own allow-always
     /// grants: kept across views, never shared with another connection.
     pipeline: PermissionPipeline,
+    /// The client's user, when asks go to them.
+    approver: Option<Arc<ClientApprover>>,
     /// The revision of the shared record this connection last saw.
     synced: tokio::sync::Mutex<Synced>,
     executor: Mutex<Option<(Arc<View>, Arc<Executor>)>>,
@@ -408,8 +518,29 @@ impl Connection {
         }
         let shared = &self.server.shared;
         let settings = &self.server.settings;
-        for tool in view.pool.iter() {
-            self.session.discover(tool.name());
+        match settings.deferral {
+            Some(policy) => {
+                self.session
+                    .decide_deferral(&view.pool, policy, ProviderFormat::Mcp);
+            }
+            None => {
+                for tool in view.pool.iter() {
+                    self.session.discover(tool.name());
+                }
+            }
+        }
+        let mut context = settings.context.clone();
+        if settings.deferral.is_some() {
+            let index = shared
+                .search
+                .get_or_init(|| Arc::new(ToolSearchIndex::new(&shared.registry)));
+            context = context.with(ToolSearchScope::new(
+                Arc::clone(index),
+                &shared.registry,
+                &view.pool,
+                Arc::clone(&self.session),
+                ResultShape::Definitions(ProviderFormat::Mcp),
+            ));
         }
         let executor = Arc::new(
             shared
@@ -419,7 +550,7 @@ impl Connection {
                 .pipeline(self.pipeline.clone())
                 .session(Arc::clone(&self.session))
                 .config(settings.config.clone())
-                .context(settings.context.clone())
+                .context(context)
                 .build_for(&view.pool),
         );
         *slot = Some((Arc::clone(&view), Arc::clone(&executor)));
@@ -532,6 +663,50 @@ fn structured(view: &View, name: &str, result: &crate::execute::ToolCallResult) 
     }
 }
 
+impl Connection {
+    /// Points this connection's approver (when asks go to the client) at
+    /// whoever can answer for this request: the session's client while
+    /// the call waits, the stateless client's retry, or nobody.
+    fn prepare_approver(
+        &self,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) {
+        let (Some(approver), Some(timeout)) =
+            (&self.approver, self.server.settings.client_approvals)
+        else {
+            return;
+        };
+        if super::shared::is_stateless(context) {
+            let can_answer = context
+                .client_capabilities()
+                .is_some_and(|caps| caps.elicitation.is_some());
+            match can_answer {
+                true => approver.ask_in_rounds(request.input_responses.as_ref()),
+                false => approver.ask_nobody(),
+            }
+        } else if context
+            .peer
+            .supported_elicitation_modes()
+            .contains(&rmcp::service::ElicitationMode::Form)
+        {
+            approver.ask_peer(context.peer.clone(), timeout);
+        } else {
+            approver.ask_nobody();
+        }
+    }
+}
+
+/// A result's `_meta` handing out the conversation's handle.
+fn conversation_meta(handle: &str) -> rmcp::model::MetaObject {
+    let mut meta = rmcp::model::MetaObject::default();
+    meta.0.insert(
+        super::shared::CONVERSATION_META_KEY.to_owned(),
+        Value::String(handle.to_owned()),
+    );
+    meta
+}
+
 impl ServerHandler for Connection {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -569,11 +744,40 @@ impl ServerHandler for Connection {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let cursor = request.and_then(|r| r.cursor);
+        if self.server.settings.deferral.is_none() {
+            return self
+                .server
+                .list_page(cursor.as_deref())
+                .map_err(|err| ErrorData::invalid_params(err.to_string(), None));
+        }
+        // What the conversation discovered decides what it sees.
+        let record = super::shared::record_of(&context)
+            .map_err(|message| ErrorData::invalid_params(message, None))?;
+        if let Some(of) = &record
+            && let Some(store) = self.server.store_for(of)
+            && let Err(err) = store
+                .load(of, &self.synced, &self.session, &self.pipeline)
+                .await
+        {
+            tracing::error!(%err, "session record unavailable; tools/list refused");
+            return Err(ErrorData::internal_error(
+                format!("{err}; the list may be asked for again"),
+                None,
+            ));
+        }
+        let (view, _) = self.executor();
+        let session = &self.session;
+        let defers = session
+            .deferral()
+            .is_some_and(|deferral| deferral.defers_anything());
+        let listed = |tool: &ToolHandle| {
+            !session.needs_discovery(tool) && (defers || tool.name() != TOOL_SEARCH_NAME)
+        };
         self.server
-            .list_page(cursor.as_deref())
+            .page_of(&view, cursor.as_deref(), Some(&listed))
             .map_err(|err| ErrorData::invalid_params(err.to_string(), None))
     }
 
@@ -594,13 +798,16 @@ impl ServerHandler for Connection {
         // inline, every call would copy the whole turn's state several
         // times. Boxed, it is allocated once, where it runs.
         let token = context.meta.get_progress_token();
-        let shared = self
-            .server
-            .shared_store()
-            .zip(super::shared::session_id(&context));
-        if let Some((store, session_id)) = &shared
+        let record = match super::shared::record_of(&context) {
+            Ok(record) => record,
+            Err(message) => return Err(ErrorData::invalid_params(message, None)),
+        };
+        let store = record
+            .as_ref()
+            .and_then(|of| Some((of, self.server.store_for(of)?)));
+        if let Some((of, store)) = store
             && let Err(err) = store
-                .load(session_id, &self.synced, &self.session, &self.pipeline)
+                .load(of, &self.synced, &self.session, &self.pipeline)
                 .await
         {
             tracing::error!(%err, "session record unavailable; call refused");
@@ -609,6 +816,8 @@ impl ServerHandler for Connection {
             ))])
             .into());
         }
+        self.prepare_approver(&request, &context);
+        let discovered = self.session.discovered().len();
         let call = Box::pin(self.call(request, id, context.peer.clone(), token));
         let result = tokio::select! {
             result = call => result,
@@ -616,16 +825,49 @@ impl ServerHandler for Connection {
                 "the call was cancelled by the client",
             )]).into()),
         };
-        if let Some((store, session_id)) = &shared
-            && let Err(err) = store
-                .save(session_id, &self.synced, &self.session, &self.pipeline)
-                .await
+        if self.server.settings.deferral.is_some()
+            && self.session.discovered().len() != discovered
+            && !super::shared::is_stateless(&context)
+            && let Err(err) = context.peer.notify_tool_list_changed().await
         {
-            // The call ran: its result stands (an error would invite a
-            // second run). What it changed lives on in this replica only;
-            // a grant lost this way means a later ask, never a wider
-            // permission.
-            tracing::error!(%err, "session record not saved after a call");
+            tracing::debug!(%err, "client gone; list_changed after a discovery not sent");
+        }
+        let mut stored = false;
+        if let Some((of, store)) = store {
+            match store
+                .save(of, &self.synced, &self.session, &self.pipeline)
+                .await
+            {
+                Ok(saved) => stored = saved,
+                // The call ran: its result stands (an error would invite
+                // a second run). What it changed lives on in this replica
+                // only; a grant lost this way means a later ask, never a
+                // wider permission.
+                Err(err) => tracing::error!(%err, "session record not saved after a call"),
+            }
+        }
+        let handle = record
+            .as_ref()
+            .and_then(RecordOf::handle)
+            .filter(|_| stored);
+        let questions = self
+            .approver
+            .as_ref()
+            .map(|approver| approver.take_questions())
+            .unwrap_or_default();
+        if !questions.is_empty() {
+            // The call was not run: it waits for the client's answers,
+            // which come with its retry.
+            let mut asking =
+                InputRequiredResult::new(Some(questions), Some(String::from("approval")));
+            if let Some(handle) = handle {
+                asking = asking.with_meta(conversation_meta(handle));
+            }
+            return Ok(asking.into());
+        }
+        let mut result = result;
+        if let Some(handle) = handle {
+            result.meta = Some(conversation_meta(handle));
         }
         Ok(result.into())
     }

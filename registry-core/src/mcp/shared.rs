@@ -10,6 +10,15 @@
 //! the record again with a compare-and-set. A store that cannot be read
 //! fails the call before it runs, with an error result naming the store:
 //! never a silent fresh session that has lost its grants.
+//!
+//! A 2026-07-28 request has no session. Its conversation is named by a
+//! handle in the request's `_meta` ([`CONVERSATION_META_KEY`]): the
+//! server makes one up when a request names none, and hands it out in the
+//! result's `_meta` once the conversation holds something (a grant, a
+//! discovery, session state). The handle is 128 random bits, so it is as
+//! hard to guess as a session id. A handle whose record expired starts
+//! afresh, as an expired session would: nothing is granted that was not
+//! granted again.
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -38,43 +47,104 @@ fn handshake_key(session: &str) -> String {
     format!("handshake:{session}")
 }
 
-/// Where one connection stands with the store: the session it serves and
-/// the revision of the record it last loaded or saved.
+/// The key under which a stateless conversation's record is kept.
+fn conversation_key(handle: &str) -> String {
+    format!("conversation:{handle}")
+}
+
+/// The request `_meta` key naming a stateless (2026-07-28) request's
+/// conversation, and the result `_meta` key that hands it out.
+pub const CONVERSATION_META_KEY: &str = "tool-registry.dev/conversation";
+
+/// Whose record a request reads and writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RecordOf {
+    /// A session of a revision before 2026-07-28, by its `mcp-session-id`.
+    Session(String),
+    /// A stateless request's conversation, by the handle this server gave
+    /// it; `fresh` when the handle was made for this request (nothing is
+    /// stored under it yet, and it is handed out only once there is).
+    Conversation { handle: String, fresh: bool },
+}
+
+impl RecordOf {
+    fn key(&self) -> String {
+        match self {
+            RecordOf::Session(id) => record_key(id),
+            RecordOf::Conversation { handle, .. } => conversation_key(handle),
+        }
+    }
+
+    /// The id errors name.
+    fn id(&self) -> &str {
+        match self {
+            RecordOf::Session(id) | RecordOf::Conversation { handle: id, .. } => id,
+        }
+    }
+
+    /// The handle to hand back in the result's `_meta`, if any.
+    pub(crate) fn handle(&self) -> Option<&str> {
+        match self {
+            RecordOf::Conversation { handle, .. } => Some(handle),
+            RecordOf::Session(_) => None,
+        }
+    }
+}
+
+/// Where one connection stands with the store: the revision of the
+/// record it last loaded or saved, and the bytes it had then (a record
+/// that did not change is not written again).
 #[derive(Debug, Default)]
 pub(crate) struct Synced {
     revision: Option<u64>,
+    bytes: Option<Vec<u8>>,
 }
 
 impl SharedStore {
-    /// Brings `session` and `pipeline` up to the stored record of
-    /// `session_id`, when it moved since `synced`.
+    /// Brings `session` and `pipeline` up to the stored record, when it
+    /// moved since `synced`.
     pub(crate) async fn load(
         &self,
-        session_id: &str,
+        of: &RecordOf,
         synced: &tokio::sync::Mutex<Synced>,
         session: &Session,
         pipeline: &PermissionPipeline,
     ) -> Result<(), StoreError> {
-        let stored = self.store.load(&record_key(session_id)).await?;
+        if matches!(of, RecordOf::Conversation { fresh: true, .. }) {
+            return Ok(());
+        }
+        let stored = self.store.load(&of.key()).await?;
         let mut synced = synced.lock().await;
-        adopt(stored, session_id, &mut synced, session, pipeline)
+        adopt(stored, of.id(), &mut synced, session, pipeline)
     }
 
-    /// Saves the record of `session_id`. When another replica saved it in
-    /// between, its record is merged in (its discoveries and grants added,
-    /// its state taken) and the save tried again, a few times.
+    /// Saves the record. A session's record is saved after every call
+    /// (which also renews its expiry); a conversation's only when it
+    /// changed. When another replica saved it in between, its record is
+    /// merged in (its discoveries and grants added, its state taken) and
+    /// the save tried again, a few times. Returns whether anything is
+    /// stored.
     pub(crate) async fn save(
         &self,
-        session_id: &str,
+        of: &RecordOf,
         synced: &tokio::sync::Mutex<Synced>,
         session: &Session,
         pipeline: &PermissionPipeline,
-    ) -> Result<(), StoreError> {
-        let key = record_key(session_id);
+    ) -> Result<bool, StoreError> {
+        let key = of.key();
         let mut synced = synced.lock().await;
         for _ in 0..4 {
             let record = SessionRecord::capture(session, pipeline, SystemTime::now());
-            let bytes = record.encode(session_id, &self.limits)?;
+            let bytes = record.encode(of.id(), &self.limits)?;
+            if let RecordOf::Conversation { .. } = of {
+                let unchanged = match &synced.bytes {
+                    Some(before) => *before == bytes,
+                    None => bytes == self.empty(of.id())?,
+                };
+                if unchanged {
+                    return Ok(synced.revision.is_some());
+                }
+            }
             match self
                 .store
                 .save(&key, &bytes, synced.revision, self.limits.ttl)
@@ -82,20 +152,27 @@ impl SharedStore {
             {
                 Ok(revision) => {
                     synced.revision = Some(revision);
-                    return Ok(());
+                    synced.bytes = Some(bytes);
+                    return Ok(true);
                 }
                 Err(StoreError::Conflict { .. }) => {
                     let stored = self.store.load(&key).await?;
-                    adopt(stored, session_id, &mut synced, session, pipeline)?;
+                    adopt(stored, of.id(), &mut synced, session, pipeline)?;
                 }
                 Err(other) => return Err(other),
             }
         }
         Err(StoreError::Conflict {
-            session: session_id.to_owned(),
+            session: of.id().to_owned(),
             expected: synced.revision,
             found: None,
         })
+    }
+
+    /// The bytes of a conversation that holds nothing yet.
+    fn empty(&self, id: &str) -> Result<Vec<u8>, StoreError> {
+        let fresh = PermissionPipeline::new(crate::permission::PermissionMode::Default);
+        SessionRecord::capture(&Session::new(), &fresh, SystemTime::now()).encode(id, &self.limits)
     }
 }
 
@@ -110,6 +187,7 @@ fn adopt(
 ) -> Result<(), StoreError> {
     let Some(stored) = stored else {
         synced.revision = None;
+        synced.bytes = None;
         return Ok(());
     };
     if synced.revision != Some(stored.revision) {
@@ -119,6 +197,7 @@ fn adopt(
             SystemTime::now(),
         );
         synced.revision = Some(stored.revision);
+        synced.bytes = Some(stored.bytes);
     }
     Ok(())
 }
@@ -154,6 +233,47 @@ impl HandshakeStore for Handshakes {
         self.0.store.delete(&record_key(session_id)).await?;
         Ok(())
     }
+}
+
+/// Whose record a request reads: its session's, for a legacy HTTP
+/// session; its conversation's, for a stateless request (the handle it
+/// names in `_meta`, or a new one); none for stdio. A handle this server
+/// could not have given is an error naming the key.
+pub(crate) fn record_of(
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+) -> Result<Option<RecordOf>, String> {
+    if let Some(id) = session_id(context) {
+        return Ok(Some(RecordOf::Session(id)));
+    }
+    if !is_stateless(context) {
+        return Ok(None);
+    }
+    match context.meta.get(CONVERSATION_META_KEY) {
+        None => Ok(Some(RecordOf::Conversation {
+            handle: uuid::Uuid::new_v4().simple().to_string(),
+            fresh: true,
+        })),
+        Some(serde_json::Value::String(handle))
+            if handle.len() == 32 && handle.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Ok(Some(RecordOf::Conversation {
+                handle: handle.to_ascii_lowercase(),
+                fresh: false,
+            }))
+        }
+        Some(other) => Err(format!(
+            "`_meta.{CONVERSATION_META_KEY}` is {other}, not a conversation handle this server gave \
+             (32 hex digits); leave it out to start a new conversation"
+        )),
+    }
+}
+
+/// Whether the request negotiated 2026-07-28 or later, which has no
+/// sessions (each request is served on its own).
+pub(crate) fn is_stateless(context: &rmcp::service::RequestContext<rmcp::RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// The MCP session id of a request that came over HTTP, if any.
