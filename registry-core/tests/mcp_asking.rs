@@ -374,3 +374,161 @@ async fn a_stateless_conversation_is_asked_in_rounds_and_moves_between_replicas(
     one.shutdown().await;
     two.shutdown().await;
 }
+
+/// Sends one HTTP POST (a legacy session's, when `session` is given) on
+/// `socket` and returns at once; the response is read by the caller.
+async fn send_post(
+    socket: &mut tokio::net::TcpStream,
+    addr: std::net::SocketAddr,
+    session: Option<&str>,
+    body: &str,
+) {
+    let session = session.map_or_else(String::new, |s| format!("mcp-session-id: {s}\r\n"));
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         {session}Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    socket.write_all(request.as_bytes()).await.unwrap();
+}
+
+/// Reads from `socket` into `seen` until it holds `needle`.
+async fn read_until(socket: &mut tokio::net::TcpStream, seen: &mut String, needle: &str) {
+    let mut buf = [0u8; 4096];
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while !seen.contains(needle) {
+            let n = socket.read(&mut buf).await.unwrap();
+            assert!(n > 0, "closed before {needle:?}: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no {needle:?} in: {seen}"));
+}
+
+/// A legacy session opened on `addr` by a client that declared form
+/// elicitation; its id.
+async fn eliciting_session(addr: std::net::SocketAddr) -> String {
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    send_post(
+        &mut socket,
+        addr,
+        None,
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"0"}}}"#,
+    )
+    .await;
+    let mut seen = String::new();
+    read_until(&mut socket, &mut seen, "serverInfo").await;
+    let session = seen
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("mcp-session-id:")
+                .then(|| l["mcp-session-id:".len()..].trim().to_owned())
+        })
+        .expect("a session id");
+    let mut socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    send_post(
+        &mut socket,
+        addr,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    let mut seen = String::new();
+    read_until(&mut socket, &mut seen, "\r\n\r\n").await;
+    session
+}
+
+/// Behind a balancer without affinity, a session's client may post its
+/// answer to a replica that did not ask. The answer reaches the replica
+/// that asked (its question's id names it), the call runs there, and
+/// the grant holds on the other replica. The call's stream, kept in the
+/// shared store, replays on the other replica after the first event.
+#[tokio::test]
+async fn an_answer_posted_to_another_replica_reaches_the_one_that_asked() {
+    let registry = registry();
+    let store = Arc::new(MemorySessionStore::new());
+    let replica = || {
+        McpServer::new(Arc::clone(&registry).executor())
+            .with_client_approvals(Duration::from_secs(20))
+            .with_session_store(store.clone(), StoreLimits::default())
+    };
+    let options = || HttpOptions::new("127.0.0.1:0".parse().unwrap());
+    let (one, two) = (
+        replica().serve_http(options()).await.unwrap(),
+        replica().serve_http(options()).await.unwrap(),
+    );
+    let (a, b) = (one.local_addr(), two.local_addr());
+    let session = eliciting_session(a).await;
+
+    let mut calling = tokio::net::TcpStream::connect(a).await.unwrap();
+    send_post(
+        &mut calling,
+        a,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_note","arguments":{"key":"a"}}}"#,
+    )
+    .await;
+    let mut stream = String::new();
+    read_until(&mut calling, &mut stream, "elicitation/create").await;
+    let event = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find(|data| data.contains("elicitation/create"))
+        .expect("the question");
+    let question: Value = serde_json::from_str(event).unwrap();
+    let id = question["id"].clone();
+    assert!(id.is_string(), "the question's id names its replica: {id}");
+    let first_event = stream
+        .lines()
+        .find_map(|l| l.strip_prefix("id: "))
+        .expect("events carry ids")
+        .trim()
+        .to_owned();
+
+    // The answer goes to the other replica.
+    let answer = json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "result": { "action": "accept", "content": { "decision": "always" } },
+    })
+    .to_string();
+    let mut answering = tokio::net::TcpStream::connect(b).await.unwrap();
+    send_post(&mut answering, b, Some(&session), &answer).await;
+    let mut accepted = String::new();
+    read_until(&mut answering, &mut accepted, "\r\n\r\n").await;
+    assert!(accepted.starts_with("HTTP/1.1 202"), "{accepted}");
+
+    read_until(&mut calling, &mut stream, "wrote a").await;
+    assert!(!stream.contains("\"isError\":true"), "{stream}");
+
+    // The grant holds on the other replica: no question, the call runs.
+    let mut again = tokio::net::TcpStream::connect(b).await.unwrap();
+    send_post(
+        &mut again,
+        b,
+        Some(&session),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_note","arguments":{"key":"a"}}}"#,
+    )
+    .await;
+    let mut second = String::new();
+    read_until(&mut again, &mut second, "wrote a").await;
+    assert!(!second.contains("elicitation/create"), "{second}");
+
+    // The first call's stream, resumed on the other replica after its
+    // first event, replays the rest: the result.
+    let mut resuming = tokio::net::TcpStream::connect(b).await.unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {b}\r\nAccept: text/event-stream\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\nmcp-session-id: {session}\r\n\
+         Last-Event-ID: {first_event}\r\n\r\n"
+    );
+    resuming.write_all(get.as_bytes()).await.unwrap();
+    let mut replay = String::new();
+    read_until(&mut resuming, &mut replay, "wrote a").await;
+    assert!(replay.contains("\"id\":1"), "{replay}");
+    one.shutdown().await;
+    two.shutdown().await;
+}

@@ -811,6 +811,30 @@ impl registry_core::session::SessionStore for Switchable {
             Err(err) => Box::pin(async move { Err(err) }),
         }
     }
+
+    fn append<'a>(
+        &'a self,
+        log: &'a str,
+        entry: &'a [u8],
+        keep: usize,
+        ttl: Duration,
+    ) -> registry_core::session::StoreFuture<'a, u64> {
+        match self.check(log) {
+            Ok(()) => self.inner.append(log, entry, keep, ttl),
+            Err(err) => Box::pin(async move { Err(err) }),
+        }
+    }
+
+    fn read_log<'a>(
+        &'a self,
+        log: &'a str,
+        from: u64,
+    ) -> registry_core::session::StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
+        match self.check(log) {
+            Ok(()) => self.inner.read_log(log, from),
+            Err(err) => Box::pin(async move { Err(err) }),
+        }
+    }
 }
 
 fn call_body(id: u32, name: &str) -> String {

@@ -62,6 +62,11 @@ pub struct RedisSessionStore {
     /// The server as errors name it (the URL without credentials).
     server: String,
     prefix: String,
+    /// The scripts, hashed once (each call sends the hash, and the text
+    /// only when the server does not know it yet).
+    save: redis::Script,
+    append: redis::Script,
+    read_log: redis::Script,
 }
 
 impl std::fmt::Debug for RedisSessionStore {
@@ -90,6 +95,28 @@ if stored == false then stored = '' end
 return {0, stored}
 ";
 
+/// Appends ARGV[1] to the list KEYS[1] (keeping its last ARGV[2]
+/// entries), counts it in KEYS[2], renews both for ARGV[3] ms, and
+/// answers the entry's position.
+const APPEND: &str = r"
+local n = redis.call('INCR', KEYS[2])
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return n - 1
+";
+
+/// Answers `{position of the first entry returned, entries}` of the list
+/// KEYS[1] (counted in KEYS[2]) from position ARGV[1] on.
+const READ_LOG: &str = r"
+local n = tonumber(redis.call('GET', KEYS[2]) or '0')
+local first = n - redis.call('LLEN', KEYS[1])
+local start = tonumber(ARGV[1]) - first
+if start < 0 then start = 0 end
+return {first + start, redis.call('LRANGE', KEYS[1], start, -1)}
+";
+
 impl RedisSessionStore {
     /// A store on the Redis at `url` (`redis://host:port/db`). Connects on
     /// first use; must be called within a Tokio runtime. A malformed URL is
@@ -114,11 +141,23 @@ impl RedisSessionStore {
             connection,
             server: server.clone(),
             prefix: options.key_prefix,
+            save: redis::Script::new(SAVE),
+            append: redis::Script::new(APPEND),
+            read_log: redis::Script::new(READ_LOG),
         })
     }
 
     fn key(&self, session: &str) -> String {
         format!("{}{session}", self.prefix)
+    }
+
+    /// A log's list and its counter, in one hash slot (`{…}`), so a
+    /// clustered Redis keeps them together.
+    fn log_keys(&self, log: &str) -> (String, String) {
+        (
+            format!("{}log{{{log}}}", self.prefix),
+            format!("{}log{{{log}}}:next", self.prefix),
+        )
     }
 
     fn unavailable(&self, session: &str, err: &redis::RedisError) -> StoreError {
@@ -177,7 +216,8 @@ impl SessionStore for RedisSessionStore {
             // PEXPIRE takes whole milliseconds; at least one, since zero
             // would delete the key before the caller could read it back.
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-            let (written, revision): (i64, String) = redis::Script::new(SAVE)
+            let (written, revision): (i64, String) = self
+                .save
                 .key(self.key(session))
                 .arg(expected_arg)
                 .arg(bytes)
@@ -212,13 +252,72 @@ impl SessionStore for RedisSessionStore {
     fn delete<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut connection = self.connection.clone();
+            let (list, counter) = self.log_keys(session);
             redis::cmd("DEL")
                 .arg(self.key(session))
+                .arg(list)
+                .arg(counter)
                 .query_async::<i64>(&mut connection)
                 .await
                 .map_err(|err| self.unavailable(session, &err))?;
             Ok(())
         })
+    }
+
+    fn append<'a>(
+        &'a self,
+        log: &'a str,
+        entry: &'a [u8],
+        keep: usize,
+        ttl: Duration,
+    ) -> StoreFuture<'a, u64> {
+        Box::pin(self.append_entry(log, entry, keep, ttl))
+    }
+
+    fn read_log<'a>(&'a self, log: &'a str, from: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
+        Box::pin(self.read_entries(log, from))
+    }
+}
+
+impl RedisSessionStore {
+    async fn append_entry(
+        &self,
+        log: &str,
+        entry: &[u8],
+        keep: usize,
+        ttl: Duration,
+    ) -> Result<u64, StoreError> {
+        let mut connection = self.connection.clone();
+        let (list, counter) = self.log_keys(log);
+        let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+        let position: i64 = self
+            .append
+            .key(list)
+            .key(counter)
+            .arg(entry)
+            .arg(keep.max(1))
+            .arg(ttl_ms)
+            .invoke_async(&mut connection)
+            .await
+            .map_err(|err| self.unavailable(log, &err))?;
+        u64::try_from(position)
+            .map_err(|_| self.corrupt(log, format!("its log position {position} is negative")))
+    }
+
+    async fn read_entries(&self, log: &str, from: u64) -> Result<Vec<(u64, Vec<u8>)>, StoreError> {
+        let mut connection = self.connection.clone();
+        let (list, counter) = self.log_keys(log);
+        let (first, entries): (i64, Vec<Vec<u8>>) = self
+            .read_log
+            .key(list)
+            .key(counter)
+            .arg(from)
+            .invoke_async(&mut connection)
+            .await
+            .map_err(|err| self.unavailable(log, &err))?;
+        let first = u64::try_from(first)
+            .map_err(|_| self.corrupt(log, format!("its log position {first} is negative")))?;
+        Ok((first..).zip(entries).collect())
     }
 }
 

@@ -151,6 +151,50 @@ async fn saves_are_compare_and_set_and_records_expire() {
 
 /// What one replica stored, another restores: discoveries, state and
 /// grants, and no grant that lapsed in between.
+/// Logs keep their last entries at their positions, apart from records,
+/// and expire.
+#[tokio::test]
+async fn logs_keep_their_last_entries_with_positions_and_expire() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = store(&redis, "logs");
+    let ttl = Duration::from_secs(60);
+    for (i, entry) in [&b"a"[..], b"b", &[0, 255], b"d"].iter().enumerate() {
+        assert_eq!(
+            guarded(store.append("l", entry, 3, ttl)).await,
+            Ok(i as u64)
+        );
+    }
+    assert_eq!(
+        guarded(store.read_log("l", 0)).await,
+        Ok(vec![
+            (1, b"b".to_vec()),
+            (2, vec![0, 255]),
+            (3, b"d".to_vec())
+        ])
+    );
+    assert_eq!(
+        guarded(store.read_log("l", 3)).await,
+        Ok(vec![(3, b"d".to_vec())])
+    );
+    assert_eq!(guarded(store.read_log("l", 9)).await, Ok(vec![]));
+    assert_eq!(guarded(store.read_log("none", 0)).await, Ok(vec![]));
+    guarded(store.save("l", b"record", None, ttl))
+        .await
+        .unwrap();
+    assert_eq!(guarded(store.read_log("l", 0)).await.unwrap().len(), 3);
+    guarded(store.delete("l")).await.unwrap();
+    assert_eq!(guarded(store.read_log("l", 0)).await, Ok(vec![]));
+    assert_eq!(guarded(store.load("l")).await, Ok(None));
+    guarded(store.append("short", b"x", 3, Duration::from_millis(30)))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    assert_eq!(guarded(store.read_log("short", 0)).await, Ok(vec![]));
+    redis.stop().await;
+}
+
 #[tokio::test]
 async fn a_session_saved_by_one_replica_is_restored_by_another() {
     let Some(redis) = Redis::start().await else {

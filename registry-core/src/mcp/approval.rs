@@ -22,7 +22,7 @@
 //! given when asked.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rmcp::RoleServer;
@@ -30,6 +30,7 @@ use rmcp::model::{ElicitRequestParams, ElicitResult, InputRequest, InputRequests
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+use super::replicas::Sessions;
 use crate::permission::{Approval, ApprovalRequest, Approver, JudgeFuture};
 
 /// How long a client's user has to answer, unless configured otherwise.
@@ -43,6 +44,7 @@ enum Asking {
     Peer {
         peer: rmcp::Peer<RoleServer>,
         timeout: Duration,
+        relay: Option<Relay>,
     },
     /// A 2026-07-28 request: answered by the client's retry. `answers`
     /// came with the request; `asked` collects the questions it still
@@ -51,6 +53,14 @@ enum Asking {
         answers: BTreeMap<String, Approval>,
         asked: BTreeMap<String, ApprovalRequest>,
     },
+}
+
+/// Where a session's answers arrive when they reach another replica:
+/// its relay, and the session's id.
+#[derive(Clone)]
+pub(crate) struct Relay {
+    pub(crate) sessions: Arc<Sessions>,
+    pub(crate) session: String,
 }
 
 /// The approver of one MCP connection: the client's user, reached as the
@@ -71,9 +81,19 @@ impl ClientApprover {
     }
 
     /// Asks through `peer` (a legacy session's client that declared form
-    /// elicitation), waiting at most `timeout` for each answer.
-    pub(crate) fn ask_peer(&self, peer: rmcp::Peer<RoleServer>, timeout: Duration) {
-        self.set(Asking::Peer { peer, timeout });
+    /// elicitation), waiting at most `timeout` for each answer, which may
+    /// come through `relay` when the client posts it to another replica.
+    pub(crate) fn ask_peer(
+        &self,
+        peer: rmcp::Peer<RoleServer>,
+        timeout: Duration,
+        relay: Option<Relay>,
+    ) {
+        self.set(Asking::Peer {
+            peer,
+            timeout,
+            relay,
+        });
     }
 
     /// Nobody can be asked for this request.
@@ -137,10 +157,14 @@ impl Approver for ClientApprover {
                         asked.insert(key, request.clone());
                         return denied("this call needs approval; the client was asked");
                     }
-                    Asking::Peer { peer, timeout } => (peer.clone(), *timeout),
+                    Asking::Peer {
+                        peer,
+                        timeout,
+                        relay,
+                    } => (peer.clone(), *timeout, relay.clone()),
                 }
             };
-            ask_peer(&peer.0, peer.1, request).await
+            ask_peer(&peer.0, peer.1, peer.2, request).await
         })
     }
 }
@@ -149,6 +173,7 @@ impl Approver for ClientApprover {
 async fn ask_peer(
     peer: &rmcp::Peer<RoleServer>,
     timeout: Duration,
+    relay: Option<Relay>,
     request: &ApprovalRequest,
 ) -> Approval {
     let params = match serde_json::from_value::<ElicitRequestParams>(form(request)) {
@@ -158,10 +183,20 @@ async fn ask_peer(
             return denied("the approval question could not be sent");
         }
     };
-    match peer
-        .create_elicitation_with_timeout(params, Some(timeout))
-        .await
-    {
+    let asked = peer.create_elicitation_with_timeout(params, Some(timeout));
+    let answered = match &relay {
+        None => asked.await,
+        Some(relay) => {
+            let mark = relay.sessions.relay_mark(&relay.session).await;
+            tokio::select! {
+                answered = asked => answered,
+                () = relay.sessions.relay_answers(&relay.session, mark) => {
+                    unreachable!("relaying runs until the answer comes")
+                }
+            }
+        }
+    };
+    match answered {
         Ok(result) => read_result(&result),
         Err(err) => {
             tracing::warn!(%err, tool = %request.tool, "the client did not answer an approval");
@@ -255,8 +290,6 @@ fn read_result(result: &ElicitResult) -> Approval {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
 
     fn request(path: &str) -> ApprovalRequest {

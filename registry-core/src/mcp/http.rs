@@ -135,10 +135,21 @@ impl McpServer {
         let server = self.clone();
         let mut session_config = SessionConfig::default();
         session_config.keep_alive = Some(options.session_idle_timeout);
-        let mut sessions = LocalSessionManager::default();
-        sessions.session_config = session_config;
-        let service =
-            StreamableHttpService::new(move || Ok(server.connection()), Arc::new(sessions), config);
+        let mut local = LocalSessionManager::default();
+        local.session_config = session_config;
+        // With a shared store, sessions relay the client's answers between
+        // replicas and keep their streams' events for replay on any of
+        // them (see `replicas`).
+        let sessions = Arc::new(super::replicas::Sessions::new(
+            local,
+            self.shared_store().cloned(),
+        ));
+        let handlers = Arc::clone(&sessions);
+        let service = StreamableHttpService::new(
+            move || Ok(server.connection_over(Some(Arc::clone(&handlers)))),
+            sessions,
+            config,
+        );
         let token = options.bearer_token.map(|t| Sha256::digest(t.as_bytes()));
         let loop_stop = stop.clone();
         let task = tokio::spawn(async move {

@@ -99,6 +99,7 @@ mod content;
 mod guard;
 mod http;
 mod import;
+mod replicas;
 mod server;
 mod shared;
 

@@ -21,7 +21,8 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::McpError;
-use super::approval::ClientApprover;
+use super::approval::{ClientApprover, Relay};
+use super::replicas::Sessions;
 use super::shared::{RecordOf, SharedStore, Synced};
 use crate::declare::context::ToolContext;
 use crate::execute::{Executor, ExecutorBuilder, ExecutorConfig, ToolCall};
@@ -408,8 +409,13 @@ impl McpServer {
             .await
     }
 
-    /// A handler for one connection.
+    /// A handler for one connection (stdio, or HTTP without replicas).
     pub(crate) fn connection(&self) -> Connection {
+        self.connection_over(None)
+    }
+
+    /// A handler for one connection served through `sessions` (HTTP).
+    pub(crate) fn connection_over(&self, sessions: Option<Arc<Sessions>>) -> Connection {
         let stop = CancellationToken::new();
         let approver = self
             .settings
@@ -424,6 +430,7 @@ impl McpServer {
             session: Arc::new(Session::new()),
             pipeline,
             approver,
+            sessions,
             synced: tokio::sync::Mutex::default(),
             executor: Mutex::new(None),
             watcher: stop.child_token(),
@@ -487,6 +494,8 @@ pub(crate) struct Connection {
     pipeline: PermissionPipeline,
     /// The client's user, when asks go to them.
     approver: Option<Arc<ClientApprover>>,
+    /// The HTTP sessions this connection is one of, with their relay.
+    sessions: Option<Arc<Sessions>>,
     /// The revision of the shared record this connection last saw.
     synced: tokio::sync::Mutex<Synced>,
     executor: Mutex<Option<(Arc<View>, Arc<Executor>)>>,
@@ -690,7 +699,12 @@ impl Connection {
             .supported_elicitation_modes()
             .contains(&rmcp::service::ElicitationMode::Form)
         {
-            approver.ask_peer(context.peer.clone(), timeout);
+            let relay = self
+                .sessions
+                .clone()
+                .zip(super::shared::session_id(context))
+                .map(|(sessions, session)| Relay { sessions, session });
+            approver.ask_peer(context.peer.clone(), timeout, relay);
         } else {
             approver.ask_nobody();
         }

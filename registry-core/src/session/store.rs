@@ -232,8 +232,28 @@ pub trait SessionStore: Send + Sync + 'static {
         ttl: Duration,
     ) -> StoreFuture<'a, u64>;
 
-    /// Removes the record of `session` (nothing when there is none).
+    /// Removes the record of `session`, and the log of that name
+    /// (nothing when there is none).
     fn delete<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Appends `entry` to the log named `log` (logs and records are apart:
+    /// one name may hold both), keeping its last `keep` entries, the log
+    /// expiring `ttl` from now; returns the entry's position, counting
+    /// every entry ever appended to the log from 0. Replicas relay what
+    /// one of them must see through logs (an SSE event to replay, a
+    /// client's answer to another replica's question).
+    fn append<'a>(
+        &'a self,
+        log: &'a str,
+        entry: &'a [u8],
+        keep: usize,
+        ttl: Duration,
+    ) -> StoreFuture<'a, u64>;
+
+    /// The entries of `log` still kept at position `from` and after,
+    /// oldest first, each with its position (none when the log is
+    /// missing or expired).
+    fn read_log<'a>(&'a self, log: &'a str, from: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>>;
 }
 
 /// The in-process store: records in this process's memory, each expiring
@@ -242,6 +262,15 @@ pub trait SessionStore: Send + Sync + 'static {
 #[derive(Debug, Default)]
 pub struct MemorySessionStore {
     records: Mutex<HashMap<String, Entry>>,
+    logs: Mutex<HashMap<String, Log>>,
+}
+
+#[derive(Debug)]
+struct Log {
+    /// The position the next entry gets.
+    next: u64,
+    entries: std::collections::VecDeque<Vec<u8>>,
+    expires: Instant,
 }
 
 #[derive(Debug)]
@@ -271,6 +300,10 @@ impl MemorySessionStore {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
         // Nothing panics while holding the lock; a poisoned map is intact.
         self.records.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn logs(&self) -> std::sync::MutexGuard<'_, HashMap<String, Log>> {
+        self.logs.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -325,7 +358,53 @@ impl SessionStore for MemorySessionStore {
 
     fn delete<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
         self.lock().remove(session);
+        self.logs().remove(session);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    fn append<'a>(
+        &'a self,
+        log: &'a str,
+        entry: &'a [u8],
+        keep: usize,
+        ttl: Duration,
+    ) -> StoreFuture<'a, u64> {
+        let now = Instant::now();
+        let mut logs = self.logs();
+        logs.retain(|_, log| log.expires > now);
+        let log = logs.entry(log.to_owned()).or_insert_with(|| Log {
+            next: 0,
+            entries: std::collections::VecDeque::new(),
+            expires: now,
+        });
+        let position = log.next;
+        log.next += 1;
+        log.entries.push_back(entry.to_vec());
+        while log.entries.len() > keep {
+            log.entries.pop_front();
+        }
+        log.expires = now.checked_add(ttl).unwrap_or(now);
+        Box::pin(std::future::ready(Ok(position)))
+    }
+
+    fn read_log<'a>(&'a self, log: &'a str, from: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
+        let now = Instant::now();
+        let found = self
+            .logs()
+            .get(log)
+            .filter(|log| log.expires > now)
+            .map(|log| {
+                let first = log.next - log.entries.len() as u64;
+                log.entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, entry)| (first + i as u64, entry))
+                    .filter(|(position, _)| *position >= from)
+                    .map(|(position, entry)| (position, entry.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Box::pin(std::future::ready(Ok(found)))
     }
 }
 
@@ -480,5 +559,33 @@ mod tests {
         assert_eq!(store.len(), 1);
         block(store.delete("s")).unwrap();
         assert!(store.is_empty());
+    }
+
+    #[test]
+    fn logs_keep_their_last_entries_with_positions_and_expire() {
+        let store = MemorySessionStore::new();
+        let ttl = Duration::from_secs(60);
+        for (i, entry) in [b"a", b"b", b"c", b"d"].iter().enumerate() {
+            assert_eq!(block(store.append("l", *entry, 3, ttl)).unwrap(), i as u64);
+        }
+        // Kept: the last three, at their positions.
+        assert_eq!(
+            block(store.read_log("l", 0)).unwrap(),
+            vec![(1, b"b".to_vec()), (2, b"c".to_vec()), (3, b"d".to_vec())]
+        );
+        assert_eq!(
+            block(store.read_log("l", 3)).unwrap(),
+            vec![(3, b"d".to_vec())]
+        );
+        assert!(block(store.read_log("l", 4)).unwrap().is_empty());
+        assert!(block(store.read_log("none", 0)).unwrap().is_empty());
+        // A log and a record of one name are apart; delete drops both.
+        block(store.save("l", b"record", None, ttl)).unwrap();
+        assert_eq!(block(store.read_log("l", 0)).unwrap().len(), 3);
+        block(store.delete("l")).unwrap();
+        assert!(block(store.read_log("l", 0)).unwrap().is_empty());
+        assert_eq!(block(store.load("l")).unwrap(), None);
+        block(store.append("gone", b"x", 3, Duration::ZERO)).unwrap();
+        assert!(block(store.read_log("gone", 0)).unwrap().is_empty());
     }
 }
