@@ -106,12 +106,17 @@ async def main(url, workspace):
             replanned = await call("todo_write", {"todos": plan})
             check("replaced a list of 2 items" in text_of(replanned), f"plan {i}: {text_of(replanned)}")
 
-        # A replica killed mid-run: three calls at a time while it dies.
-        failed_once = 0
+        # A replica killed mid-run: three calls at a time until it is dead,
+        # and ten more each after; a call that fails is retried.
+        failed_once, calls_made = 0, 0
+        killed = asyncio.Event()
 
         async def burst(worker):
-            nonlocal failed_once
-            for i in range(20):
+            nonlocal failed_once, calls_made
+            after = 0
+            while after < 10:
+                if killed.is_set():
+                    after += 1
                 for attempt in range(6):
                     try:
                         read = await call("read_file", {"path": "hello.txt"})
@@ -123,9 +128,14 @@ async def main(url, workspace):
                         failed_once += 1
                     await asyncio.sleep(0.1)
                 else:
-                    raise SystemExit(f"worker {worker}: call {i} failed six times")
+                    raise SystemExit(f"worker {worker}: a call failed six times")
+                calls_made += 1
 
-        await asyncio.gather(burst(0), burst(1), burst(2), phase("kill", "killed"))
+        async def kill():
+            await phase("kill", "killed")
+            killed.set()
+
+        await asyncio.gather(burst(0), burst(1), burst(2), kill())
         check(failed_once <= 3, f"{failed_once} calls failed; at most the 3 in flight may")
 
         await phase("redis-down", "down")
@@ -163,6 +173,7 @@ async def main(url, workspace):
         "protocol": "2026-07-28",
         "asked": len(asked),
         "failed_once": failed_once,
+        "burst_calls": calls_made,
         "error_results": error_results,
     }), flush=True)
 

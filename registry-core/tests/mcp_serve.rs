@@ -947,3 +947,39 @@ async fn replicas_of_one_configuration_list_identical_pages() {
     let bytes: Vec<String> = pages.iter().map(Value::to_string).collect();
     assert!(bytes.iter().all(|b| *b == bytes[0]));
 }
+
+/// A session in use for longer than the store's ttl stays restorable:
+/// its record and its handshake are renewed as it is used, so a replica
+/// that never saw it still takes its requests.
+#[tokio::test]
+async fn an_active_session_outlives_the_ttl_on_every_replica() {
+    let registry = registry();
+    let store = Arc::new(registry_core::session::MemorySessionStore::new());
+    let limits = registry_core::session::StoreLimits {
+        ttl: Duration::from_millis(800),
+        ..Default::default()
+    };
+    let replica = || {
+        McpServer::new(Arc::clone(&registry).executor()).with_session_store(store.clone(), limits)
+    };
+    let options = || HttpOptions::new("127.0.0.1:0".parse().unwrap());
+    let (one, two) = (
+        replica().serve_http(options()).await.unwrap(),
+        replica().serve_http(options()).await.unwrap(),
+    );
+    let (a, b) = (one.local_addr(), two.local_addr());
+    let mut to_one = tokio::net::TcpStream::connect(a).await.unwrap();
+    let session = raw_session(&mut to_one, a).await;
+    // Two ttls of steady use through the first replica.
+    for i in 0..16 {
+        let answer = exchange(&mut to_one, a, Some(&session), &call_body(10 + i, "lookup")).await;
+        assert!(answer.contains("\"hits\":3"), "{answer}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut to_two = tokio::net::TcpStream::connect(b).await.unwrap();
+    let moved = exchange(&mut to_two, b, Some(&session), &call_body(99, "lookup")).await;
+    assert!(moved.starts_with("HTTP/1.1 200"), "{moved}");
+    assert!(moved.contains("\"hits\":3"), "{moved}");
+    one.shutdown().await;
+    two.shutdown().await;
+}

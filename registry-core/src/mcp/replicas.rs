@@ -41,6 +41,8 @@ use super::shared::SharedStore;
 const RELAY_KEEP: usize = 64;
 /// Events a stream's log keeps for replay.
 const EVENTS_KEEP: usize = 256;
+/// The position part of a priming event's id (it is not kept).
+const PRIMED: &str = "primed";
 /// How often a replica waiting for an answer looks for it in the relay log.
 const RELAY_POLL: Duration = Duration::from_millis(20);
 
@@ -340,6 +342,13 @@ impl EventStore for Streams {
         stream_id: &str,
         event: &ServerSseMessage,
     ) -> Result<EventId, EventStoreError> {
+        // An event without a message is the stream's priming event (a
+        // retry hint before anything is sent): nothing to replay, so it is
+        // not kept, and resuming after it replays the stream from its
+        // start. It saves every call one round trip to the store.
+        if event.message.is_none() {
+            return Ok(format!("{stream_id}#{PRIMED}"));
+        }
         // Kept as it is sent: a request's id tagged with this replica, so
         // an answer to a replayed question still finds its way here.
         let message = event
@@ -383,14 +392,17 @@ impl EventStore for Streams {
         &self,
         last_event_id: &str,
     ) -> Result<EventStream, EventStoreError> {
-        let (stream_id, position) = last_event_id
+        let (stream_id, from) = last_event_id
             .rsplit_once('#')
-            .and_then(|(stream, n)| Some((stream, n.parse::<u64>().ok()?)))
+            .and_then(|(stream, n)| match n {
+                PRIMED => Some((stream, 0)),
+                n => Some((stream, n.parse::<u64>().ok()?.saturating_add(1))),
+            })
             .ok_or_else(|| format!("`{last_event_id}` is not an event id this server gave"))?;
         let entries = self
             .store
             .store
-            .read_log(&events_log(stream_id), position.saturating_add(1))
+            .read_log(&events_log(stream_id), from)
             .await?;
         let stream_id = stream_id.to_owned();
         let events: Vec<ServerSseMessage> = entries

@@ -98,6 +98,8 @@ impl RecordOf {
 pub(crate) struct Synced {
     revision: Option<u64>,
     bytes: Option<Vec<u8>>,
+    /// When this connection last wrote the record.
+    written: Option<std::time::Instant>,
 }
 
 impl SharedStore {
@@ -118,9 +120,10 @@ impl SharedStore {
         adopt(stored, of.id(), &mut synced, session, pipeline)
     }
 
-    /// Saves the record. A session's record is saved after every call
-    /// (which also renews its expiry); a conversation's only when it
-    /// changed. When another replica saved it in between, its record is
+    /// Saves the record when it changed; a session's unchanged record
+    /// also when its expiry is due for renewal (an eighth of the ttl after
+    /// this connection last wrote it), so an active session never
+    /// expires. When another replica saved it in between, its record is
     /// merged in (its discoveries and grants added, its state taken) and
     /// the save tried again, a few times. Returns whether anything is
     /// stored.
@@ -136,14 +139,19 @@ impl SharedStore {
         for _ in 0..4 {
             let record = SessionRecord::capture(session, pipeline, SystemTime::now());
             let bytes = record.encode(of.id(), &self.limits)?;
-            if let RecordOf::Conversation { .. } = of {
-                let unchanged = match &synced.bytes {
-                    Some(before) => *before == bytes,
-                    None => bytes == self.empty(of.id())?,
-                };
-                if unchanged {
-                    return Ok(synced.revision.is_some());
-                }
+            let unchanged = match (&synced.bytes, of) {
+                (Some(before), _) => *before == bytes,
+                (None, RecordOf::Conversation { .. }) => bytes == self.empty(of.id())?,
+                (None, RecordOf::Session(_)) => false,
+            };
+            // A session's unchanged record is written again only to renew
+            // its expiry, once an eighth of it has passed.
+            let renew = matches!(of, RecordOf::Session(_))
+                && synced
+                    .written
+                    .is_none_or(|at| at.elapsed() >= self.limits.ttl / 8);
+            if unchanged && !renew {
+                return Ok(synced.revision.is_some());
             }
             match self
                 .store
@@ -153,6 +161,10 @@ impl SharedStore {
                 Ok(revision) => {
                     synced.revision = Some(revision);
                     synced.bytes = Some(bytes);
+                    synced.written = Some(std::time::Instant::now());
+                    if renew && let RecordOf::Session(id) = of {
+                        self.renew_handshake(id).await;
+                    }
                     return Ok(true);
                 }
                 Err(StoreError::Conflict { .. }) => {
@@ -167,6 +179,25 @@ impl SharedStore {
             expected: synced.revision,
             found: None,
         })
+    }
+
+    /// Writes the session's handshake again, renewing its expiry with the
+    /// record's (a session active for longer than the ttl must stay
+    /// restorable on every replica). A failure only means a replica that
+    /// never saw the session may not restore it later.
+    async fn renew_handshake(&self, session: &str) {
+        let key = handshake_key(session);
+        let renewed = async {
+            if let Some(stored) = self.store.load(&key).await? {
+                self.store
+                    .save(&key, &stored.bytes, Some(stored.revision), self.limits.ttl)
+                    .await?;
+            }
+            Ok::<(), StoreError>(())
+        };
+        if let Err(err) = renewed.await {
+            tracing::warn!(%err, "a session's handshake was not renewed");
+        }
     }
 
     /// The bytes of a conversation that holds nothing yet.
