@@ -33,6 +33,20 @@
 //! [`McpServer::serve_io`] or [`McpServer::serve_http`] (optionally behind
 //! a bearer token).
 //!
+//! - [`McpServer::with_client_approvals`]: an ask goes to the client's
+//!   user through elicitation (a 2025 session's `elicitation/create`, a
+//!   2026-07-28 input-required result), and an "always" holds for the
+//!   conversation.
+//! - [`McpServer::with_deferral`]: deferred tools stay out of a
+//!   conversation's `tools/list` until its `tool_search` finds them.
+//! - [`McpServer::with_session_store`]: replicas behind a load balancer
+//!   share every conversation (records, answers relayed to the replica
+//!   that asked, SSE events for replay). A 2026-07-28 request, which has
+//!   no session, names its conversation by the handle under
+//!   [`CONVERSATION_META_KEY`] in `_meta`. The deployment, what is stored
+//!   and what a client sees when a part fails are on the "Serving on many
+//!   machines" page (`docs/serving.md`).
+//!
 //! # Importing
 //!
 //! [`McpImport::connect`] reaches a server ([`McpServerConfig::command`],

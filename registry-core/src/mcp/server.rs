@@ -200,13 +200,16 @@ impl McpServer {
         self.configure(|settings| settings.info = info)
     }
 
-    /// Keeps each HTTP session's record (discovered tools, session state,
-    /// allow-always grants) and its handshake in `store`, bounded by
-    /// `limits`, so any replica sharing the store can answer the session's
-    /// next request. A call whose record cannot be read is not run: its
-    /// result is an error naming the store, which the client may retry.
-    /// (Stdio connections have no session id, and keep their state in
-    /// memory.)
+    /// Keeps each HTTP conversation's record (discovered tools, session
+    /// state, allow-always grants) in `store`, bounded by `limits`, so any
+    /// replica sharing the store can answer its next request: a 2025
+    /// session's by its session id (with rmcp's handshake, renewed as the
+    /// session is used), a stateless 2026-07-28 conversation's by its
+    /// handle. The store also relays a client's answer to the replica that
+    /// asked, and keeps each SSE stream's events for replay on any
+    /// replica. A call whose record cannot be read is not run: its result
+    /// is an error naming the store, which the client may retry. (Stdio
+    /// connections have no session id, and keep their state in memory.)
     pub fn with_session_store(self, store: Arc<dyn SessionStore>, limits: StoreLimits) -> Self {
         self.configure(|settings| settings.shared = Some(SharedStore { store, limits }))
     }
@@ -228,14 +231,20 @@ impl McpServer {
         }
     }
 
-    /// Sends every ask to the client's user, through elicitation (see
-    /// [`approval`](super::approval) for how each protocol revision is
-    /// asked), instead of the pipeline's approver: a session's client that
+    /// Sends every ask to the client's user, through elicitation, instead
+    /// of the pipeline's approver: a session's client that
     /// declared form elicitation gets `elicitation/create` and has
     /// `timeout` to answer; a 2026-07-28 client gets an input-required
     /// result and retries with the answer. An "always" holds for the
     /// rest of the conversation, on every replica sharing its store. A
     /// client that cannot be asked is refused, as with no approver.
+    ///
+    /// The question is a form with one field, `decision` (`once`,
+    /// `always` or `deny`); anything but an accepted `once` or `always`
+    /// is a denial (a decline, a malformed answer, no answer in time). A
+    /// retried 2026-07-28 call's answer is matched to its question by a
+    /// digest of the tool and its arguments, so an answer never approves
+    /// another call.
     pub fn with_client_approvals(self, timeout: Duration) -> Self {
         self.configure(|settings| settings.client_approvals = Some(timeout))
     }
