@@ -268,6 +268,12 @@ impl SessionManager for Sessions {
             Some(Owner::Elsewhere) => {
                 // Another replica asked: it reads the answer from the log.
                 match serde_json::to_vec(&message) {
+                    Ok(bytes) if bytes.len() > shared.limits.max_bytes => {
+                        tracing::error!(
+                            bytes = bytes.len(),
+                            "a client's answer is over the store's size limit; not relayed"
+                        );
+                    }
                     Ok(bytes) => {
                         if let Err(err) = shared
                             .store
@@ -335,6 +341,17 @@ struct Streams {
     unkept: std::sync::atomic::AtomicU64,
 }
 
+impl Streams {
+    /// The id of an event sent without being kept: unique, and replaying
+    /// nothing.
+    fn unkept_id(&self, stream_id: &str) -> EventId {
+        let n = self
+            .unkept
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        format!("{stream_id}#unkept-{}-{n}", self.replica.0)
+    }
+}
+
 #[async_trait::async_trait]
 impl EventStore for Streams {
     async fn store_event(
@@ -362,6 +379,15 @@ impl EventStore for Streams {
                 .map(|r| u64::try_from(r.as_millis()).unwrap_or(u64::MAX)),
         };
         let bytes = serde_json::to_vec(&stored)?;
+        if bytes.len() > self.store.limits.max_bytes {
+            // Bounded like a record: a larger event is sent, not kept.
+            tracing::warn!(
+                bytes = bytes.len(),
+                limit = self.store.limits.max_bytes,
+                "an SSE event too large to keep for replay was sent without being kept"
+            );
+            return Ok(self.unkept_id(stream_id));
+        }
         match self
             .store
             .store
@@ -380,10 +406,7 @@ impl EventStore for Streams {
             // it replays nothing.
             Err(err) => {
                 tracing::warn!(%err, "an SSE event was sent without being kept for replay");
-                let n = self
-                    .unkept
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                Ok(format!("{stream_id}#unkept-{}-{n}", self.replica.0))
+                Ok(self.unkept_id(stream_id))
             }
         }
     }
@@ -446,5 +469,68 @@ mod tests {
             one.owner(&NumberOrString::String("client-chosen".into())),
             Owner::Untagged
         ));
+    }
+
+    fn event(data: &str) -> ServerSseMessage {
+        let message: ServerJsonRpcMessage = serde_json::from_value(serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": { "level": "info", "data": data },
+        }))
+        .unwrap();
+        let mut event = ServerSseMessage::default();
+        event.message = Some(Arc::new(message));
+        event
+    }
+
+    #[tokio::test]
+    async fn streams_replay_what_they_kept_and_keep_no_more_than_a_record() {
+        let streams = Streams {
+            store: SharedStore {
+                store: Arc::new(crate::session::MemorySessionStore::new()),
+                limits: crate::session::StoreLimits {
+                    max_bytes: 512,
+                    ..Default::default()
+                },
+            },
+            replica: Replica::new(),
+            unkept: std::sync::atomic::AtomicU64::new(0),
+        };
+        let primed = streams
+            .store_event("s1", &ServerSseMessage::default())
+            .await
+            .unwrap();
+        assert_eq!(primed, "s1#primed");
+        let first = streams.store_event("s1", &event("one")).await.unwrap();
+        let second = streams.store_event("s1", &event("two")).await.unwrap();
+        assert_eq!((first.as_str(), second.as_str()), ("s1#0", "s1#1"));
+        let big = streams
+            .store_event("s1", &event(&"x".repeat(1000)))
+            .await
+            .unwrap();
+        assert!(big.starts_with("s1#unkept-"), "{big}");
+
+        let replayed = |after: &str| {
+            let after = after.to_owned();
+            let streams = &streams;
+            async move {
+                let events: Vec<ServerSseMessage> = streams
+                    .replay_events_after(&after)
+                    .await
+                    .unwrap()
+                    .collect()
+                    .await;
+                events
+                    .into_iter()
+                    .map(|e| e.event_id.unwrap())
+                    .collect::<Vec<_>>()
+            }
+        };
+        // After the priming event: the whole stream; after an event: the
+        // rest. The big one was sent but not kept.
+        assert_eq!(replayed(&primed).await, ["s1#0", "s1#1"]);
+        assert_eq!(replayed(&first).await, ["s1#1"]);
+        assert!(streams.replay_events_after(&big).await.is_err());
+        assert!(streams.replay_events_after("nonsense").await.is_err());
     }
 }

@@ -58,9 +58,10 @@ const CURSOR_PREFIX: &str = "offset:";
 /// - `tools/list` is [`ToolPool::render_mcp_tools_list`]: the same tools
 ///   in the same order with the same fields, cut into pages of
 ///   [`page_size`](Self::page_size) with an opaque cursor (a stale or
-///   forged cursor is an `invalid params` error). Every listed tool can be
-///   called, deferred ones included: an MCP client has no tool search, so
-///   listing a tool is discovering it.
+///   forged cursor is an `invalid params` error). By default every listed
+///   tool can be called, deferred ones included: listing a tool is
+///   discovering it. With [`with_deferral`](Self::with_deferral), deferred
+///   tools are listed once the conversation's `tool_search` finds them.
 /// - `tools/call` is one executor turn of one call: deny rules, the
 ///   permission mode, caps and timeouts apply, and an `Ask` with no
 ///   approver is an error result saying approval is needed. A typed
