@@ -21,36 +21,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use registry_core::mcp::{HttpOptions, McpServer};
-use registry_core::{Tool, ToolContext, ToolHandle, ToolRegistry, tool};
+use registry_core::{ToolHandle, ToolRegistry};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 // ---------------------------------------------------------------- the tool
-
-/// The same input for both frameworks.
-#[derive(Deserialize, JsonSchema)]
-struct AddInput {
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-}
-
-/// Add two numbers.
-#[tool(name = "add", concurrency_safe = true, read_only = true)]
-struct Add;
-
-impl Tool for Add {
-    type Input = AddInput;
-    type Output = String;
-    type Error = std::convert::Infallible;
-
-    async fn call(&self, input: AddInput, _cx: &ToolContext) -> Result<String, Self::Error> {
-        Ok((input.a + input.b).to_string())
-    }
-}
 
 /// rmcp's idiomatic server with the same tool.
 #[derive(Clone)]
@@ -141,7 +116,7 @@ fn serve(which: &str) {
 
 #[path = "support/http_load.rs"]
 mod http_load;
-use http_load::{percentile, session};
+use http_load::{Add, AddInput, percentile, session};
 
 /// The resident memory of process `pid`, in KiB (Linux).
 fn rss_kib(pid: u32) -> Option<u64> {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use registry_core::mcp::{CONVERSATION_META_KEY, HttpOptions, McpServer};
+use registry_core::mcp::{CONVERSATION_META_KEY, HttpOptions, HttpServerHandle, McpServer};
 use registry_core::search::TOOL_SEARCH_FLAG;
 use registry_core::session::{DeferralPolicy, MemorySessionStore, StoreLimits};
 use registry_core::{Flags, Tool, ToolContext, ToolRegistry, catalog::try_all_base_tools, tool};
@@ -235,6 +235,22 @@ async fn deferred_tools_are_listed_once_tool_search_finds_them() {
     assert_eq!(now.is_error, Some(false), "{}", text(&now));
 }
 
+/// Two HTTP replicas sharing one store, asking the client's user.
+async fn two_asking_replicas() -> (HttpServerHandle, HttpServerHandle) {
+    let registry = registry();
+    let store = Arc::new(MemorySessionStore::new());
+    let replica = || {
+        McpServer::new(Arc::clone(&registry).executor())
+            .with_client_approvals(Duration::from_secs(20))
+            .with_session_store(store.clone(), StoreLimits::default())
+    };
+    let options = || HttpOptions::new("127.0.0.1:0".parse().unwrap());
+    (
+        replica().serve_http(options()).await.unwrap(),
+        replica().serve_http(options()).await.unwrap(),
+    )
+}
+
 /// One HTTP POST of a 2026-07-28 request (no session): the JSON-RPC
 /// message it answered with.
 async fn post(addr: std::net::SocketAddr, body: &Value) -> Value {
@@ -289,18 +305,7 @@ fn stateless_call(id: u32, meta: Value, extra: Value) -> Value {
 /// this server could not have given is refused.
 #[tokio::test]
 async fn a_stateless_conversation_is_asked_in_rounds_and_moves_between_replicas() {
-    let registry = registry();
-    let store = Arc::new(MemorySessionStore::new());
-    let replica = || {
-        McpServer::new(Arc::clone(&registry).executor())
-            .with_client_approvals(Duration::from_secs(10))
-            .with_session_store(store.clone(), StoreLimits::default())
-    };
-    let options = || HttpOptions::new("127.0.0.1:0".parse().unwrap());
-    let (one, two) = (
-        replica().serve_http(options()).await.unwrap(),
-        replica().serve_http(options()).await.unwrap(),
-    );
+    let (one, two) = two_asking_replicas().await;
     let (a, b) = (one.local_addr(), two.local_addr());
 
     let asked = post(a, &stateless_call(1, json!({}), json!({}))).await;
@@ -448,18 +453,7 @@ async fn eliciting_session(addr: std::net::SocketAddr) -> String {
 /// shared store, replays on the other replica after the first event.
 #[tokio::test]
 async fn an_answer_posted_to_another_replica_reaches_the_one_that_asked() {
-    let registry = registry();
-    let store = Arc::new(MemorySessionStore::new());
-    let replica = || {
-        McpServer::new(Arc::clone(&registry).executor())
-            .with_client_approvals(Duration::from_secs(20))
-            .with_session_store(store.clone(), StoreLimits::default())
-    };
-    let options = || HttpOptions::new("127.0.0.1:0".parse().unwrap());
-    let (one, two) = (
-        replica().serve_http(options()).await.unwrap(),
-        replica().serve_http(options()).await.unwrap(),
-    );
+    let (one, two) = two_asking_replicas().await;
     let (a, b) = (one.local_addr(), two.local_addr());
     let session = eliciting_session(a).await;
 

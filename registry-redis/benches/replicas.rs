@@ -25,37 +25,12 @@ use std::time::{Duration, Instant};
 
 use registry_core::mcp::{HttpOptions, McpServer};
 use registry_core::session::StoreLimits;
-use registry_core::{Tool, ToolContext, ToolHandle, ToolRegistry, tool};
+use registry_core::{ToolHandle, ToolRegistry};
 use registry_redis::{RedisOptions, RedisSessionStore};
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 #[path = "../../registry-core/benches/support/http_load.rs"]
 mod http_load;
-use http_load::{percentile, session};
-
-/// The input of `add`.
-#[derive(Deserialize, JsonSchema)]
-struct AddInput {
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-}
-
-/// Add two numbers.
-#[tool(name = "add", concurrency_safe = true, read_only = true)]
-struct Add;
-
-impl Tool for Add {
-    type Input = AddInput;
-    type Output = String;
-    type Error = std::convert::Infallible;
-
-    async fn call(&self, input: AddInput, _cx: &ToolContext) -> Result<String, Self::Error> {
-        Ok((input.a + input.b).to_string())
-    }
-}
+use http_load::{Add, percentile, session};
 
 /// `serve [REDIS_URL]`: one replica, with the store when a URL is given;
 /// prints its port and runs until killed.

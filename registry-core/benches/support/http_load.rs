@@ -1,11 +1,38 @@
-//! The load client both HTTP benches share: plain keep-alive HTTP/1.1
-//! sockets, one per MCP session, as the Python and TypeScript SDKs'
-//! clients are; and the percentile of a sorted sample.
+//! What both HTTP load benches share: the `add` tool they serve, the load
+//! client (plain keep-alive HTTP/1.1 sockets, one per MCP session, as the
+//! Python and TypeScript SDKs' clients are), and the percentile of a
+//! sorted sample.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use registry_core::{Tool, ToolContext, tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The input of `add` (rmcp's peer server takes the same).
+#[derive(Deserialize, JsonSchema)]
+pub struct AddInput {
+    /// The first addend.
+    pub a: i64,
+    /// The second addend.
+    pub b: i64,
+}
+
+/// Add two numbers.
+#[tool(name = "add", concurrency_safe = true, read_only = true)]
+pub struct Add;
+
+impl Tool for Add {
+    type Input = AddInput;
+    type Output = String;
+    type Error = std::convert::Infallible;
+
+    async fn call(&self, input: AddInput, _cx: &ToolContext) -> Result<String, Self::Error> {
+        Ok((input.a + input.b).to_string())
+    }
+}
 
 /// One request on a keep-alive socket and its whole response.
 pub async fn exchange(
