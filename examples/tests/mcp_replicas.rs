@@ -13,6 +13,11 @@
 //! and sets `REGISTRY_REPLICAS_REQUIRED=1`), and each client's packages
 //! as the interop tests find them. Without them the tests say so and pass,
 //! unless required.
+//!
+//! Built with the examples' `web` feature only: its `web_fetch` is the one
+//! deferred tool the clients discover through `tool_search`.
+
+#![cfg(feature = "web")]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
