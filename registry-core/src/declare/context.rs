@@ -60,6 +60,9 @@ pub(crate) struct CallScope {
     pub(crate) progress: Option<ProgressSink>,
     pub(crate) state: Arc<SessionState>,
     pub(crate) modifiers: Mutex<Vec<ContextModifier>>,
+    /// The call's rules, for tools that enforce them while they run: set
+    /// by the executor once the pipeline allowed the call.
+    pub(crate) rules: OnceLock<crate::permission::CallRules>,
 }
 
 /// A call's cancellation: its own token, made only when the tool asks
@@ -200,6 +203,15 @@ impl ToolContext {
             extensions: Arc::clone(&self.extensions),
             call: Some(scope),
         }
+    }
+
+    /// The permission rules of this call, as the code that runs it
+    /// enforces them (see [`CallRules`](crate::permission::CallRules)):
+    /// set by the executor for a call it allowed, `None` outside the
+    /// executor. A tool that starts processes hands them to the sandbox;
+    /// without them it must assume the strictest posture.
+    pub fn call_rules(&self) -> Option<&crate::permission::CallRules> {
+        self.call.as_deref().and_then(|scope| scope.rules.get())
     }
 
     /// The id of the call, when it runs under the executor.

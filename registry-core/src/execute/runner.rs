@@ -8,7 +8,7 @@
 //! as they finish and the turn budget is applied at the end.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
@@ -25,10 +25,13 @@ use super::events::ExecEvent;
 use super::plan::{Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
 use super::resolve::{PoolIndex, Resolved, resolve, still_registered};
 use crate::access::Access;
+use crate::declare::PostureKind;
 use crate::declare::context::{CallCancel, CallScope, ProgressSink, ToolContext};
 use crate::declare::output::ToolOutput;
 use crate::input::handle::{CatchUnwind, PreparedCall, ToolHandle};
-use crate::permission::{Authorization, DeniedBy, PermissionContext, PermissionPipeline};
+use crate::permission::{
+    Authorization, CallRules, DeniedBy, PathAccess, PermissionContext, PermissionPipeline,
+};
 use crate::pool::{ToolPool, ToolRegistry};
 use crate::session::metrics::ToolMetrics;
 use crate::session::{ContextModifier, Session, SessionState};
@@ -60,7 +63,11 @@ use crate::text::cap_error_text;
 pub struct Executor {
     registry: ToolRegistry,
     index: PoolIndex,
-    permissions: PermissionContext,
+    /// Shared with the rules each call carries into its context.
+    permissions: Arc<PermissionContext>,
+    /// Each pooled tool's name and whether it only reads: what a path rule
+    /// naming it means for a command (see [`CallRules`]).
+    path_tools: Arc<[(String, PathAccess)]>,
     pipeline: PermissionPipeline,
     session: Arc<Session>,
     config: ExecutorConfig,
@@ -135,10 +142,23 @@ impl Executor {
             rule,
             access_root,
         } = parts;
+        let path_tools: Vec<(String, PathAccess)> = pool
+            .iter()
+            .map(|tool| {
+                let reads = matches!(tool.spec().read_only().value(), PostureKind::Fixed(true));
+                let access = if reads {
+                    PathAccess::Read
+                } else {
+                    PathAccess::Write
+                };
+                (tool.name().to_owned(), access)
+            })
+            .collect();
         Executor {
             index: PoolIndex::new(pool),
             registry,
-            permissions,
+            permissions: Arc::new(permissions),
+            path_tools: Arc::from(path_tools),
             pipeline,
             session,
             cap: cap_config(&config),
@@ -160,7 +180,7 @@ impl Executor {
     /// Replaces the permission context: rules changed since the pool was
     /// assembled apply from the next call on.
     pub fn set_permissions(&mut self, permissions: PermissionContext) {
-        self.permissions = permissions;
+        self.permissions = Arc::new(permissions);
     }
 
     /// The current permission context.
@@ -511,6 +531,7 @@ impl Executor {
             progress,
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
+            rules: OnceLock::new(),
         });
         let stop = CancelOnDrop(Arc::clone(&scope));
         slot.scope = Some(Arc::clone(&scope));
@@ -655,13 +676,29 @@ impl Executor {
                 authorization: authorization.clone(),
             });
         }
-        if let Authorization::Denied { by, reason } = authorization {
-            tracing::debug!(?by, "denied");
-            return Err(CallError::Denied {
-                tool: call.tool().name().to_owned(),
-                reason,
-            });
-        }
+        let allowed_by = match authorization {
+            Authorization::Denied { by, reason } => {
+                tracing::debug!(?by, "denied");
+                return Err(CallError::Denied {
+                    tool: call.tool().name().to_owned(),
+                    reason,
+                });
+            }
+            Authorization::Allowed { by } => by,
+        };
+        // The rules travel with the call, so a tool that starts processes
+        // enforces the same rules while they run.
+        let spec = call.tool().spec();
+        let rules = CallRules::new(
+            Arc::clone(&self.permissions),
+            spec.name(),
+            spec.aliases(),
+            self.pipeline.mode(),
+        )
+        .with_path_tools(Arc::clone(&self.path_tools))
+        .with_workspace(self.access_root().map(Path::to_path_buf))
+        .with_allowed_by(allowed_by);
+        let _ = scope.rules.set(rules);
         // A plugin may have left while earlier batches ran (or while a
         // person was asked): its tool must not run now.
         if let Some(owner) = owner {

@@ -116,6 +116,7 @@
 
 mod approval;
 mod context;
+mod enforce;
 mod error;
 mod mode;
 mod pattern;
@@ -128,6 +129,10 @@ pub use approval::{
     SafetyClassifier, SafetyVerdict,
 };
 pub use context::{Mode, ModeFilter, PermissionContext, RuleBehavior, RuleSet, RuleSource};
+pub use enforce::{
+    CallRules, GuardError, Lineage, MAX_LISTED, PathAccess, PathGuard, PathRule, ProgramRules,
+    ProgramStart, ProgramVerdict, Scope,
+};
 pub use error::ContextError;
 pub use mode::{PermissionMode, UnknownPermissionMode};
 pub use pattern::ContentPattern;
