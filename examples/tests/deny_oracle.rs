@@ -294,16 +294,21 @@ async fn run(
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("victim.txt"), "v").expect("victim");
     let _pool = registry.assemble_tool_pool(rules);
+    let mut context = Sandbox::new(dir.path())
+        .expect("sandbox")
+        .context()
+        .with(shell);
+    // Without a rule this is the baseline that shows the spelling really
+    // deletes: no guard may stand in its way (the guards have their own
+    // oracle, `enforcement_oracle.rs`).
+    if rules.rules_with(RuleBehavior::Deny).next().is_none() {
+        context = context.with(registry_sandbox::GuardsOff);
+    }
     let executor = Arc::clone(registry)
         .executor()
         .permissions(rules.clone())
         .mode(mode)
-        .context(
-            Sandbox::new(dir.path())
-                .expect("sandbox")
-                .context()
-                .with(shell),
-        )
+        .context(context)
         .build();
     let call = ToolCall::new(
         "call-1",

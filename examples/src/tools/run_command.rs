@@ -58,15 +58,33 @@
 //! too. Other commands run with the caller's environment: they were
 //! approved as writers.
 //!
+//! # Enforcement
+//!
+//! The reading above is the *prediction*: the answer before the run (the
+//! posture, the ask, the rules' verdict). The rules are also *enforced*
+//! while the command runs, by [`registry_sandbox`]: every program any of
+//! its processes starts is checked at its exec stop against the call's
+//! rules with its real program file and argument vector (a deny rule such
+//! as `run_command(rm:*)` stops `rm` however it is reached: an array
+//! subscript, an interpreter, a Makefile, a git hook), and outside
+//! `bypass` the shell may start only what the reading predicted or allow
+//! rules cover. Path rules written for the file tools reach the command
+//! through the filesystem: `read_file(**/.env)` hides those files from
+//! every process of the command, `edit_file(victim.txt)` and
+//! `write_file(...)` make them read-only; nothing outside the workspace
+//! and a private temporary directory can be written; the network is off
+//! unless the context holds a [`NetworkAllowList`](registry_sandbox::NetworkAllowList).
+//! A refused start ends the command with an error naming the program,
+//! its arguments and the rule. Where this machine cannot enforce what the
+//! call needs ([`registry_sandbox::probe`]), the call asks (naming what is
+//! missing) and is refused unless a person approved it.
+//!
 //! # Processes
 //!
-//! The command runs in its own process group (on Unix). When the shell
-//! exits, when the timeout expires, and when the call's future is dropped,
-//! the whole group is killed, so no background child outlives the call; on
-//! Linux, processes that left the group (`setsid`, `set -m`) are still found
-//! by [`RUN_MARKER_VAR`] and killed. What escapes even that (a process
-//! started with a cleared environment in a new session, a job handed to
-//! another service) is listed in the `process` module.
+//! Every process the command starts is followed by the sandbox: when the
+//! shell exits, when the timeout expires, and when the call's future is
+//! dropped, all of them are killed (`setsid`, `env -i` and double forks
+//! included), so no background child outlives the call.
 
 mod hardened_env;
 mod process;
@@ -85,8 +103,9 @@ use crate::sandbox::{Sandbox, SandboxError};
 pub use hardened_env::{
     HARDENED_GIT_CONFIG, HARDENED_GIT_VARS, REMOVED_GIT_VARS, REMOVED_SHELL_VARS,
 };
+use process::Environment;
 pub use process::RUN_MARKER_VAR;
-use process::{Captured, Environment, Finished};
+use registry_sandbox::{Output, Policy, Prediction};
 
 /// The shell `run_command` hands commands to: `sh` unless the runtime puts
 /// another into the tool context. Only the two shells the command reader
@@ -261,19 +280,19 @@ pub enum RunCommandError {
         /// The value given.
         given: u64,
     },
-    /// `sh` could not be started.
-    #[error("could not start `sh`: {source}")]
-    Spawn {
-        /// What the operating system said.
-        #[source]
-        source: io::Error,
-    },
-    /// Waiting for the command or reading its output failed.
-    #[error("lost track of the command: {source}")]
-    Wait {
-        /// What the operating system said.
-        #[source]
-        source: io::Error,
+    /// The command could not be run under the call's rules: this machine
+    /// cannot enforce something they need, a path rule cannot be turned
+    /// into guards, or the sandbox could not start.
+    #[error(transparent)]
+    Enforcement(#[from] registry_sandbox::SandboxError),
+    /// The exec guard stopped a program the rules refuse; every process of
+    /// the command was ended there.
+    #[error("{stopped}\n{output}")]
+    Stopped {
+        /// Which program, with which arguments, and why.
+        stopped: registry_sandbox::Stopped,
+        /// What the command printed before it was stopped.
+        output: String,
     },
     /// A read-only command runs git in a repository with submodules, whose
     /// own configuration nothing vets; it was not run.
@@ -337,8 +356,29 @@ impl Tool for RunCommand {
         };
         let limit = Duration::from_secs(input.timeout_secs);
         let shell = cx.get::<Shell>().copied().unwrap_or_default();
-        let finished = process::run(sandbox.root(), shell, &input.command, limit, &env).await?;
-        Ok(finished.render())
+        let prediction = Prediction::from_reading(input.line().reading());
+        let mut policy = Policy::for_call(cx, sandbox.root(), prediction)?;
+        let missing = policy.missing(registry_sandbox::probe());
+        if !missing.is_empty() {
+            // Only a person who was told what is missing (the ask of
+            // `check_permissions`) can accept it; an allow rule or a mode
+            // never does.
+            let told = missing_guarantees(sandbox.root());
+            let approved = cx.call_rules().is_some_and(|r| r.approved_by_person());
+            if !(approved && told == missing) {
+                return Err(registry_sandbox::SandboxError::Uncheckable { missing }.into());
+            }
+            policy = policy.accept_missing();
+        }
+        let output =
+            process::run(sandbox.root(), shell, &input.command, limit, &env, policy).await?;
+        match output.stopped.clone() {
+            Some(stopped) => Err(RunCommandError::Stopped {
+                stopped,
+                output: render(&output),
+            }),
+            None => Ok(render(&output)),
+        }
     }
 
     fn validate_input(
@@ -350,9 +390,21 @@ impl Tool for RunCommand {
     }
 
     fn check_permissions(&self, input: &RunCommandInput, cx: &ToolContext) -> PermissionDecision {
-        if let Err(err) = Sandbox::from_context(cx) {
-            return PermissionDecision::Deny {
-                reason: err.to_string(),
+        let root = match Sandbox::from_context(cx) {
+            Ok(sandbox) => sandbox.root().to_path_buf(),
+            Err(err) => {
+                return PermissionDecision::Deny {
+                    reason: err.to_string(),
+                };
+            }
+        };
+        let missing = missing_guarantees(&root);
+        if !missing.is_empty() {
+            return PermissionDecision::Ask {
+                reason: format!(
+                    "this machine cannot enforce {}, so the rules hold for this command only as far as its reading predicts",
+                    missing.join("; nor ")
+                ),
             };
         }
         let verdict = input.classification();
@@ -404,33 +456,40 @@ fn excerpt(command: &str) -> String {
     }
 }
 
-impl Finished {
-    fn render(&self) -> String {
-        let exit = match self.status.code() {
-            Some(code) => format!("exit code: {code}"),
-            None => "exit code: none (killed by a signal)".to_owned(),
-        };
-        format!(
-            "{exit}\n--- stdout ---\n{}--- stderr ---\n{}",
-            render_stream("stdout", &self.stdout),
-            render_stream("stderr", &self.stderr)
-        )
-    }
+/// What this machine cannot enforce for a command in `root` under the
+/// strictest policy (no rule known yet): what `check_permissions` asks a
+/// person about.
+fn missing_guarantees(root: &std::path::Path) -> Vec<String> {
+    Policy::for_call(&ToolContext::new(), root, Prediction::none())
+        .map(|policy| policy.missing(registry_sandbox::probe()))
+        .unwrap_or_else(|err| vec![err.to_string()])
 }
 
-fn render_stream(name: &str, captured: &Captured) -> String {
-    if captured.total == 0 {
+fn render(output: &Output) -> String {
+    let exit = match (output.code, output.signal) {
+        (Some(code), _) => format!("exit code: {code}"),
+        (None, Some(signal)) => format!("exit code: none (killed by signal {signal})"),
+        (None, None) => "exit code: none".to_owned(),
+    };
+    format!(
+        "{exit}\n--- stdout ---\n{}--- stderr ---\n{}",
+        render_stream("stdout", &output.stdout, output.stdout_total),
+        render_stream("stderr", &output.stderr, output.stderr_total)
+    )
+}
+
+fn render_stream(name: &str, kept: &[u8], total: usize) -> String {
+    if total == 0 {
         return "(empty)\n".to_owned();
     }
-    let mut text = String::from_utf8_lossy(&captured.kept).into_owned();
+    let mut text = String::from_utf8_lossy(kept).into_owned();
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    if captured.total > captured.kept.len() {
+    if total > kept.len() {
         text.push_str(&format!(
-            "[{name} cut: kept {} of {} bytes]\n",
-            captured.kept.len(),
-            captured.total
+            "[{name} cut: kept {} of {total} bytes]\n",
+            kept.len()
         ));
     }
     text

@@ -1,0 +1,306 @@
+//! Which program a process is about to run, read from the kernel at its
+//! exec stop, and the names it goes by.
+//!
+//! A rule names a program (`rm`); the kernel runs a file. The two meet
+//! here: each program a rule or the reading names is resolved, before the
+//! command starts, to the file the command's `PATH` finds (links
+//! followed); at each exec stop the file the kernel maps
+//! (`/proc/PID/exe`, its device and inode) is compared with them. A file
+//! of the same size is compared byte for byte, so a copy of a denied
+//! program goes by its name too. The dynamic loader run as a program
+//! (`ld.so /bin/rm`) and an interpreter running a script (`#!`) are seen
+//! through to the file they run.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+/// A file as the kernel knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Target {
+    pub path: PathBuf,
+    dev: u64,
+    ino: u64,
+    size: u64,
+}
+
+impl Target {
+    fn of(path: &Path) -> Option<Target> {
+        let meta = fs::metadata(path).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        Some(Target {
+            path: fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            dev: meta.dev(),
+            ino: meta.ino(),
+            size: meta.size(),
+        })
+    }
+
+    fn same_file(&self, other: &Target) -> bool {
+        self.dev == other.dev && self.ino == other.ino
+    }
+
+    /// The same file, or a byte-for-byte copy of it.
+    fn same_program(&self, other: &Target) -> bool {
+        self.same_file(other) || (self.size == other.size && same_bytes(&self.path, &other.path))
+    }
+}
+
+fn same_bytes(a: &Path, b: &Path) -> bool {
+    let (Ok(mut a), Ok(mut b)) = (File::open(a), File::open(b)) else {
+        return false;
+    };
+    let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let (Ok(n), Ok(m)) = (a.read(&mut x), b.read(&mut y)) else {
+            return false;
+        };
+        if n != m || x[..n] != y[..m] {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
+    }
+}
+
+/// Looks `name` up as the command's shell will: a name with a `/` is a
+/// path from `cwd`; any other is searched in `path`.
+pub(super) fn resolve(name: &str, path: &OsStr, cwd: &Path) -> Option<Target> {
+    if name.contains('/') {
+        return Target::of(&cwd.join(name));
+    }
+    std::env::split_paths(path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .find_map(|dir| {
+            let candidate = dir.join(name);
+            let meta = fs::metadata(&candidate).ok()?;
+            (meta.is_file() && meta.mode() & 0o111 != 0).then(|| Target::of(&candidate))?
+        })
+}
+
+/// The programs known before the command starts, by name.
+#[derive(Debug, Default)]
+pub(super) struct Known {
+    /// Each name a rule's pattern starts with, and its file (if any).
+    pub rules: Vec<(String, Option<Target>)>,
+    /// The predicted programs' files; names not found yet are looked up
+    /// again at each exec (the command may create them).
+    pub predicted: Vec<Target>,
+    pub predicted_later: Vec<String>,
+    pub wrappers: Vec<String>,
+    pub path: std::ffi::OsString,
+    pub cwd: PathBuf,
+    cache: HashMap<String, Option<Target>>,
+}
+
+impl Known {
+    pub(super) fn new(
+        rule_names: impl IntoIterator<Item = String>,
+        predicted: impl IntoIterator<Item = String>,
+        wrappers: Vec<String>,
+        path: std::ffi::OsString,
+        cwd: PathBuf,
+    ) -> Known {
+        let mut known = Known {
+            path,
+            cwd,
+            wrappers,
+            ..Known::default()
+        };
+        for name in rule_names {
+            if known.rules.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            let target = resolve(&name, &known.path, &known.cwd);
+            known.rules.push((name, target));
+        }
+        for name in predicted {
+            match resolve(&name, &known.path, &known.cwd) {
+                Some(target) => known.predicted.push(target),
+                None => known.predicted_later.push(name),
+            }
+        }
+        known
+    }
+
+    fn late(&mut self, name: &str) -> Option<Target> {
+        if let Some(found) = self.cache.get(name) {
+            return found.clone();
+        }
+        let found = resolve(name, &self.path, &self.cwd);
+        if found.is_some() {
+            self.cache.insert(name.to_owned(), found.clone());
+        }
+        found
+    }
+}
+
+/// A program start as read from the kernel.
+#[derive(Debug)]
+pub(super) struct Start {
+    /// The file the kernel maps.
+    pub exe: PathBuf,
+    /// The argument vector.
+    pub argv: Vec<String>,
+    /// The program the start amounts to (the script an interpreter runs,
+    /// the file the loader loads, else the file itself), and the index in
+    /// `argv` of its name.
+    program: Target,
+    program_at: usize,
+}
+
+/// Reads the start of `pid`, stopped at its exec.
+pub(super) fn read_start(pid: i32) -> io::Result<Start> {
+    let proc = PathBuf::from(format!("/proc/{pid}"));
+    let exe = fs::read_link(proc.join("exe"))?;
+    let raw = fs::read(proc.join("cmdline"))?;
+    let argv: Vec<String> = raw
+        .split(|b| *b == 0)
+        .map(|w| String::from_utf8_lossy(w).into_owned())
+        .collect::<Vec<_>>();
+    let argv = match argv.last() {
+        Some(last) if last.is_empty() => argv[..argv.len() - 1].to_vec(),
+        _ => argv,
+    };
+    let meta = fs::metadata(proc.join("exe"))?;
+    let mut program = Target {
+        path: exe.clone(),
+        dev: meta.dev(),
+        ino: meta.ino(),
+        size: meta.size(),
+    };
+    let mut program_at = 0;
+    let cwd = fs::read_link(proc.join("cwd")).unwrap_or_default();
+    let name = exe.file_name().map(OsStr::as_bytes).unwrap_or_default();
+    if name.starts_with(b"ld-linux") || name.starts_with(b"ld.so") || name.starts_with(b"ld64.so") {
+        // `ld.so [OPTIONS] PROGRAM ARGS`: the loader maps PROGRAM itself.
+        if let Some(at) = loader_program(&argv)
+            && let Some(target) = Target::of(&cwd.join(&argv[at]))
+        {
+            program = target;
+            program_at = at;
+        }
+    } else {
+        // `#!` scripts: the kernel runs `INTERP [ARG] SCRIPT ARGS`.
+        for (at, word) in argv.iter().enumerate().take(3).skip(1) {
+            let path = cwd.join(word);
+            if starts_with_shebang(&path)
+                && let Some(target) = Target::of(&path)
+            {
+                program = target;
+                program_at = at;
+                break;
+            }
+        }
+    }
+    Ok(Start {
+        exe,
+        argv,
+        program,
+        program_at,
+    })
+}
+
+fn loader_program(argv: &[String]) -> Option<usize> {
+    let mut at = 1;
+    while at < argv.len() {
+        match argv[at].as_str() {
+            "--library-path" | "--preload" | "--argv0" | "--audit" | "--inhibit-rpath" => at += 2,
+            flag if flag.starts_with("--") => at += 1,
+            _ => return Some(at),
+        }
+    }
+    None
+}
+
+fn starts_with_shebang(path: &Path) -> bool {
+    let mut head = [0u8; 2];
+    File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && head == *b"#!"
+}
+
+/// What a start is, in the terms of the rules.
+pub(super) struct Named {
+    /// Every name it goes by.
+    pub names: Vec<String>,
+    /// The names proven to be its file.
+    pub verified: Vec<String>,
+    /// The arguments after its name.
+    pub args: Vec<String>,
+    /// Whether the reading predicted it.
+    pub predicted: bool,
+    /// Whether it is a shell or a predicted wrapper: what it starts is
+    /// still the command's own.
+    pub transparent: bool,
+}
+
+const SHELLS: &[&str] = &["sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "busybox"];
+
+pub(super) fn name(start: &Start, known: &mut Known) -> Named {
+    let mut names: Vec<String> = Vec::new();
+    let push = |name: &str, names: &mut Vec<String>| {
+        if !name.is_empty() && !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    };
+    let file_name = start
+        .program
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    push(&file_name, &mut names);
+    if let Some(called) = start.argv.get(start.program_at) {
+        push(shell_reading::basename(called), &mut names);
+    }
+    if let Some(argv0) = start.argv.first() {
+        push(shell_reading::basename(argv0), &mut names);
+    }
+    let exe_name = start
+        .exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut verified = Vec::new();
+    for (rule_name, target) in &known.rules {
+        let Some(target) = target else { continue };
+        if target.same_file(&start.program) {
+            verified.push(rule_name.clone());
+            push(rule_name, &mut names);
+        } else if target.same_program(&start.program) {
+            push(rule_name, &mut names);
+        }
+    }
+    let mut predicted = known.predicted.iter().any(|t| t.same_file(&start.program));
+    if !predicted {
+        let later = known.predicted_later.clone();
+        predicted = later.iter().any(|name| {
+            known
+                .late(name)
+                .is_some_and(|t| t.same_file(&start.program))
+        });
+    }
+    let transparent = [file_name.as_str(), exe_name.as_str()]
+        .iter()
+        .any(|n| SHELLS.contains(n) || known.wrappers.iter().any(|w| w == n));
+    Named {
+        names,
+        verified,
+        args: start
+            .argv
+            .get(start.program_at + 1..)
+            .unwrap_or_default()
+            .to_vec(),
+        predicted,
+        transparent,
+    }
+}

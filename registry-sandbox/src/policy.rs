@@ -1,0 +1,244 @@
+//! What one command is held to: the call's program rules, the programs its
+//! reading predicted, the paths its path rules guard, and the network
+//! allow list.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use registry_core::ToolContext;
+use registry_core::permission::{
+    CallRules, PathGuard, PermissionContext, PermissionMode, ProgramRules,
+};
+use shell_reading::Reading;
+
+use crate::command::SandboxError;
+use crate::probe::{FsMechanism, Guarantees};
+
+/// The programs a command's reading names: what the call was decided on.
+#[derive(Debug, Clone, Default)]
+pub struct Prediction {
+    /// Programs named without a path (`ls`), looked up in `PATH`.
+    pub(crate) names: Vec<String>,
+    /// Programs named by a path (`./build.sh`, `/bin/ls`), relative to the
+    /// working directory.
+    pub(crate) paths: Vec<String>,
+    /// Programs that run another program named in their arguments
+    /// (`nice`, `env`, `xargs`): what they start is still the command's own.
+    pub(crate) wrappers: Vec<String>,
+}
+
+impl Prediction {
+    /// Nothing predicted: outside `bypass` the shell may start only what
+    /// allow rules cover.
+    pub fn none() -> Self {
+        Prediction::default()
+    }
+
+    /// The programs of a reading: every program of every simple command,
+    /// through wrappers, substitutions and `sh -c` strings. A reading
+    /// that cannot vouch for its programs still contributes those it
+    /// found; what it missed is stopped when it starts.
+    pub fn from_reading(reading: &Reading) -> Self {
+        let mut prediction = Prediction::default();
+        for run in reading.runs() {
+            let last = run.layers.len().saturating_sub(1);
+            for (i, layer) in run.layers.iter().enumerate() {
+                let text = layer.program.text.clone();
+                if i < last {
+                    prediction.wrappers.push(layer.name().to_owned());
+                }
+                if layer.by_path() {
+                    prediction.paths.push(text);
+                } else {
+                    prediction.names.push(text);
+                }
+            }
+        }
+        for list in [
+            &mut prediction.names,
+            &mut prediction.paths,
+            &mut prediction.wrappers,
+        ] {
+            list.sort();
+            list.dedup();
+        }
+        prediction
+    }
+}
+
+/// A network destination a command may connect to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NetworkAllow {
+    /// The host, as the runtime wrote it (enforced by port only: see the
+    /// crate docs).
+    pub host: String,
+    /// The TCP port.
+    pub port: u16,
+}
+
+impl NetworkAllow {
+    /// `host:port`.
+    pub fn new(host: impl Into<String>, port: u16) -> Self {
+        NetworkAllow {
+            host: host.into(),
+            port,
+        }
+    }
+}
+
+/// The network allow list a runtime puts into the tool context; none (the
+/// default) keeps the network off.
+///
+/// ```
+/// use registry_core::ToolContext;
+/// use registry_sandbox::{NetworkAllow, Policy};
+///
+/// let cx = ToolContext::new().with(vec![NetworkAllow::new("127.0.0.1", 8080)]);
+/// # let _ = cx;
+/// ```
+pub type NetworkAllowList = Vec<NetworkAllow>;
+
+/// Put into a tool context, turns every guard off: commands run as plain
+/// child processes. For a test that shows the damage the guards prevent
+/// (a test that cannot fail proves nothing); a runtime never sets it.
+///
+/// ```
+/// use registry_core::ToolContext;
+///
+/// let cx = ToolContext::new().with(registry_sandbox::GuardsOff);
+/// # let _ = cx;
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GuardsOff;
+
+/// What one command is held to.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub(crate) rules: ProgramRules,
+    pub(crate) prediction: Prediction,
+    pub(crate) guards: Vec<PathGuard>,
+    pub(crate) network: Vec<NetworkAllow>,
+    pub(crate) enforce: bool,
+    /// A person accepted what this machine cannot enforce.
+    pub(crate) accepted_missing: bool,
+}
+
+impl Policy {
+    /// The policy of a call: its rules as the executor attached them to
+    /// `cx` (outside the executor, the strictest: no allow rule, only the
+    /// predicted programs), the paths its path rules guard under `root`,
+    /// and the network allow list in `cx` (none: off).
+    pub fn for_call(
+        cx: &ToolContext,
+        root: &Path,
+        prediction: Prediction,
+    ) -> Result<Policy, SandboxError> {
+        if cx.get::<GuardsOff>().is_some() {
+            return Ok(Policy::unguarded());
+        }
+        let strict;
+        let rules: &CallRules = match cx.call_rules() {
+            Some(rules) => rules,
+            None => {
+                strict = CallRules::new(
+                    Arc::new(PermissionContext::new()),
+                    "",
+                    Vec::new(),
+                    PermissionMode::Default,
+                );
+                &strict
+            }
+        };
+        let network = cx.get::<NetworkAllowList>().cloned().unwrap_or_default();
+        Policy::new(rules, root, prediction, network)
+    }
+
+    /// The policy of `rules` for a command run in `root` (what
+    /// [`for_call`](Self::for_call) builds from a tool context).
+    pub fn new(
+        rules: &CallRules,
+        root: &Path,
+        prediction: Prediction,
+        network: Vec<NetworkAllow>,
+    ) -> Result<Policy, SandboxError> {
+        Ok(Policy {
+            rules: rules.program_rules(),
+            prediction,
+            guards: rules.path_guards(root)?,
+            network,
+            enforce: true,
+            accepted_missing: false,
+        })
+    }
+
+    /// No guard at all: the command runs as a plain child process. For a
+    /// test that shows the damage the guards prevent; never for a model's
+    /// command.
+    pub fn unguarded() -> Policy {
+        Policy {
+            rules: CallRules::new(
+                Arc::new(PermissionContext::new()),
+                "",
+                Vec::new(),
+                PermissionMode::Bypass,
+            )
+            .program_rules(),
+            prediction: Prediction::none(),
+            guards: Vec::new(),
+            network: Vec::new(),
+            enforce: false,
+            accepted_missing: false,
+        }
+    }
+
+    /// Runs with the guards this machine has even where the policy needs
+    /// more ([`missing`](Self::missing) is not empty): for a call a person
+    /// approved after being told what is missing, never otherwise.
+    pub fn accept_missing(mut self) -> Self {
+        self.accepted_missing = true;
+        self
+    }
+
+    /// Replaces the network allow list.
+    pub fn with_network(mut self, allow: Vec<NetworkAllow>) -> Self {
+        self.network = allow;
+        self
+    }
+
+    /// The paths guarded.
+    pub fn guards(&self) -> &[PathGuard] {
+        &self.guards
+    }
+
+    /// What this policy needs that `machine` cannot enforce, each phrased
+    /// to follow "this machine cannot enforce"; empty when everything
+    /// holds.
+    pub fn missing(&self, machine: &Guarantees) -> Vec<String> {
+        let mut missing = Vec::new();
+        if !self.enforce || self.accepted_missing {
+            return missing;
+        }
+        if self.rules.restricts()
+            && let Err(why) = &machine.exec_guard
+        {
+            missing.push(format!("which programs the command starts ({why})"));
+        }
+        match &machine.fs_guard {
+            Err(why) => missing.push(format!("where the command writes ({why})")),
+            Ok(FsMechanism::LandlockOnly) if !self.guards.is_empty() => missing.push(format!(
+                "the path rules ({} guards `{}`) without a mount namespace",
+                self.guards[0].rule,
+                self.guards[0].path.display()
+            )),
+            Ok(_) => {}
+        }
+        if self.network.is_empty() {
+            if let Err(why) = &machine.network {
+                missing.push(format!("the network off ({why})"));
+            }
+        } else if machine.landlock_abi < 4 {
+            missing.push("a network allow list (needs Landlock ABI 4)".to_owned());
+        }
+        missing
+    }
+}
