@@ -58,6 +58,7 @@ pub(super) struct ChildSetup {
     steps: Vec<Step>,
     chdir: CString,
     loopback_up: bool,
+    traced: bool,
     landlock: Option<RulesetCreated>,
     filters: Vec<BpfProgram>,
 }
@@ -71,6 +72,8 @@ pub(super) struct Layout<'a> {
     pub network: &'a [NetworkAllow],
     pub mount_namespace: bool,
     pub landlock_abi: i32,
+    /// Whether the exec guard follows the command (`PTRACE_TRACEME`).
+    pub traced: bool,
 }
 
 fn cstr(path: &Path) -> io::Result<CString> {
@@ -163,6 +166,7 @@ impl ChildSetup {
             steps,
             chdir: cstr(layout.root)?,
             loopback_up,
+            traced: layout.traced,
             landlock,
             filters: seccomp_filters()?,
         })
@@ -184,7 +188,9 @@ impl ChildSetup {
         if self.loopback_up {
             loopback_up()?;
         }
-        nix::sys::ptrace::traceme().map_err(io::Error::from)?;
+        if self.traced {
+            nix::sys::ptrace::traceme().map_err(io::Error::from)?;
+        }
         if let Some(ruleset) = self.landlock.take() {
             ruleset.restrict_self().map_err(io::Error::other)?;
         }

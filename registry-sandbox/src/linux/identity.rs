@@ -177,19 +177,34 @@ pub(super) fn read_start(pid: i32) -> io::Result<Start> {
         size: meta.size(),
     };
     let mut program_at = 0;
-    let cwd = fs::read_link(proc.join("cwd")).unwrap_or_default();
     let name = exe.file_name().map(OsStr::as_bytes).unwrap_or_default();
-    if name.starts_with(b"ld-linux") || name.starts_with(b"ld.so") || name.starts_with(b"ld64.so") {
+    let loader =
+        name.starts_with(b"ld-linux") || name.starts_with(b"ld.so") || name.starts_with(b"ld64.so");
+    // A program started by its own name (`/bin/true` runs `/usr/bin/true`)
+    // is itself; only the loader and an interpreter (whose name differs
+    // from the file it was started as, or which was handed a script) can
+    // run another file. Checking only those keeps the common start to
+    // three reads of `/proc`.
+    let called = argv
+        .first()
+        .map(|a| shell_reading::basename(a).as_bytes())
+        .unwrap_or_default();
+    if loader {
         // `ld.so [OPTIONS] PROGRAM ARGS`: the loader maps PROGRAM itself.
+        let cwd = fs::read_link(proc.join("cwd")).unwrap_or_default();
         if let Some(at) = loader_program(&argv)
             && let Some(target) = Target::of(&cwd.join(&argv[at]))
         {
             program = target;
             program_at = at;
         }
-    } else {
+    } else if called != name || argv.len() > 1 {
         // `#!` scripts: the kernel runs `INTERP [ARG] SCRIPT ARGS`.
+        let cwd = fs::read_link(proc.join("cwd")).unwrap_or_default();
         for (at, word) in argv.iter().enumerate().take(3).skip(1) {
+            if word.starts_with('-') {
+                continue;
+            }
             let path = cwd.join(word);
             if starts_with_shebang(&path)
                 && let Some(target) = Target::of(&path)

@@ -86,6 +86,7 @@ pub(crate) fn probe() -> Guarantees {
             network: &[crate::NetworkAllow::new("probe", 1)],
             mount_namespace: false,
             landlock_abi: 0,
+            traced: true,
         };
         let mut setup = ChildSetup::new(&layout).map_err(|e| e.to_string())?;
         try_child(move || setup.apply(), true)
@@ -161,6 +162,10 @@ pub(crate) async fn run(
         .tempdir()
         .map_err(|source| SandboxError::Spawn { source })?;
     let machine = crate::probe();
+    // Traced even with nothing to stop (`bypass`, no deny rule): the tracer
+    // is also what finds every process of the command to end it, where a
+    // process group is escaped by `setsid`.
+    let traced = policy.enforce;
     let setup = if policy.enforce {
         let layout = Layout {
             root: &root,
@@ -169,6 +174,7 @@ pub(crate) async fn run(
             network: &policy.network,
             mount_namespace: machine.fs_guard == Ok(FsMechanism::MountNamespace),
             landlock_abi: machine.landlock_abi,
+            traced,
         };
         Some(ChildSetup::new(&layout).map_err(|source| SandboxError::Spawn { source })?)
     } else {
@@ -223,7 +229,6 @@ pub(crate) async fn run(
     let shared = Arc::new(Shared::default());
     let (started_tx, started_rx) = tokio::sync::oneshot::channel::<io::Result<Started>>();
     let (done_tx, done_rx) = tokio::sync::oneshot::channel::<io::Result<Traced>>();
-    let enforce = policy.enforce;
     let rules = policy.rules;
     let thread_shared = Arc::clone(&shared);
     let spawned = std::thread::Builder::new()
@@ -251,10 +256,10 @@ pub(crate) async fn run(
                 stderr: stderr.into(),
                 pidfd,
             }));
-            let outcome = if enforce {
+            let outcome = if traced {
                 tracer::trace(pid, &rules, &mut known, &thread_shared)
             } else {
-                unguarded_wait(pid)
+                untraced_wait(pid)
             };
             let _ = done_tx.send(outcome);
         });
@@ -297,7 +302,7 @@ pub(crate) async fn run(
 }
 
 /// Without the guards: wait for the shell, then end its process group.
-fn unguarded_wait(pid: Pid) -> io::Result<Traced> {
+fn untraced_wait(pid: Pid) -> io::Result<Traced> {
     let mut traced = Traced::default();
     loop {
         match waitpid(pid, None) {

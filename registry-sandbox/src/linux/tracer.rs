@@ -182,8 +182,13 @@ pub(super) fn trace(
                     }
                 } else if signal == Signal::SIGSTOP && tree.awaiting.remove(&pid) {
                     let _ = ptrace::cont(pid, None);
-                } else if ptrace::getsiginfo(pid) == Err(Errno::EINVAL) {
-                    // A group-stop, not a signal to deliver.
+                } else if matches!(
+                    signal,
+                    Signal::SIGSTOP | Signal::SIGTSTP | Signal::SIGTTIN | Signal::SIGTTOU
+                ) && ptrace::getsiginfo(pid) == Err(Errno::EINVAL)
+                {
+                    // A group-stop, not a signal to deliver (only the
+                    // stopping signals can cause one).
                     let _ = ptrace::cont(pid, None);
                 } else {
                     let _ = ptrace::cont(pid, Some(signal));
