@@ -61,6 +61,7 @@
 #![warn(missing_docs)]
 
 pub mod command_safety;
+pub mod demo_enforce;
 pub mod demo_mcp;
 pub mod demo_plan;
 pub mod demo_search;

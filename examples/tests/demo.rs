@@ -35,6 +35,7 @@ fn output_is_byte_identical_across_runs() {
         "== The authoritative tool list",
         "== Calls in a scratch sandbox ==",
         "== The permission pipeline in each mode ==",
+        "== What the kernel enforces for commands ==",
         "== One model turn through the executor ==",
     ] {
         assert!(first.contains(section), "missing section {section:?}");

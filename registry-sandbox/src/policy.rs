@@ -137,7 +137,7 @@ impl Policy {
             return Ok(Policy::unguarded());
         }
         let strict;
-        let rules: &CallRules = match cx.call_rules() {
+        let rules: &CallRules = match CallRules::of(cx) {
             Some(rules) => rules,
             None => {
                 strict = CallRules::new(

@@ -93,6 +93,12 @@ async fn main() -> ExitCode {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;
     }
+    if let Err(err) =
+        registry_examples::demo_enforce::print_enforcement(&tools, &scratch.path).await
+    {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
     registry_examples::demo_plan::print_plan(&tools, &scratch.path);
     if let Err(err) = run_turn(tools, &scratch.path).await {
         eprintln!("error: {err}");

@@ -94,6 +94,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::command_safety::{Classification, classify_reading, reading_access};
+use registry_core::permission::CallRules;
 use registry_core::{PermissionDecision, Tool, ToolContext, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -364,7 +365,7 @@ impl Tool for RunCommand {
             // `check_permissions`) can accept it; an allow rule or a mode
             // never does.
             let told = missing_guarantees(sandbox.root());
-            let approved = cx.call_rules().is_some_and(|r| r.approved_by_person());
+            let approved = CallRules::of(cx).is_some_and(|r| r.approved_by_person());
             if !(approved && told == missing) {
                 return Err(registry_sandbox::SandboxError::Uncheckable { missing }.into());
             }

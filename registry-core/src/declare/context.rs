@@ -61,8 +61,10 @@ pub(crate) struct CallScope {
     pub(crate) state: Arc<SessionState>,
     pub(crate) modifiers: Mutex<Vec<ContextModifier>>,
     /// The call's rules, for tools that enforce them while they run: set
-    /// by the executor once the pipeline allowed the call.
-    pub(crate) rules: OnceLock<crate::permission::CallRules>,
+    /// by the executor once the pipeline allowed the call. Held erased:
+    /// the permission stage comes after this one (it reads them back with
+    /// `CallRules::of`).
+    pub(crate) rules: OnceLock<Box<dyn std::any::Any + Send + Sync>>,
 }
 
 /// A call's cancellation: its own token, made only when the tool asks
@@ -205,13 +207,13 @@ impl ToolContext {
         }
     }
 
-    /// The permission rules of this call, as the code that runs it
-    /// enforces them (see [`CallRules`](crate::permission::CallRules)):
-    /// set by the executor for a call it allowed, `None` outside the
-    /// executor. A tool that starts processes hands them to the sandbox;
-    /// without them it must assume the strictest posture.
-    pub fn call_rules(&self) -> Option<&crate::permission::CallRules> {
-        self.call.as_deref().and_then(|scope| scope.rules.get())
+    /// What the executor attached to this call for the permission stage
+    /// (its rules), erased.
+    pub(crate) fn call_rules_erased(&self) -> Option<&(dyn std::any::Any + Send + Sync)> {
+        self.call
+            .as_deref()
+            .and_then(|scope| scope.rules.get())
+            .map(|rules| &**rules)
     }
 
     /// The id of the call, when it runs under the executor.

@@ -698,7 +698,7 @@ impl Executor {
         .with_path_tools(Arc::clone(&self.path_tools))
         .with_workspace(self.access_root().map(Path::to_path_buf))
         .with_allowed_by(allowed_by);
-        let _ = scope.rules.set(rules);
+        let _ = scope.rules.set(Box::new(rules));
         // A plugin may have left while earlier batches ran (or while a
         // person was asked): its tool must not run now.
         if let Some(owner) = owner {

@@ -8,8 +8,8 @@
 //! reading never sees). So a tool that starts processes also enforces the
 //! same rules *while* the command runs, where the kernel decides. The
 //! executor attaches a [`CallRules`] to every call's
-//! [`ToolContext`](crate::ToolContext) ([`ToolContext::call_rules`](crate::ToolContext::call_rules));
-//! it answers two questions:
+//! [`ToolContext`] (read back with [`CallRules::of`]); it answers two
+//! questions:
 //!
 //! - **May this program start?** ([`ProgramRules::judge`]) For every
 //!   program any process of the command starts, with its real program
@@ -43,6 +43,7 @@ use super::pattern::ContentPattern;
 use super::pipeline::AllowedBy;
 use super::rule::PermissionRule;
 use crate::declare::content::ContentKind;
+use crate::declare::context::ToolContext;
 use crate::permission::PermissionMode;
 
 /// What a rule on another tool means for a command: the tool reads, or it
@@ -70,6 +71,13 @@ pub struct CallRules {
 }
 
 impl CallRules {
+    /// The rules the executor attached to this call: `None` outside the
+    /// executor (a tool called directly), where a tool that starts
+    /// processes must assume the strictest rules.
+    pub fn of(cx: &ToolContext) -> Option<&CallRules> {
+        cx.call_rules_erased()?.downcast_ref()
+    }
+
     /// The rules of a call of `tool` (its primary name and aliases) under
     /// `rules` and `mode`. `path_tools` says, for each tool a path rule may
     /// name, whether it reads or writes; `workspace` is what relative path

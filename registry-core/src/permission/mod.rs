@@ -88,30 +88,35 @@
 //! from the call's working directory. The cost of a decision grows with the
 //! command only up to what the reader reads.
 //!
-//! # Limits
+//! # A prediction, and where it is enforced
 //!
-//! Each of these is a test (`examples/tests/deny_oracle.rs`,
-//! `shell_oracle.rs`, `git_hardening.rs`, `path_reading.rs`), not a
-//! promise:
+//! A reading of a command predicts what it will run; it cannot be
+//! complete (bash evaluates code in array subscripts, variables and
+//! start-up files; `make`, `python3 x.py` or a git hook run code no reading
+//! sees). So the pipeline's decision is the answer *before* the call runs,
+//! and the executor hands the same rules to the call
+//! ([`CallRules`], read back with [`CallRules::of`])
+//! so that a tool that starts processes enforces them where the kernel
+//! decides: every program any of its processes starts is judged with its
+//! real program file and arguments ([`ProgramRules::judge`]), and a path
+//! rule on a file tool reaches every process through the filesystem
+//! ([`CallRules::path_guards`]). The `registry-sandbox` crate does that on
+//! Linux; `examples/tests/enforcement_oracle.rs` runs its attack corpus.
 //!
-//! - A deny rule is about the programs a command line names, and what it
-//!   hands to an evaluator. What a named program does on its own with a
-//!   file is not that program: `make` running a Makefile, `python x.py`,
-//!   `npm test`, a git hook written in an earlier call. Inline code is text
-//!   fed to an evaluator, so `python3 -c`, `perl -e`, `node -e`, `ruby -e`
-//!   and an awk program with `system` or a pipe are uncheckable; so is a
-//!   file the command runs by a path (`./x.sh`, a copy of a program in
-//!   `/tmp`), and a line that writes git's hooks or configuration.
-//! - Programs that run a command given in their own options are known by a
-//!   list (`shell_reading::classify::runs_commands_from_args` and the
-//!   wrappers it peels: `split --filter`, `tar --checkpoint-action`,
-//!   `sed e`, `git rebase -x`, `setarch`, `script -c`, ...). A program
-//!   missing from the list is taken at its word.
-//! - A hard link is a second name no path can reveal. Resolution reports a
-//!   file's link count, and a deny or ask path rule treats a file with more
-//!   than one name as uncheckable.
+//! What the reading alone still decides, with a test each
+//! (`examples/tests/deny_oracle.rs`, `shell_oracle.rs`,
+//! `git_hardening.rs`, `path_reading.rs`):
+//!
+//! - A command it cannot read is uncheckable: inline code fed to an
+//!   evaluator (`python3 -c`, `perl -e`, an awk program with `system`), a
+//!   file the command runs by a path, a line that writes git's hooks or
+//!   configuration, programs that run a command given in their own
+//!   options (`shell_reading::classify::runs_commands_from_args`).
+//! - A hard link is a second name no path can reveal: a deny or ask path
+//!   rule treats a file with more than one name as uncheckable, and the
+//!   path guards refuse to run a command when a guarded file has one.
 //! - A link swapped in between the check and the use (a race with another
-//!   process) is not seen.
+//!   process) is not seen by the reading; the guards hold regardless.
 //! - A path through `/proc` is refused, not resolved.
 
 mod approval;
