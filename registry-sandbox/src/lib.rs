@@ -89,5 +89,5 @@ mod policy;
 mod probe;
 
 pub use command::{Output, SandboxError, SandboxedCommand, Stopped};
-pub use policy::{GuardsOff, NetworkAllow, NetworkAllowList, Policy, Prediction};
+pub use policy::{GuardsOff, NetworkAllow, NetworkAllowList, Policy, Prediction, WritablePaths};
 pub use probe::{FsMechanism, Guarantees, NetMechanism, probe};

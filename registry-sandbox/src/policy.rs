@@ -98,6 +98,22 @@ impl NetworkAllow {
 /// ```
 pub type NetworkAllowList = Vec<NetworkAllow>;
 
+/// Directories a runtime lets every command write besides the working
+/// directory and the private temporary directory (a build cache such as
+/// `CARGO_HOME` or `~/.npm`), put into the tool context. The runtime
+/// decides this, never the model; a path rule still guards what it covers
+/// inside them.
+///
+/// ```
+/// use registry_core::ToolContext;
+/// use registry_sandbox::WritablePaths;
+///
+/// let cx = ToolContext::new().with(WritablePaths(vec!["/root/.cargo/registry".into()]));
+/// # let _ = cx;
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WritablePaths(pub Vec<std::path::PathBuf>);
+
 /// Put into a tool context, turns every guard off: commands run as plain
 /// child processes. For a test that shows the damage the guards prevent
 /// (a test that cannot fail proves nothing); a runtime never sets it.
@@ -118,6 +134,7 @@ pub struct Policy {
     pub(crate) prediction: Prediction,
     pub(crate) guards: Vec<PathGuard>,
     pub(crate) network: Vec<NetworkAllow>,
+    pub(crate) writable: Vec<std::path::PathBuf>,
     pub(crate) enforce: bool,
     /// A person accepted what this machine cannot enforce.
     pub(crate) accepted_missing: bool,
@@ -150,7 +167,11 @@ impl Policy {
             }
         };
         let network = cx.get::<NetworkAllowList>().cloned().unwrap_or_default();
-        Policy::new(rules, root, prediction, network)
+        let mut policy = Policy::new(rules, root, prediction, network)?;
+        if let Some(WritablePaths(dirs)) = cx.get::<WritablePaths>() {
+            policy.writable = dirs.clone();
+        }
+        Ok(policy)
     }
 
     /// The policy of `rules` for a command run in `root` (what
@@ -166,6 +187,7 @@ impl Policy {
             prediction,
             guards: rules.path_guards(root)?,
             network,
+            writable: Vec::new(),
             enforce: true,
             accepted_missing: false,
         })
@@ -186,6 +208,7 @@ impl Policy {
             prediction: Prediction::none(),
             guards: Vec::new(),
             network: Vec::new(),
+            writable: Vec::new(),
             enforce: false,
             accepted_missing: false,
         }
@@ -196,6 +219,13 @@ impl Policy {
     /// approved after being told what is missing, never otherwise.
     pub fn accept_missing(mut self) -> Self {
         self.accepted_missing = true;
+        self
+    }
+
+    /// Lets the command write beneath these directories too (see
+    /// [`WritablePaths`]).
+    pub fn with_writable(mut self, dirs: Vec<std::path::PathBuf>) -> Self {
+        self.writable = dirs;
         self
     }
 

@@ -92,6 +92,11 @@ async fn a_denied_program_is_stopped_wherever_it_starts() {
         ("sh", "ln -s /bin/rm ./y && ./y -f victim.txt"),
         ("sh", "/lib64/ld-linux-x86-64.so.2 /bin/rm -f victim.txt"),
         ("bash", "exec -a ls rm -f victim.txt"),
+        // A script among the arguments does not make `rm` that script.
+        (
+            "bash",
+            "printf '#!/bin/sh\\n' > s.sh; exec -a x rm victim.txt s.sh",
+        ),
         (
             "sh",
             "(setsid sh -c 'sleep 0.2; rm -f victim.txt' &); sleep 1",
@@ -185,6 +190,25 @@ async fn outside_bypass_the_shell_starts_only_what_was_decided_on() {
         std::fs::read_to_string(root.join("out.txt")).unwrap(),
         "built\n"
     );
+
+    // A predicted script run from another directory is still the one read.
+    let decided = rules(
+        &[],
+        PermissionMode::Default,
+        AllowedBy::Mode(PermissionMode::Default),
+    );
+    let command = "mkdir -p sub && printf '#!/bin/sh\\necho hi\\n' > sub/x.sh && chmod +x sub/x.sh && cd sub && ./x.sh";
+    let reading = shell_reading::read(command);
+    let policy = Policy::new(
+        &decided,
+        root,
+        Prediction::from_reading(&reading),
+        Vec::new(),
+    )
+    .unwrap();
+    let out = run("sh", command, root, policy).await;
+    assert!(out.stopped.is_none(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "hi\n", "{out:?}");
 }
 
 #[tokio::test]
@@ -282,6 +306,21 @@ async fn nothing_outside_the_workspace_is_written_and_nothing_escapes() {
     assert!(
         stdout.contains("clone -1"),
         "an untraced clone is refused: {out:?}"
+    );
+
+    // A directory the runtime lets commands write (a build cache).
+    let cache = tempfile::tempdir().unwrap();
+    let command = format!("echo cached > {}/entry", cache.path().display());
+    let policy = Policy::new(&deny_rm(), root, Prediction::none(), Vec::new())
+        .unwrap()
+        .with_writable(vec![cache.path().to_path_buf()]);
+    let out = run("sh", &command, root, policy).await;
+    assert_eq!(
+        std::fs::read_to_string(cache.path().join("entry"))
+            .ok()
+            .as_deref(),
+        Some("cached\n"),
+        "{out:?}"
     );
 }
 

@@ -68,6 +68,8 @@ pub(super) struct ChildSetup {
 pub(super) struct Layout<'a> {
     pub root: &'a Path,
     pub tmp: &'a Path,
+    /// More directories the runtime lets commands write.
+    pub writable: &'a [std::path::PathBuf],
     pub guards: &'a [PathGuard],
     pub network: &'a [NetworkAllow],
     pub mount_namespace: bool,
@@ -95,7 +97,12 @@ impl ChildSetup {
                 flags: libc::MS_REC | libc::MS_PRIVATE,
                 data: None,
             });
-            let writable = [cstr(layout.root)?, cstr(layout.tmp)?];
+            let mut writable = vec![cstr(layout.root)?, cstr(layout.tmp)?];
+            for dir in layout.writable {
+                if dir.is_dir() {
+                    writable.push(cstr(dir)?);
+                }
+            }
             for dir in &writable {
                 steps.push(Step::Mount {
                     source: Some(dir.clone()),
@@ -308,7 +315,10 @@ fn landlock_ruleset(layout: &Layout<'_>) -> Result<Option<RulesetCreated>, landl
     if let Ok(fd) = PathFd::new("/") {
         created = created.add_rule(PathBeneath::new(fd, read))?;
     }
-    for dir in [layout.root, layout.tmp] {
+    let writable = [layout.root, layout.tmp]
+        .into_iter()
+        .chain(layout.writable.iter().map(|d| d.as_path()));
+    for dir in writable {
         if let Ok(fd) = PathFd::new(dir) {
             created = created.add_rule(PathBeneath::new(fd, AccessFs::from_all(abi)))?;
         }

@@ -94,6 +94,10 @@ pub(super) struct Known {
     /// again at each exec (the command may create them).
     pub predicted: Vec<Target>,
     pub predicted_later: Vec<String>,
+    /// The predicted programs named by a relative path (`./x.sh`): the
+    /// command may run them from another directory (`cd sub && ./x.sh`),
+    /// so they are also looked up from the directory they start in.
+    pub predicted_relative: Vec<String>,
     pub wrappers: Vec<String>,
     pub path: std::ffi::OsString,
     pub cwd: PathBuf,
@@ -122,6 +126,9 @@ impl Known {
             known.rules.push((name, target));
         }
         for name in predicted {
+            if name.contains('/') && !name.starts_with('/') {
+                known.predicted_relative.push(name.clone());
+            }
             match resolve(&name, &known.path, &known.cwd) {
                 Some(target) => known.predicted.push(target),
                 None => known.predicted_later.push(name),
@@ -154,6 +161,10 @@ pub(super) struct Start {
     /// `argv` of its name.
     program: Target,
     program_at: usize,
+    /// The file the kernel maps, as a target.
+    exe_target: Target,
+    /// `/proc/PID`, for what is read only when needed.
+    proc: PathBuf,
 }
 
 /// Reads the start of `pid`, stopped at its exec.
@@ -176,19 +187,16 @@ pub(super) fn read_start(pid: i32) -> io::Result<Start> {
         ino: meta.ino(),
         size: meta.size(),
     };
+    let exe_target = Target {
+        path: exe.clone(),
+        dev: meta.dev(),
+        ino: meta.ino(),
+        size: meta.size(),
+    };
     let mut program_at = 0;
     let name = exe.file_name().map(OsStr::as_bytes).unwrap_or_default();
     let loader =
         name.starts_with(b"ld-linux") || name.starts_with(b"ld.so") || name.starts_with(b"ld64.so");
-    // A program started by its own name (`/bin/true` runs `/usr/bin/true`)
-    // is itself; only the loader and an interpreter (whose name differs
-    // from the file it was started as, or which was handed a script) can
-    // run another file. Checking only those keeps the common start to
-    // three reads of `/proc`.
-    let called = argv
-        .first()
-        .map(|a| shell_reading::basename(a).as_bytes())
-        .unwrap_or_default();
     if loader {
         // `ld.so [OPTIONS] PROGRAM ARGS`: the loader maps PROGRAM itself.
         let cwd = fs::read_link(proc.join("cwd")).unwrap_or_default();
@@ -198,15 +206,16 @@ pub(super) fn read_start(pid: i32) -> io::Result<Start> {
             program = target;
             program_at = at;
         }
-    } else if called != name || argv.len() > 1 {
-        // `#!` scripts: the kernel runs `INTERP [ARG] SCRIPT ARGS`.
+    } else if argv.len() > 1 {
+        // A `#!` script: the kernel ran `INTERP [ARG] SCRIPT ARGS`. Only a
+        // file whose own first line names this very interpreter counts,
+        // so `chmod +x x.sh` stays `chmod`.
         let cwd = fs::read_link(proc.join("cwd")).unwrap_or_default();
         for (at, word) in argv.iter().enumerate().take(3).skip(1) {
-            if word.starts_with('-') {
-                continue;
-            }
             let path = cwd.join(word);
-            if starts_with_shebang(&path)
+            if shebang_interpreter(&path)
+                .and_then(|interp| Target::of(&interp))
+                .is_some_and(|interp| interp.same_file(&exe_target))
                 && let Some(target) = Target::of(&path)
             {
                 program = target;
@@ -217,9 +226,11 @@ pub(super) fn read_start(pid: i32) -> io::Result<Start> {
     }
     Ok(Start {
         exe,
+        exe_target,
         argv,
         program,
         program_at,
+        proc,
     })
 }
 
@@ -235,12 +246,17 @@ fn loader_program(argv: &[String]) -> Option<usize> {
     None
 }
 
-fn starts_with_shebang(path: &Path) -> bool {
-    let mut head = [0u8; 2];
-    File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
-        && head == *b"#!"
+/// The interpreter a `#!` line names, when the file starts with one.
+fn shebang_interpreter(path: &Path) -> Option<PathBuf> {
+    let mut head = [0u8; 256];
+    let mut file = File::open(path).ok()?;
+    let n = file.read(&mut head).ok()?;
+    let line = head[..n].strip_prefix(b"#!")?;
+    let line = line.split(|b| *b == b'\n').next()?;
+    let interp = line
+        .split(|b| *b == b' ' || *b == b'\t')
+        .find(|w| !w.is_empty())?;
+    Some(PathBuf::from(OsStr::from_bytes(interp)))
 }
 
 /// What a start is, in the terms of the rules.
@@ -274,24 +290,25 @@ pub(super) fn name(start: &Start, known: &mut Known) -> Named {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     push(&file_name, &mut names);
+    let exe_name = start
+        .exe
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    push(&exe_name, &mut names);
     if let Some(called) = start.argv.get(start.program_at) {
         push(shell_reading::basename(called), &mut names);
     }
     if let Some(argv0) = start.argv.first() {
         push(shell_reading::basename(argv0), &mut names);
     }
-    let exe_name = start
-        .exe
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut verified = Vec::new();
     for (rule_name, target) in &known.rules {
         let Some(target) = target else { continue };
         if target.same_file(&start.program) {
             verified.push(rule_name.clone());
             push(rule_name, &mut names);
-        } else if target.same_program(&start.program) {
+        } else if target.same_program(&start.program) || target.same_program(&start.exe_target) {
             push(rule_name, &mut names);
         }
     }
@@ -303,6 +320,13 @@ pub(super) fn name(start: &Start, known: &mut Known) -> Named {
                 .late(name)
                 .is_some_and(|t| t.same_file(&start.program))
         });
+    }
+    if !predicted && !known.predicted_relative.is_empty() {
+        let cwd = fs::read_link(start.proc.join("cwd")).unwrap_or_default();
+        predicted = known
+            .predicted_relative
+            .iter()
+            .any(|name| Target::of(&cwd.join(name)).is_some_and(|t| t.same_file(&start.program)));
     }
     let transparent = [file_name.as_str(), exe_name.as_str()]
         .iter()

@@ -82,6 +82,7 @@ pub(crate) fn probe() -> Guarantees {
         let layout = Layout {
             root: &dir,
             tmp: &dir,
+            writable: &[],
             guards: &[],
             network: &[crate::NetworkAllow::new("probe", 1)],
             mount_namespace: false,
@@ -170,6 +171,7 @@ pub(crate) async fn run(
         let layout = Layout {
             root: &root,
             tmp: tmp.path(),
+            writable: &policy.writable,
             guards: &policy.guards,
             network: &policy.network,
             mount_namespace: machine.fs_guard == Ok(FsMechanism::MountNamespace),
