@@ -23,7 +23,7 @@
 //!   tree, whoever starts it; outside `bypass` the command's own shell may
 //!   start only what the call was decided on or what allow rules cover.
 //!   A refused start ends the command's whole process tree before the
-//!   program runs, and [`SandboxError::Stopped`] says which program, with
+//!   program runs, and [`Output::stopped`] ([`Stopped`]) says which program, with
 //!   which arguments, by which rule. Forks, vforks, clones and double
 //!   forks are followed (`PTRACE_O_TRACEFORK`, `…VFORK`, `…CLONE`); the
 //!   one way to start an untraced child, `clone(CLONE_UNTRACED)`, is
