@@ -71,6 +71,15 @@
 //! - **Unbounded reads**: lines longer than [`MAX_LINE_BYTES`] are cut
 //!   (with a marker saying how much), and reading stops once the requested
 //!   lines are found, so a huge file costs time, never memory.
+//! - **Paths no system call takes**: longer than
+//!   [`MAX_PATH_BYTES`](registry_core::path::MAX_PATH_BYTES), Linux's
+//!   `PATH_MAX` ([`SandboxError::ArgumentTooLong`], by
+//!   [`check_path_argument`]), decided by the length alone, before the
+//!   path is normalised, matched against rules or resolved: each of those
+//!   walks it component by component, and a 100 MB `a/a/a/…` has fifty
+//!   million of them. Such a path's access key is every path
+//!   ([`Resource::path`](registry_core::access::Resource::path) decides it
+//!   by the length too), which costs nothing and is never looser.
 //! - **Over-long patterns** ([`MAX_PATTERN_CHARS`]) and patterns whose
 //!   compiled form is too big are error results naming the argument.
 //!
@@ -155,6 +164,37 @@ pub enum SandboxError {
         root: PathBuf,
         /// The context's working directory, if any.
         working_dir: Option<PathBuf>,
+    },
+    /// A path argument longer than
+    /// [`MAX_PATH_BYTES`](registry_core::path::MAX_PATH_BYTES): no system
+    /// call takes a path that long, so it names no file. Refused by
+    /// [`check_path_argument`] before anything walks, normalises or
+    /// resolves it (a 100 MB `a/a/a/…` would cost time and memory in
+    /// every one of those steps for a path that cannot be opened).
+    #[error(
+        "`{argument}` is a path of {len} bytes, over the {} bytes the operating system takes in one path (PATH_MAX), so it names no file; give a shorter path",
+        registry_core::path::MAX_PATH_BYTES
+    )]
+    ArgumentTooLong {
+        /// The argument, as the tool's schema names it.
+        argument: &'static str,
+        /// Its length in bytes.
+        len: usize,
+    },
+    /// A path longer than
+    /// [`MAX_PATH_BYTES`](registry_core::path::MAX_PATH_BYTES) reached
+    /// [`Sandbox::resolve`] (a caller that did not check its arguments
+    /// first): refused unresolved, for the same reason as
+    /// [`ArgumentTooLong`](Self::ArgumentTooLong).
+    #[error(
+        "path `{path}` is {len} bytes long, over the {} bytes the operating system takes in one path (PATH_MAX), so it names no file",
+        registry_core::path::MAX_PATH_BYTES
+    )]
+    PathTooLong {
+        /// The path as the model wrote it (capped).
+        path: String,
+        /// Its length in bytes.
+        len: usize,
     },
     /// The path leads outside the sandbox root (`..`, an absolute path
     /// elsewhere, or a symlink pointing out).
@@ -297,6 +337,11 @@ impl Sandbox {
         match resolve(&self.root, Path::new(path)) {
             Ok(resolved) if resolved.path.starts_with(&self.root) => Ok(resolved.path),
             Ok(_) | Err(ResolveError::Procfs) => Err(SandboxError::Escapes { path: shown(path) }),
+            // Refused by the resolver before it looked at a component.
+            Err(ResolveError::TooLong { len }) => Err(SandboxError::PathTooLong {
+                path: shown(path),
+                len,
+            }),
             Err(ResolveError::Io { source, .. }) => Err(SandboxError::Inaccessible {
                 path: shown(path),
                 source,
@@ -367,6 +412,30 @@ impl Sandbox {
             Err(_) => absolute.display().to_string(),
         }
     }
+}
+
+/// Refuses a path argument that no system call would take: longer than
+/// [`MAX_PATH_BYTES`](registry_core::path::MAX_PATH_BYTES) (Linux's
+/// `PATH_MAX`). A file tool calls it first, in `validate_input` (so the
+/// executor answers before the permission pipeline normalises or resolves
+/// anything) and again in `call` (for code that calls the tool directly).
+/// Looks at the length only: constant time, whatever was sent.
+///
+/// ```
+/// use registry_examples::sandbox::{SandboxError, check_path_argument};
+///
+/// assert!(check_path_argument("path", "src/lib.rs").is_ok());
+/// let huge = "a/".repeat(10_000);
+/// let err = check_path_argument("path", &huge).unwrap_err();
+/// assert!(matches!(err, SandboxError::ArgumentTooLong { argument: "path", len: 20_000 }));
+/// assert!(err.to_string().starts_with("`path` is a path of 20000 bytes"));
+/// ```
+pub fn check_path_argument(argument: &'static str, path: &str) -> Result<(), SandboxError> {
+    let len = path.len();
+    if len > registry_core::path::MAX_PATH_BYTES {
+        return Err(SandboxError::ArgumentTooLong { argument, len });
+    }
+    Ok(())
 }
 
 /// The permission answer of a file tool: [`PermissionDecision::Deny`] when
@@ -541,6 +610,32 @@ mod tests {
             );
             assert!(err.to_string().contains(&format!("`{escaping}`")));
         }
+    }
+
+    #[test]
+    fn paths_no_system_call_takes_are_refused_by_their_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let sandbox = Sandbox::new(dir.path()).unwrap();
+        let limit = registry_core::path::MAX_PATH_BYTES;
+        let at_limit = "a".repeat(limit);
+        assert!(check_path_argument("path", &at_limit).is_ok());
+        // One byte more: refused unread, whatever it holds.
+        let over = format!("{at_limit}/");
+        assert!(matches!(
+            check_path_argument("path", &over),
+            Err(SandboxError::ArgumentTooLong { argument: "path", len }) if len == limit + 1
+        ));
+        // Past a caller that skipped the argument check, the resolver
+        // refuses it before its first component, and says why (not "a
+        // symlink that cannot be followed").
+        let err = sandbox.resolve(&over).unwrap_err();
+        assert!(
+            matches!(&err, SandboxError::PathTooLong { len, .. } if *len == limit + 1),
+            "{err}"
+        );
+        assert!(err.to_string().contains("PATH_MAX"), "{err}");
+        // The error quotes the path capped, not whole.
+        assert!(err.to_string().len() < 2 * limit, "{err}");
     }
 
     #[cfg(unix)]

@@ -41,8 +41,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
-    replace_contents, shown,
+    OpenError, OpenFailure, Sandbox, SandboxError, check_path_argument, check_write_paths,
+    open_regular, replace_contents, shown,
 };
 // `Access` here is the resource access a call declares; the sandbox's
 // open mode goes by another name.
@@ -199,7 +199,11 @@ impl OpenFailure for EditFileError {
 }
 
 impl EditFileInput {
+    /// The checks that need no file system, cheapest first: a path no
+    /// system call takes (over `PATH_MAX`) is refused by its length alone,
+    /// before the permission pipeline normalises, matches or resolves it.
     fn check(&self) -> Result<(), EditFileError> {
+        check_path_argument("path", &self.path)?;
         if self.old_string.is_empty() {
             return Err(EditFileError::EmptyOldString);
         }

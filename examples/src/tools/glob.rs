@@ -30,7 +30,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    self, EntryKind, MAX_PATTERN_CHARS, Sandbox, SandboxError, check_paths, shown,
+    self, EntryKind, MAX_PATTERN_CHARS, Sandbox, SandboxError, check_path_argument, check_paths,
+    shown,
 };
 
 /// Most paths returned; the result says when there were more.
@@ -170,6 +171,7 @@ impl Tool for Glob {
     type Error = GlobError;
 
     async fn call(&self, input: GlobInput, cx: &ToolContext) -> Result<String, GlobError> {
+        check_path_argument("path", &input.path)?;
         let matcher = compile_glob::<GlobError>(&input.pattern, "pattern")?;
         let sandbox = Sandbox::from_context(cx)?;
         let base = sandbox.resolve(&input.path)?;
@@ -219,6 +221,13 @@ impl Tool for Glob {
             ));
         }
         Ok(out)
+    }
+
+    /// A `path` no system call takes (over `PATH_MAX`) is refused by its
+    /// length alone, before the permission pipeline normalises, matches
+    /// or resolves it.
+    fn validate_input(&self, input: &GlobInput, _cx: &ToolContext) -> Result<(), Self::Error> {
+        Ok(check_path_argument("path", &input.path)?)
     }
 
     fn check_permissions(&self, input: &GlobInput, cx: &ToolContext) -> PermissionDecision {

@@ -40,7 +40,7 @@ use serde::Deserialize;
 
 use crate::sandbox::{
     self, EntryKind, LineReader, MAX_LINE_BYTES, MAX_PATTERN_CHARS, OpenError, Sandbox,
-    SandboxError, SpecialFile, check_paths, open_regular, shown,
+    SandboxError, SpecialFile, check_path_argument, check_paths, open_regular, shown,
 };
 // `Access` here is the resource access a call declares; the sandbox's
 // open mode goes by another name.
@@ -232,6 +232,7 @@ impl Tool for Grep {
     type Error = GrepError;
 
     async fn call(&self, input: GrepInput, cx: &ToolContext) -> Result<String, GrepError> {
+        check_path_argument("path", &input.path)?;
         let regex = compile_regex(&input.pattern, input.case_insensitive)?;
         let filter = input.glob.as_deref().map(FileFilter::new).transpose()?;
         let sandbox = Sandbox::from_context(cx)?.clone();
@@ -271,6 +272,13 @@ impl Tool for Grep {
             }));
         }
         Ok(found.render(&input.pattern))
+    }
+
+    /// A `path` no system call takes (over `PATH_MAX`) is refused by its
+    /// length alone, before the permission pipeline normalises, matches
+    /// or resolves it.
+    fn validate_input(&self, input: &GrepInput, _cx: &ToolContext) -> Result<(), Self::Error> {
+        Ok(check_path_argument("path", &input.path)?)
     }
 
     fn check_permissions(&self, input: &GrepInput, cx: &ToolContext) -> PermissionDecision {

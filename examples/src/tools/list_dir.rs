@@ -24,7 +24,7 @@ use registry_core::{
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::sandbox::{Sandbox, SandboxError, check_paths, shown};
+use crate::sandbox::{Sandbox, SandboxError, check_path_argument, check_paths, shown};
 
 /// List the entries of a workspace directory (not recursive), sorted by
 /// name, one per line. Directories end with `/` and symbolic links with
@@ -94,6 +94,7 @@ impl Tool for ListDir {
     type Error = ListDirError;
 
     async fn call(&self, input: ListDirInput, cx: &ToolContext) -> Result<String, ListDirError> {
+        check_path_argument("path", &input.path)?;
         let sandbox = Sandbox::from_context(cx)?;
         let full = sandbox.resolve(&input.path)?;
         let io_error = |source: io::Error| match source.kind() {
@@ -133,6 +134,13 @@ impl Tool for ListDir {
         let mut out = names.join("\n");
         out.push('\n');
         Ok(out)
+    }
+
+    /// A `path` no system call takes (over `PATH_MAX`) is refused by its
+    /// length alone, before the permission pipeline normalises, matches
+    /// or resolves it.
+    fn validate_input(&self, input: &ListDirInput, _cx: &ToolContext) -> Result<(), Self::Error> {
+        Ok(check_path_argument("path", &input.path)?)
     }
 
     fn check_permissions(&self, input: &ListDirInput, cx: &ToolContext) -> PermissionDecision {

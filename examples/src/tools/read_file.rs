@@ -24,6 +24,13 @@
 //!   image block the model can see, up to [`MAX_IMAGE_BYTES`].
 //! - FIFOs, sockets and devices are refused before they are read (see
 //!   [the sandbox](crate::sandbox#what-the-file-tools-refuse-and-why)).
+//! - A `path` longer than
+//!   [`MAX_PATH_BYTES`](registry_core::path::MAX_PATH_BYTES) (`PATH_MAX`)
+//!   is an error result from `validate_input`, decided by its length alone:
+//!   no system call takes it, and walking a 100 MB `a/a/a/…` component by
+//!   component would cost seconds and gigabytes. Its `access` key is
+//!   every path ([`Resource::path`] decides that by the length too), so
+//!   planning the batch does not walk it either.
 //! - `aliases = ["Read", "cat"]`: names other agents use for this tool, so
 //!   transcripts and prompts written for them keep working.
 //! - Permission: [`PermissionDecision::Allow`] for a path inside the
@@ -45,8 +52,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    LineReader, MAX_LINE_BYTES, OpenError, OpenFailure, Sandbox, SandboxError, check_paths,
-    open_regular, shown,
+    LineReader, MAX_LINE_BYTES, OpenError, OpenFailure, Sandbox, SandboxError, check_path_argument,
+    check_paths, open_regular, shown,
 };
 // `Access` here is the resource access a call declares; the sandbox's
 // open mode goes by another name.
@@ -181,7 +188,11 @@ pub enum ReadFileError {
 }
 
 impl ReadFileInput {
+    /// The checks that need no file system, cheapest first: a path no
+    /// system call takes (over `PATH_MAX`) is refused by its length alone,
+    /// before the permission pipeline normalises, matches or resolves it.
     fn check(&self) -> Result<(), ReadFileError> {
+        check_path_argument("path", &self.path)?;
         if self.offset == Some(0) {
             return Err(ReadFileError::Zero { field: "offset" });
         }

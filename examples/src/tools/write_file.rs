@@ -44,8 +44,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::sandbox::{
-    OpenError, OpenFailure, Sandbox, SandboxError, check_write_paths, open_regular,
-    replace_contents, shown,
+    OpenError, OpenFailure, Sandbox, SandboxError, check_path_argument, check_write_paths,
+    open_regular, replace_contents, shown,
 };
 // `Access` here is the resource access a call declares; the sandbox's
 // open mode goes by another name.
@@ -139,7 +139,11 @@ impl OpenFailure for WriteFileError {
 }
 
 impl WriteFileInput {
+    /// The checks that need no file system, cheapest first: a path no
+    /// system call takes (over `PATH_MAX`) is refused by its length alone,
+    /// before the permission pipeline normalises, matches or resolves it.
     fn check(&self) -> Result<(), WriteFileError> {
+        check_path_argument("path", &self.path)?;
         let size = u64::try_from(self.content.len()).unwrap_or(u64::MAX);
         if size > MAX_WRITE_BYTES {
             return Err(WriteFileError::TooLarge {

@@ -8,6 +8,8 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+use crate::path::MAX_PATH_BYTES;
+
 /// The kind of a [`Resource`]. Keys of different kinds never conflict: a
 /// file called `users` and a table called `users` are different things.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -41,6 +43,15 @@ impl fmt::Display for Namespace {
 /// and `a//b/` are the same key as `a/b`. A relative path is anchored and
 /// its symlinks resolved by [`resolve`](Self::resolve), which the executor
 /// runs on every declared access before planning.
+///
+/// A path longer than [`MAX_PATH_BYTES`](crate::path::MAX_PATH_BYTES)
+/// (Linux's `PATH_MAX`) is [`all_paths`](Self::all_paths), decided by its
+/// length alone: no system call takes it, so it names no one file, and
+/// every path is the one key never looser than what it could name. The
+/// executor builds these keys from a model's arguments while it plans a
+/// batch, before any validation; a 100 MB `a/a/a/…` would otherwise be
+/// fifty million parts. So a key costs time linear in the path and
+/// memory bounded by the limit, whatever was sent.
 ///
 /// ```
 /// use registry_core::access::Resource;
@@ -116,8 +127,28 @@ const PARENT: &str = "..";
 impl Resource {
     /// A filesystem path, normalised lexically. Relative paths are
     /// anchored later, by [`resolve`](Self::resolve).
+    ///
+    /// A path longer than [`MAX_PATH_BYTES`](crate::path::MAX_PATH_BYTES)
+    /// is [`all_paths`](Self::all_paths), before a component is looked
+    /// at, even when it would normalise to something short (`./././…/a`):
+    /// the OS refuses it as written, and every path is never looser.
+    ///
+    /// ```
+    /// use registry_core::{access::Resource, path::MAX_PATH_BYTES};
+    ///
+    /// let at_limit = "a/".repeat(MAX_PATH_BYTES / 2);
+    /// assert_ne!(Resource::path(&at_limit), Resource::all_paths());
+    /// let over = format!("{at_limit}a");
+    /// assert_eq!(Resource::path(&over), Resource::all_paths());
+    /// assert!(Resource::path(&over).overlaps(&Resource::path("src/lib.rs")));
+    /// ```
     pub fn path(path: impl AsRef<Path>) -> Resource {
         let path = path.as_ref();
+        if path.as_os_str().len() > MAX_PATH_BYTES {
+            return Resource::all_paths();
+        }
+        // At most `MAX_PATH_BYTES / 2` components from here on, each
+        // looked at a bounded number of times.
         let (parts, climbed) = lexical_parts(path);
         let mut key = Resource::from_parts(Namespace::Path, parts);
         if climbed {
@@ -220,8 +251,13 @@ impl Resource {
     /// applied after them, so a symlink and its target are one key, and a
     /// file about to be created under a symlinked directory is keyed under
     /// the directory's target. A path that cannot be resolved (a loop, a
-    /// path through `/proc`) covers every path. Keys of other namespaces
-    /// are returned unchanged.
+    /// path through `/proc`), or that resolves to one longer than
+    /// [`MAX_PATH_BYTES`](crate::path::MAX_PATH_BYTES), covers every path.
+    /// Keys of other namespaces are returned unchanged.
+    ///
+    /// The walk is bounded by the key: a path key holds at most
+    /// `MAX_PATH_BYTES` bytes of path (a longer one is already every
+    /// path), so at most that many lookups, whatever the caller sent.
     ///
     /// `root` should be the directory the tool itself resolves relative
     /// paths against (its sandbox or workspace root). A relative `root` is
@@ -255,6 +291,8 @@ impl Resource {
             None => self.to_path_buf(),
         };
         match crate::path::resolve(&base, &written) {
+            // Past the limit (a deep root, or links that grew it), this
+            // is every path again: the OS would not take it either.
             Ok(resolved) => Resource::path(resolved.path),
             Err(err) => {
                 tracing::debug!(%err, "an access path cannot be resolved; it covers every path");

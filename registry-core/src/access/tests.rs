@@ -279,3 +279,58 @@ fn dot_dot_after_a_symlink_is_the_targets_parent() {
         Resource::all_paths()
     );
 }
+
+/// A path longer than the OS takes (`PATH_MAX`) is every path, decided by
+/// its length before a component is looked at: the executor builds these
+/// keys from a model's arguments while it plans, before validation, and a
+/// 100 MB `a/a/a/…` would otherwise be fifty million parts and as many
+/// hashes. Every path is never looser than what the text could name:
+/// it conflicts with any write of any path, relative or absolute.
+#[test]
+fn a_path_over_path_max_is_every_path_whatever_it_holds() {
+    use crate::path::MAX_PATH_BYTES;
+
+    // At the limit: a key like any other, its 2,048 components kept.
+    let at_limit = "a/".repeat(MAX_PATH_BYTES / 2);
+    assert_eq!(at_limit.len(), MAX_PATH_BYTES);
+    let key = p(&at_limit);
+    assert_eq!(key, p(at_limit.trim_end_matches('/')));
+    assert_ne!(key, Resource::all_paths());
+    assert!(p("a/a").covers(&key));
+    // One byte over, relative or absolute: every path, even when it
+    // would normalise to something short and harmless.
+    let over = [
+        format!("{at_limit}a"),
+        format!("/{at_limit}"),
+        format!("{}x", "./".repeat(MAX_PATH_BYTES / 2)),
+        format!("{}secrets/key", "../a/".repeat(MAX_PATH_BYTES / 4)),
+    ];
+    for path in &over {
+        assert!(path.len() > MAX_PATH_BYTES);
+        let key = p(path);
+        assert_eq!(key, Resource::all_paths(), "{} bytes", path.len());
+        for other in [p("x"), p("/w/a.rs"), p("../up")] {
+            assert!(key.overlaps(&other), "{other}");
+            assert!(
+                Access::read(key.clone())
+                    .conflict_with(&Access::write(other.clone()))
+                    .is_some()
+            );
+        }
+        // Resolving it walks nothing and stays every path.
+        assert_eq!(key.resolve(Some(Path::new("/w"))), Resource::all_paths());
+        assert_eq!(key.resolve(None), Resource::all_paths());
+    }
+    // A 100 MB `a/a/a/…` (fifty million components): the same answer,
+    // from its length alone. Nothing is timed; finishing is the point
+    // (it took seconds and gigabytes when every component was a part).
+    let huge = "a/".repeat(50 * 1024 * 1024);
+    assert_eq!(p(&huge), Resource::all_paths());
+    let mut batch = Footprint::new();
+    batch.admit(0, &Access::read(p(&huge))).unwrap();
+    let conflict = batch.admit(1, &Access::write(p("/w/b.txt"))).unwrap_err();
+    assert_eq!(
+        conflict.to_string(),
+        "writes path /w/b.txt, which #0 reads path /"
+    );
+}

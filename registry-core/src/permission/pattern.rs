@@ -531,6 +531,33 @@ mod tests {
         assert!(!host.matches(&PermissionContent::text("https://docs.rs.evil/")));
     }
 
+    /// A long text cannot make the matcher backtrack: each piece between
+    /// stars is searched once, from where the previous one ended. A
+    /// backtracking matcher (exponential in the stars) or the table below
+    /// (text times pattern) would not finish these in any reasonable
+    /// time; nothing is timed here, finishing is the point.
+    #[test]
+    fn long_texts_are_matched_in_one_pass() {
+        let long = "a/".repeat(500_000);
+        let tokens = |pattern: &str| Form::parse(pattern, true);
+        let stars = "*a*a*a*a*a*a*a*a*a*a*b";
+        assert!(!tokens(stars).matches(&long, Boundary::PathComponent));
+        assert!(tokens(stars).matches(&format!("{long}b"), Boundary::PathComponent));
+        for (pattern, expected) in [
+            ("**/.env", false),
+            ("secrets/**", false),
+            ("a/**", true),
+            ("**/a/", true),
+            ("*/a/*/a/*/a/*/a/*/a/", true),
+        ] {
+            assert_eq!(
+                tokens(pattern).matches(&long, Boundary::PathComponent),
+                expected,
+                "{pattern}"
+            );
+        }
+    }
+
     /// The matcher this module had before: dynamic programming over
     /// every character, right by construction and slow to allocate (a
     /// `char` and two flags per character of the text).

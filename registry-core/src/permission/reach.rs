@@ -359,3 +359,29 @@ fn redirect_is_harmless(redirect: &Redirect) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path longer than the kernel takes is not read at all (not
+    /// matched, not resolved): every deny or ask pattern cannot tell, and
+    /// no allow pattern, not even one for every path, lets it through.
+    #[test]
+    fn a_path_over_path_max_is_unknown_to_deny_and_never_allowed() {
+        let huge = "a/".repeat(crate::path::MAX_PATH_BYTES);
+        let content = PermissionContent::path(&huge);
+        let base = Path::new("/work");
+        let call = CallContent::new(&content, Some(base), Some(base));
+        for pattern in ["**/.env", "secrets/**", "a:*", ":*", "/:*", "a/a/a"] {
+            let pattern = ContentPattern::parse(pattern);
+            assert!(
+                matches!(call.deny_reach(&pattern), Reach::Unknown(_)),
+                "{pattern:?}"
+            );
+        }
+        let every_path = [ContentPattern::parse(":*"), ContentPattern::parse("**")];
+        assert_eq!(call.allowed_by(&every_path), None);
+        assert!(call.edit_inside_workspace().is_err());
+    }
+}
