@@ -74,8 +74,11 @@ pub(super) struct Layout<'a> {
     pub network: &'a [NetworkAllow],
     pub mount_namespace: bool,
     pub landlock_abi: i32,
-    /// Whether the exec guard follows the command (`PTRACE_TRACEME`).
+    /// Whether the exec guard follows the command (`PTRACE_TRACEME`, and
+    /// the seccomp filter that keeps every process traced).
     pub traced: bool,
+    /// Whether to make a network namespace (with no allow list).
+    pub net_namespace: bool,
 }
 
 fn cstr(path: &Path) -> io::Result<CString> {
@@ -163,7 +166,7 @@ impl ChildSetup {
                 });
             }
         }
-        let loopback_up = layout.network.is_empty();
+        let loopback_up = layout.network.is_empty() && layout.net_namespace;
         if loopback_up {
             unshare |= libc::CLONE_NEWNET;
         }
@@ -175,7 +178,11 @@ impl ChildSetup {
             loopback_up,
             traced: layout.traced,
             landlock,
-            filters: seccomp_filters()?,
+            filters: if layout.traced {
+                seccomp_filters()?
+            } else {
+                Vec::new()
+            },
         })
     }
 

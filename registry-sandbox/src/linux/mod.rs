@@ -88,6 +88,7 @@ pub(crate) fn probe() -> Guarantees {
             mount_namespace: false,
             landlock_abi: 0,
             traced: true,
+            net_namespace: false,
         };
         let mut setup = ChildSetup::new(&layout).map_err(|e| e.to_string())?;
         try_child(move || setup.apply(), true)
@@ -166,7 +167,9 @@ pub(crate) async fn run(
     // Traced even with nothing to stop (`bypass`, no deny rule): the tracer
     // is also what finds every process of the command to end it, where a
     // process group is escaped by `setsid`.
-    let traced = policy.enforce;
+    // Where the machine lacks a guard (a person accepted that, see
+    // `Policy::accept_missing`), the others still apply.
+    let traced = policy.enforce && machine.exec_guard.is_ok();
     let setup = if policy.enforce {
         let layout = Layout {
             root: &root,
@@ -177,6 +180,7 @@ pub(crate) async fn run(
             mount_namespace: machine.fs_guard == Ok(FsMechanism::MountNamespace),
             landlock_abi: machine.landlock_abi,
             traced,
+            net_namespace: machine.network.is_ok(),
         };
         Some(ChildSetup::new(&layout).map_err(|source| SandboxError::Spawn { source })?)
     } else {
@@ -222,10 +226,12 @@ pub(crate) async fn run(
     for (name, value) in &command.env_set {
         std_command.env(name, value);
     }
+    if !traced {
+        // What ends the command's processes when the tracer cannot.
+        std_command.process_group(0);
+    }
     if let Some(mut setup) = setup {
         unsafe { std_command.pre_exec(move || setup.apply()) };
-    } else {
-        std_command.process_group(0);
     }
 
     let shared = Arc::new(Shared::default());
