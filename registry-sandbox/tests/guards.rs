@@ -209,6 +209,37 @@ async fn outside_bypass_the_shell_starts_only_what_was_decided_on() {
     let out = run("sh", command, root, policy).await;
     assert!(out.stopped.is_none(), "{out:?}");
     assert_eq!(String::from_utf8_lossy(&out.stdout), "hi\n", "{out:?}");
+
+    // A script the call was decided on is a program: what it starts
+    // (here `mkdir`, which the line does not show) is under its rule...
+    std::fs::write(root.join("configure"), "#!/bin/sh\nmkdir -p made\n").unwrap();
+    let command = "chmod +x configure && ./configure";
+    let reading = shell_reading::read(command);
+    let policy = Policy::new(
+        &decided,
+        root,
+        Prediction::from_reading(&reading),
+        Vec::new(),
+    )
+    .unwrap();
+    let out = run("sh", command, root, policy).await;
+    assert!(out.stopped.is_none(), "{out:?}");
+    assert!(root.join("made").is_dir(), "{out:?}");
+    // ...while a shell the line starts on a string is still the line's own.
+    let command = "sh -c 'mkdir -p other'";
+    let reading = shell_reading::read("sh -c x");
+    let policy = Policy::new(
+        &decided,
+        root,
+        Prediction::from_reading(&reading),
+        Vec::new(),
+    )
+    .unwrap();
+    let out = run("sh", command, root, policy).await;
+    assert!(
+        out.stopped.is_some(),
+        "mkdir was not in the command as read: {out:?}"
+    );
 }
 
 #[tokio::test]

@@ -274,6 +274,29 @@ pub(super) struct Named {
     pub transparent: bool,
 }
 
+/// Whether a shell with these arguments runs a string (`-c`) or its
+/// standard input, rather than a script file.
+fn shell_runs_own_text(args: &[String]) -> bool {
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "--" => return words.next().is_none(),
+            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => {
+                words.next();
+            }
+            w if w.starts_with("--") => {}
+            w if w.starts_with('-') || w.starts_with('+') => {
+                if w[1..].contains('c') || w[1..].contains('s') {
+                    return true;
+                }
+            }
+            // The first operand is a script file.
+            _ => return false,
+        }
+    }
+    true
+}
+
 const SHELLS: &[&str] = &["sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "busybox"];
 
 pub(super) fn name(start: &Start, known: &mut Known) -> Named {
@@ -328,9 +351,13 @@ pub(super) fn name(start: &Start, known: &mut Known) -> Named {
             .iter()
             .any(|name| Target::of(&cwd.join(name)).is_some_and(|t| t.same_file(&start.program)));
     }
-    let transparent = [file_name.as_str(), exe_name.as_str()]
-        .iter()
-        .any(|n| SHELLS.contains(n) || known.wrappers.iter().any(|w| w == n));
+    // The command's own shells (`bash -c`, a shell reading its input) and
+    // the wrappers the reading peeled start what the command itself
+    // starts; a shell running a script file, or a script, is a program
+    // like any other (what it starts is under its rule).
+    let args = start.argv.get(start.program_at + 1..).unwrap_or_default();
+    let transparent = (SHELLS.contains(&file_name.as_str()) && shell_runs_own_text(args))
+        || known.wrappers.iter().any(|w| *w == file_name);
     Named {
         names,
         verified,
