@@ -357,7 +357,7 @@ pub(super) fn name(start: &Start, known: &mut Known) -> Named {
     // like any other (what it starts is under its rule).
     let args = start.argv.get(start.program_at + 1..).unwrap_or_default();
     let transparent = (SHELLS.contains(&file_name.as_str()) && shell_runs_own_text(args))
-        || known.wrappers.iter().any(|w| *w == file_name);
+        || known.wrappers.contains(&file_name);
     Named {
         names,
         verified,
