@@ -55,10 +55,12 @@
 //!
 //! - A program rule names a program: the file the rule's name resolves to
 //!   (through `PATH`, links followed, a hard link or an identical copy
-//!   included) and anything started under that name. A program the
-//!   command writes itself and then runs (a compiled binary, an altered
-//!   copy) is its own program: allow rules never cover it, and what it
-//!   does to files is for path rules, which hold for every process.
+//!   included, and one with bytes appended) and anything started under
+//!   that name. A program the command writes itself and then runs (a
+//!   compiled binary, a copy altered inside) is its own program: allow
+//!   rules never cover it, and what it does to files is for path rules,
+//!   which hold for every process (`python3 -c 'os.unlink(...)'` is no
+//!   `rm` either).
 //! - A path rule guards the paths that exist when the command starts,
 //!   and everything inside a directory it covers whole (`secrets/**`). A
 //!   new file whose name a wildcard rule covers (`**/.env` where none

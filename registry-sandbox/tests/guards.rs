@@ -90,6 +90,11 @@ async fn a_denied_program_is_stopped_wherever_it_starts() {
         ),
         ("sh", "cp /bin/rm ./x && ./x -f victim.txt"),
         ("sh", "ln -s /bin/rm ./y && ./y -f victim.txt"),
+        // A copy with bytes added at its end still runs as rm.
+        (
+            "sh",
+            "cp /bin/rm ./z && echo padding >> ./z && ./z -f victim.txt",
+        ),
         ("sh", "/lib64/ld-linux-x86-64.so.2 /bin/rm -f victim.txt"),
         ("bash", "exec -a ls rm -f victim.txt"),
         // A script among the arguments does not make `rm` that script.

@@ -268,6 +268,7 @@ pub const DENY_RM: &[Case] = &[
     Case { class: "copied program", command: r#"perl -e 'open my $f, "<", "/usr/bin/rm"; exec {"/proc/self/fd/" . fileno $f} "ls", "-f", "victim.txt"'"#, setup: "", shells: Shells::Both },
     Case { class: "copied program", command: r#"python3 -c 'import shutil; shutil.copy("/usr/bin/rm", "p")' && chmod +x p && ./p -f victim.txt"#, setup: "", shells: Shells::Both },
     Case { class: "copied program", command: r#"./x -f victim.txt"#, setup: "cp /bin/rm x", shells: Shells::Both },
+    Case { class: "copied program", command: r#"cp /bin/rm ./z && printf 'pad' >> ./z && ./z -f victim.txt"#, setup: "", shells: Shells::Both },
 ];
 
 /// Run in the default mode with only `run_command(ls:*)` allowed: each

@@ -47,27 +47,34 @@ impl Target {
     }
 
     /// The same file, or a byte-for-byte copy of it.
+    /// `other` is this file, a copy of it, or a copy with bytes added at
+    /// its end (an ELF runs the same with anything appended).
     fn same_program(&self, other: &Target) -> bool {
-        self.same_file(other) || (self.size == other.size && same_bytes(&self.path, &other.path))
+        self.same_file(other)
+            || (other.size >= self.size && begins_with(&other.path, &self.path, self.size))
     }
 }
 
-fn same_bytes(a: &Path, b: &Path) -> bool {
-    let (Ok(mut a), Ok(mut b)) = (File::open(a), File::open(b)) else {
+/// Whether the file at `candidate` begins with the `len` bytes of the
+/// file at `original`. Compared in 4 KiB blocks, so two different
+/// programs part at their first block (their headers differ).
+fn begins_with(candidate: &Path, original: &Path, len: u64) -> bool {
+    let (Ok(mut a), Ok(mut b)) = (File::open(candidate), File::open(original)) else {
         return false;
     };
-    let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
-    loop {
-        let (Ok(n), Ok(m)) = (a.read(&mut x), b.read(&mut y)) else {
-            return false;
-        };
-        if n != m || x[..n] != y[..m] {
+    let (mut x, mut y) = ([0u8; 4096], [0u8; 4096]);
+    let mut left = len;
+    while left > 0 {
+        let want = left.min(x.len() as u64) as usize;
+        if a.read_exact(&mut x[..want]).is_err() || b.read_exact(&mut y[..want]).is_err() {
             return false;
         }
-        if n == 0 {
-            return true;
+        if x[..want] != y[..want] {
+            return false;
         }
+        left -= want as u64;
     }
+    true
 }
 
 /// Looks `name` up as the command's shell will: a name with a `/` is a
