@@ -43,7 +43,10 @@
 //!   cannot undo a mount.
 //! - **Network off** (a network namespace with only loopback). With an
 //!   allow list ([`NetworkAllow`]) the command stays on the host's network
-//!   and Landlock allows TCP connections to the listed ports only.
+//!   and Landlock allows TCP connections to the listed ports only. A named
+//!   unix socket reaches a daemon whatever the namespace, so no process
+//!   may make one (seccomp refuses `socket(AF_UNIX)`; a `socketpair`, for
+//!   a command's own processes, still works).
 //!
 //! [`probe`] says which of these this machine gives. Where the call needs
 //! a guarantee the machine lacks, the call is uncheckable: a tool asks a

@@ -411,4 +411,22 @@ async fn the_network_is_off_unless_allowed() {
         other.accept().is_err(),
         "no connection arrived outside the allow list"
     );
+
+    // A daemon's unix socket outside the sandbox is out of reach too;
+    // a command's own connected pair still works.
+    let outside = tempfile::tempdir().unwrap();
+    let socket = outside.path().join("daemon.sock");
+    let daemon = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    daemon.set_nonblocking(true).unwrap();
+    let command = format!(
+        "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(\"{}\"); print(\"connected\")'; \
+         python3 -c 'import socket; a, b = socket.socketpair(); a.send(b\"pair\"); print(b.recv(4).decode())'",
+        socket.display()
+    );
+    let policy = Policy::new(&deny_rm(), root, Prediction::none(), Vec::new()).unwrap();
+    let out = run("sh", &command, root, policy).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("connected"), "{out:?}");
+    assert!(daemon.accept().is_err(), "no connection reached the daemon");
+    assert!(stdout.contains("pair"), "{out:?}");
 }

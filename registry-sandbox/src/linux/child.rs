@@ -420,6 +420,21 @@ fn seccomp_filters() -> io::Result<Vec<BpfProgram>> {
     let mut refused: Vec<(i64, Vec<SeccompRule>)> =
         denied.iter().map(|&nr| (nr, Vec::new())).collect();
     refused.push((libc::SYS_clone, clone_rules));
+    // A named unix socket reaches a daemon outside the sandbox (docker,
+    // an ssh agent) whatever the network namespace: no new unix socket
+    // (a `socketpair`, already connected, still works for a command's own
+    // processes).
+    let unix = SeccompCondition::new(
+        0,
+        SeccompCmpArgLen::Dword,
+        SeccompCmpOp::Eq,
+        libc::AF_UNIX as u64,
+    )
+    .map_err(|e| io::Error::other(format!("seccomp: {e}")))?;
+    refused.push((
+        libc::SYS_socket,
+        vec![SeccompRule::new(vec![unix]).map_err(|e| io::Error::other(format!("seccomp: {e}")))?],
+    ));
     let refuse = compile(refused, libc::EPERM as u32)?;
     let clone3 = compile(vec![(libc::SYS_clone3, Vec::new())], libc::ENOSYS as u32)?;
     Ok(vec![refuse, clone3])
