@@ -90,6 +90,11 @@ async fn a_denied_program_is_stopped_wherever_it_starts() {
         ),
         ("sh", "cp /bin/rm ./x && ./x -f victim.txt"),
         ("sh", "ln -s /bin/rm ./y && ./y -f victim.txt"),
+        // A copy in memory, with no path at all.
+        (
+            "sh",
+            "python3 -c 'import os; f = os.memfd_create(\"m\"); os.write(f, open(\"/bin/rm\", \"rb\").read()); os.execve(\"/proc/self/fd/%d\" % f, [\"m\", \"-f\", \"victim.txt\"], {})'",
+        ),
         // A copy with bytes added at its end still runs as rm.
         (
             "sh",

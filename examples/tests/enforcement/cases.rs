@@ -269,6 +269,7 @@ pub const DENY_RM: &[Case] = &[
     Case { class: "copied program", command: r#"python3 -c 'import shutil; shutil.copy("/usr/bin/rm", "p")' && chmod +x p && ./p -f victim.txt"#, setup: "", shells: Shells::Both },
     Case { class: "copied program", command: r#"./x -f victim.txt"#, setup: "cp /bin/rm x", shells: Shells::Both },
     Case { class: "copied program", command: r#"cp /bin/rm ./z && printf 'pad' >> ./z && ./z -f victim.txt"#, setup: "", shells: Shells::Both },
+    Case { class: "copied program", command: r#"python3 -c 'import os; f = os.memfd_create("m"); os.write(f, open("/bin/rm", "rb").read()); os.execve("/proc/self/fd/%d" % f, ["m", "-f", "victim.txt"], {})'"#, setup: "", shells: Shells::Both },
 ];
 
 /// Run in the default mode with only `run_command(ls:*)` allowed: each

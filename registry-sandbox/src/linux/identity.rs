@@ -23,6 +23,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Target {
     pub path: PathBuf,
+    /// Where its bytes are read: the path, or `/proc/PID/exe` for the file
+    /// a process maps (which may be deleted, or a memfd, with no path).
+    contents: PathBuf,
     dev: u64,
     ino: u64,
     size: u64,
@@ -34,8 +37,10 @@ impl Target {
         if !meta.is_file() {
             return None;
         }
+        let path = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         Some(Target {
-            path: fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+            contents: path.clone(),
+            path,
             dev: meta.dev(),
             ino: meta.ino(),
             size: meta.size(),
@@ -51,7 +56,7 @@ impl Target {
     /// its end (an ELF runs the same with anything appended).
     fn same_program(&self, other: &Target) -> bool {
         self.same_file(other)
-            || (other.size >= self.size && begins_with(&other.path, &self.path, self.size))
+            || (other.size >= self.size && begins_with(&other.contents, &self.contents, self.size))
     }
 }
 
@@ -188,18 +193,14 @@ pub(super) fn read_start(pid: i32) -> io::Result<Start> {
         _ => argv,
     };
     let meta = fs::metadata(proc.join("exe"))?;
-    let mut program = Target {
-        path: exe.clone(),
-        dev: meta.dev(),
-        ino: meta.ino(),
-        size: meta.size(),
-    };
     let exe_target = Target {
         path: exe.clone(),
+        contents: proc.join("exe"),
         dev: meta.dev(),
         ino: meta.ino(),
         size: meta.size(),
     };
+    let mut program = exe_target.clone();
     let mut program_at = 0;
     let name = exe.file_name().map(OsStr::as_bytes).unwrap_or_default();
     let loader =
