@@ -272,3 +272,76 @@ impl Policy {
         missing
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use registry_core::permission::{AllowedBy, PathAccess, RuleBehavior, RuleSource};
+
+    fn machine(exec: bool, fs: Option<FsMechanism>, net: bool, abi: i32) -> Guarantees {
+        Guarantees {
+            exec_guard: if exec {
+                Ok(())
+            } else {
+                Err("not here".to_owned())
+            },
+            fs_guard: fs.ok_or_else(|| "not here".to_owned()),
+            network: if net {
+                Ok(crate::NetMechanism::Namespace)
+            } else {
+                Err("not here".to_owned())
+            },
+            landlock_abi: abi,
+        }
+    }
+
+    fn policy(mode: PermissionMode, rules: &[(RuleBehavior, &str)], root: &Path) -> Policy {
+        let mut cx = PermissionContext::new();
+        for (behavior, rule) in rules {
+            cx.add_rule(RuleSource::Project, *behavior, rule).unwrap();
+        }
+        let rules = CallRules::new(Arc::new(cx), "run_command", Vec::new(), mode)
+            .with_path_tools(Arc::from(vec![("edit_file".to_owned(), PathAccess::Write)]))
+            .with_allowed_by(AllowedBy::Mode(mode));
+        Policy::new(&rules, root, Prediction::none(), Vec::new()).unwrap()
+    }
+
+    #[test]
+    fn what_the_machine_cannot_enforce_is_named_never_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("victim.txt"), "v").unwrap();
+        let full = machine(true, Some(FsMechanism::MountNamespace), true, 7);
+        let strict = policy(
+            PermissionMode::Bypass,
+            &[
+                (RuleBehavior::Deny, "run_command(rm:*)"),
+                (RuleBehavior::Deny, "edit_file(victim.txt)"),
+            ],
+            dir.path(),
+        );
+        assert!(strict.missing(&full).is_empty());
+
+        let bare = machine(false, Some(FsMechanism::LandlockOnly), false, 3);
+        let missing = strict.missing(&bare);
+        assert_eq!(missing.len(), 3, "{missing:?}");
+        assert!(missing[0].starts_with("which programs"), "{missing:?}");
+        assert!(missing[1].contains("edit_file(victim.txt)"), "{missing:?}");
+        assert!(missing[2].starts_with("the network off"), "{missing:?}");
+        // Only a person's acceptance quiets it.
+        assert!(strict.clone().accept_missing().missing(&bare).is_empty());
+
+        // Bypass with no deny rule needs no exec guard; an allow list needs
+        // Landlock's TCP rules.
+        let open = policy(PermissionMode::Bypass, &[], dir.path())
+            .with_network(vec![NetworkAllow::new("127.0.0.1", 8080)]);
+        assert_eq!(
+            open.missing(&bare),
+            vec!["a network allow list (needs Landlock ABI 4)".to_owned()]
+        );
+        // Outside bypass the shell's starts are judged: the exec guard is
+        // needed even without a rule.
+        let default = policy(PermissionMode::Default, &[], dir.path());
+        assert!(default.missing(&bare)[0].starts_with("which programs"));
+        assert!(Policy::unguarded().missing(&bare).is_empty());
+    }
+}
