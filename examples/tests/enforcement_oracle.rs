@@ -241,6 +241,10 @@ fn oracle(
     });
     let mut failures = Vec::new();
     let mut classes: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    // How each guarded run ended: refused before it ran (the reading),
+    // stopped by the exec guard, or ran with the filesystem and network
+    // guards holding.
+    let mut endings: BTreeMap<&str, usize> = BTreeMap::new();
     for (case, shell, mode, effect) in &outcomes {
         let entry = classes.entry(case.class).or_default();
         match mode {
@@ -257,6 +261,14 @@ fn oracle(
             }
             Some(mode) => {
                 entry.1 += 1;
+                let ending = if effect.text.contains("was stopped when it started") {
+                    "stopped by the exec guard"
+                } else if effect.text.starts_with("permission to run") {
+                    "refused before running"
+                } else {
+                    "ran under the guards"
+                };
+                *endings.entry(ending).or_default() += 1;
                 if damage.done(effect) {
                     failures.push(format!(
                         "[{}] {:?} did its damage in {mode} under {shell:?}\n  {}",
@@ -269,7 +281,7 @@ fn oracle(
         }
     }
     eprintln!(
-        "enforcement oracle: {} cases; (unguarded runs, guarded runs) per class: {classes:?}",
+        "enforcement oracle: {} cases; (unguarded runs, guarded runs) per class: {classes:?}; guarded runs: {endings:?}",
         table.len()
     );
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));

@@ -349,6 +349,21 @@ async fn nothing_outside_the_workspace_is_written_and_nothing_escapes() {
         "an untraced clone is refused: {out:?}"
     );
 
+    // `/tmp` itself is the private directory (for programs that ignore
+    // TMPDIR), and a pseudo-terminal can be had.
+    let policy = Policy::new(&deny_rm(), root, Prediction::none(), Vec::new()).unwrap();
+    let command = "echo own > /tmp/own && cat /tmp/own; script -qec 'echo tty' /dev/null";
+    let out = run("sh", command, root, policy).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("own\n") && stdout.contains("tty"),
+        "{out:?}"
+    );
+    assert!(
+        !Path::new("/tmp/own").exists(),
+        "the host's /tmp is untouched"
+    );
+
     // A directory the runtime lets commands write (a build cache).
     let cache = tempfile::tempdir().unwrap();
     let command = format!("echo cached > {}/entry", cache.path().display());

@@ -39,9 +39,20 @@ enum Step {
         set: u64,
         clear: u64,
     },
+    /// `open_tree(source, OPEN_TREE_CLONE | AT_RECURSIVE)`: a detached
+    /// copy of a mount tree, kept in `slot` until it is attached again.
+    Detach { source: CString, slot: usize },
+    /// `move_mount` of the tree in `slot` onto `target`.
+    Attach { slot: usize, target: CString },
 }
 
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
+
+/// Where programs that ignore `TMPDIR` write.
+const TMP: &str = "/tmp";
 
 /// `struct mount_attr` of `mount_setattr(2)`.
 #[repr(C)]
@@ -56,6 +67,8 @@ struct MountAttr {
 pub(super) struct ChildSetup {
     unshare: libc::c_int,
     steps: Vec<Step>,
+    /// Detached mount trees, by slot (sized in the parent).
+    slots: Vec<libc::c_int>,
     chdir: CString,
     loopback_up: bool,
     traced: bool,
@@ -146,6 +159,41 @@ impl ChildSetup {
                 };
                 steps.push(step);
             }
+            // The private temporary directory becomes `/tmp` itself, for
+            // the programs that ignore `TMPDIR` (`ed`, many scripts). What
+            // the command may write under the old `/tmp` (a workspace made
+            // there) is carried over: detached before, attached after.
+            let carried: Vec<&Path> = std::iter::once(layout.root)
+                .chain(layout.writable.iter().map(|d| d.as_path()))
+                .filter(|dir| dir.starts_with(TMP) && *dir != Path::new(TMP) && dir.is_dir())
+                .collect();
+            for (slot, dir) in carried.iter().enumerate() {
+                steps.push(Step::Detach {
+                    source: cstr(dir)?,
+                    slot,
+                });
+            }
+            steps.push(Step::Mount {
+                source: Some(cstr(layout.tmp)?),
+                target: CString::from(c"/tmp"),
+                fstype: None,
+                flags: libc::MS_BIND,
+                data: None,
+            });
+            for (slot, dir) in carried.iter().enumerate() {
+                // Where it goes must exist in the new `/tmp`: made now, in
+                // the private directory, by the parent.
+                let below = dir.strip_prefix(TMP).unwrap_or(dir);
+                std::fs::create_dir_all(layout.tmp.join(below))?;
+                steps.push(Step::Attach {
+                    slot,
+                    target: cstr(dir)?,
+                });
+            }
+            // The private directory is now `/tmp`; its old path is gone.
+            let private = cstr(layout.tmp)?;
+            writable.retain(|dir| *dir != private);
+            writable.push(CString::from(c"/tmp"));
             steps.push(Step::Attr {
                 target: CString::from(c"/"),
                 set: MOUNT_ATTR_RDONLY,
@@ -171,9 +219,14 @@ impl ChildSetup {
             unshare |= libc::CLONE_NEWNET;
         }
         let landlock = landlock_ruleset(layout).map_err(io::Error::other)?;
+        let slots = steps
+            .iter()
+            .filter(|step| matches!(step, Step::Detach { .. }))
+            .count();
         Ok(ChildSetup {
             unshare,
             steps,
+            slots: vec![-1; slots],
             chdir: cstr(layout.root)?,
             loopback_up,
             traced: layout.traced,
@@ -192,7 +245,7 @@ impl ChildSetup {
             return Err(io::Error::last_os_error());
         }
         for step in &self.steps {
-            step.apply()?;
+            step.apply(&mut self.slots)?;
         }
         // The working directory was entered before the mounts: enter it
         // again, through the writable mount.
@@ -216,8 +269,34 @@ impl ChildSetup {
 }
 
 impl Step {
-    fn apply(&self) -> io::Result<()> {
+    fn apply(&self, slots: &mut [libc::c_int]) -> io::Result<()> {
         let ok = match self {
+            Step::Detach { source, slot } => {
+                let fd = unsafe {
+                    libc::syscall(
+                        libc::SYS_open_tree,
+                        libc::AT_FDCWD,
+                        source.as_ptr(),
+                        OPEN_TREE_CLONE
+                            | libc::O_CLOEXEC as libc::c_uint
+                            | libc::AT_RECURSIVE as libc::c_uint,
+                    )
+                };
+                slots[*slot] = fd as libc::c_int;
+                fd >= 0
+            }
+            Step::Attach { slot, target } => unsafe {
+                let done = libc::syscall(
+                    libc::SYS_move_mount,
+                    slots[*slot],
+                    c"".as_ptr(),
+                    libc::AT_FDCWD,
+                    target.as_ptr(),
+                    MOVE_MOUNT_F_EMPTY_PATH,
+                ) == 0;
+                libc::close(slots[*slot]);
+                done
+            },
             Step::Mount {
                 source,
                 target,
@@ -341,10 +420,13 @@ fn landlock_ruleset(layout: &Layout<'_>) -> Result<Option<RulesetCreated>, landl
         "/dev/pts",
     ] {
         if let Ok(fd) = PathFd::new(device) {
-            created = created.add_rule(PathBeneath::new(
-                fd,
-                AccessFs::ReadFile | AccessFs::WriteFile,
-            ))?;
+            // A terminal is driven by ioctls (Landlock handles them on
+            // devices from ABI 5).
+            let mut access = AccessFs::ReadFile | AccessFs::WriteFile;
+            if layout.landlock_abi >= 5 {
+                access |= AccessFs::IoctlDev;
+            }
+            created = created.add_rule(PathBeneath::new(fd, access))?;
         }
     }
     for allow in layout.network {

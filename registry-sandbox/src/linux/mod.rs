@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -216,7 +217,15 @@ pub(crate) async fn run(
     std_command
         .args(&command.args)
         .current_dir(&root)
-        .env("TMPDIR", tmp.path())
+        // With the mount namespace the private directory is `/tmp` itself.
+        .env(
+            "TMPDIR",
+            if policy.enforce && machine.fs_guard == Ok(FsMechanism::MountNamespace) {
+                Path::new("/tmp")
+            } else {
+                tmp.path()
+            },
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
