@@ -31,7 +31,8 @@
 //!   inspected), `ptrace` and `process_vm_writev`.
 //! - **Filesystem guard** (a mount namespace, then Landlock). The whole
 //!   tree is mounted read-only but the working directory and a private
-//!   temporary directory (`TMPDIR`); each path a read rule covers is
+//!   temporary directory (mounted as `/tmp`, and `TMPDIR`; a workspace that
+//!   lived under the host's `/tmp` keeps its path); each path a read rule covers is
 //!   hidden (an empty file or directory is mounted over it) and each path
 //!   a write rule covers is mounted read-only on itself (no write,
 //!   truncation, rename, link or unlink: a mount point cannot be moved).
