@@ -164,6 +164,11 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 /// exits; add `wait` to keep them. Prefer `read_file`, `list_dir`, `glob`
 /// and `grep` for reading and searching: they are faster to approve.
 ///
+/// The command runs sandboxed: it can write only inside the workspace and
+/// `/tmp`, has no network access, cannot read or change files the
+/// permission rules protect, and a program the rules deny is stopped when
+/// it starts (the result names it and the rule).
+///
 /// Read-only (no approval under the default policy, and may run alongside
 /// other calls): only simple commands joined by `|`, `&&`, `||` or `;`,
 /// each one of `ls`, `cat`, `head`, `tail`, `wc`, `grep`, `sort`, `uniq`,
