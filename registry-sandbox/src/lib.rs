@@ -71,7 +71,10 @@
 //!   exists yet) is the command's own.
 //! - With an allow list, the host part of an entry is not enforced (only
 //!   the port, by Landlock), and UDP is not restricted.
-//! - Without root (or unprivileged user namespaces) there is no mount
+//! - A caller that is not root makes the namespaces inside a user
+//!   namespace of its own (its uid and gid mapped to themselves; the
+//!   command runs without capabilities). Where the kernel allows neither
+//!   (unprivileged user namespaces switched off), there is no mount
 //!   namespace: Landlock still confines writes to the workspace, but path
 //!   rules inside it cannot be enforced, so such calls are uncheckable.
 //!

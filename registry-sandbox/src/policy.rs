@@ -292,6 +292,7 @@ mod tests {
                 Err("not here".to_owned())
             },
             landlock_abi: abi,
+            user_namespace: false,
         }
     }
 

@@ -35,6 +35,9 @@ pub struct Guarantees {
     /// Landlock's ABI version (0: none): TCP port rules need 4, signal
     /// scoping 6.
     pub landlock_abi: i32,
+    /// Whether the namespaces are made inside a user namespace (the caller
+    /// is not root).
+    pub user_namespace: bool,
 }
 
 impl Guarantees {
@@ -56,7 +59,8 @@ impl fmt::Display for Guarantees {
         match &self.fs_guard {
             Ok(FsMechanism::MountNamespace) => writeln!(
                 f,
-                "filesystem guard: yes (mount namespace: read-only tree, hidden and read-only paths; Landlock ABI {} beneath)",
+                "filesystem guard: yes ({}mount namespace: read-only tree, hidden and read-only paths; Landlock ABI {} beneath)",
+                if self.user_namespace { "user and " } else { "" },
                 self.landlock_abi
             )?,
             Ok(FsMechanism::LandlockOnly) => writeln!(
@@ -106,5 +110,6 @@ fn probe_now() -> Guarantees {
         fs_guard: Err(why.clone()),
         network: Err(why),
         landlock_abi: 0,
+        user_namespace: false,
     }
 }

@@ -66,6 +66,8 @@ struct MountAttr {
 /// Everything the child does, prepared.
 pub(super) struct ChildSetup {
     unshare: libc::c_int,
+    /// For a user namespace: the maps to write right after `unshare`.
+    id_maps: Option<IdMaps>,
     steps: Vec<Step>,
     /// Detached mount trees, by slot (sized in the parent).
     slots: Vec<libc::c_int>,
@@ -92,6 +94,50 @@ pub(super) struct Layout<'a> {
     pub traced: bool,
     /// Whether to make a network namespace (with no allow list).
     pub net_namespace: bool,
+    /// Whether the namespaces are made inside a user namespace of their
+    /// own (a caller that is not root).
+    pub user_namespace: bool,
+}
+
+/// The identity maps of a user namespace that maps the caller's own uid
+/// and gid to themselves (all an unprivileged process may write), built
+/// in the parent and written by the child.
+pub(super) struct IdMaps {
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+}
+
+impl IdMaps {
+    pub(super) fn own() -> IdMaps {
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        IdMaps {
+            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+        }
+    }
+
+    /// Writes the maps of the user namespace the calling process just
+    /// made (`setgroups` must be denied before an unprivileged gid map).
+    pub(super) fn apply(&self) -> io::Result<()> {
+        write_file(c"/proc/self/setgroups", b"deny")?;
+        write_file(c"/proc/self/uid_map", &self.uid_map)?;
+        write_file(c"/proc/self/gid_map", &self.gid_map)
+    }
+}
+
+fn write_file(path: &std::ffi::CStr, bytes: &[u8]) -> io::Result<()> {
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    let result = if written == bytes.len() as isize {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    };
+    unsafe { libc::close(fd) };
+    result
 }
 
 fn cstr(path: &Path) -> io::Result<CString> {
@@ -218,6 +264,10 @@ impl ChildSetup {
         if loopback_up {
             unshare |= libc::CLONE_NEWNET;
         }
+        let id_maps = (layout.user_namespace && unshare != 0).then(|| {
+            unshare |= libc::CLONE_NEWUSER;
+            IdMaps::own()
+        });
         let landlock = landlock_ruleset(layout).map_err(io::Error::other)?;
         let slots = steps
             .iter()
@@ -225,6 +275,7 @@ impl ChildSetup {
             .count();
         Ok(ChildSetup {
             unshare,
+            id_maps,
             steps,
             slots: vec![-1; slots],
             chdir: cstr(layout.root)?,
@@ -243,6 +294,9 @@ impl ChildSetup {
     pub(super) fn apply(&mut self) -> io::Result<()> {
         if self.unshare != 0 && unsafe { libc::unshare(self.unshare) } != 0 {
             return Err(io::Error::last_os_error());
+        }
+        if let Some(maps) = &self.id_maps {
+            maps.apply()?;
         }
         for step in &self.steps {
             step.apply(&mut self.slots)?;

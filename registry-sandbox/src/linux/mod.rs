@@ -90,37 +90,45 @@ pub(crate) fn probe() -> Guarantees {
             landlock_abi: 0,
             traced: true,
             net_namespace: false,
+            user_namespace: false,
         };
         let mut setup = ChildSetup::new(&layout).map_err(|e| e.to_string())?;
         try_child(move || setup.apply(), true)
             .map_err(|why| format!("ptrace or seccomp is not available: {why}"))
     });
-    let mount = on_thread(|| {
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("not root, and user namespaces are not used".to_owned());
+    // Root makes the namespaces directly; anyone else inside a user
+    // namespace of their own (where the kernel allows that).
+    let user_namespace = unsafe { libc::geteuid() } != 0;
+    let with_user = |flags: nix::sched::CloneFlags| {
+        let maps = child::IdMaps::own();
+        move || {
+            let user = if unsafe { libc::geteuid() } != 0 {
+                nix::sched::CloneFlags::CLONE_NEWUSER
+            } else {
+                nix::sched::CloneFlags::empty()
+            };
+            nix::sched::unshare(flags | user)?;
+            if !user.is_empty() {
+                maps.apply()?;
+            }
+            Ok(())
         }
-        try_child(
-            || {
-                nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNS)?;
-                Ok(())
-            },
-            false,
-        )
-    });
+    };
+    let mount = std::thread::spawn(move || {
+        try_child(with_user(nix::sched::CloneFlags::CLONE_NEWNS), false)
+    })
+    .join()
+    .unwrap_or_else(|_| Err("the probe panicked".to_owned()));
     let fs_guard = match (mount, landlock_abi) {
         (Ok(()), _) => Ok(FsMechanism::MountNamespace),
         (Err(_), abi) if abi >= 1 => Ok(FsMechanism::LandlockOnly),
         (Err(why), _) => Err(format!("no mount namespace ({why}) and no Landlock")),
     };
-    let network = on_thread(|| {
-        try_child(
-            || {
-                nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET)?;
-                Ok(())
-            },
-            false,
-        )
+    let network = std::thread::spawn(move || {
+        try_child(with_user(nix::sched::CloneFlags::CLONE_NEWNET), false)
     })
+    .join()
+    .unwrap_or_else(|_| Err("the probe panicked".to_owned()))
     .map(|()| NetMechanism::Namespace)
     .map_err(|why| format!("no network namespace: {why}"));
     Guarantees {
@@ -128,6 +136,7 @@ pub(crate) fn probe() -> Guarantees {
         fs_guard,
         network,
         landlock_abi,
+        user_namespace,
     }
 }
 
@@ -182,6 +191,7 @@ pub(crate) async fn run(
             landlock_abi: machine.landlock_abi,
             traced,
             net_namespace: machine.network.is_ok(),
+            user_namespace: machine.user_namespace,
         };
         Some(ChildSetup::new(&layout).map_err(|source| SandboxError::Spawn { source })?)
     } else {
