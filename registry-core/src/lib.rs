@@ -227,6 +227,6 @@ pub use pool::ToolRegistry;
 /// `RUSTC_BOOTSTRAP=1 cargo rustc -p <crate> --lib --profile=check -- -Zunpretty=expanded`
 /// prints the same unformatted (`RUSTC_BOOTSTRAP` lets a stable toolchain
 /// take `-Z`, `--profile=check` skips code generation). Snapshots of
-/// expansions live in the repository's `tests/expand/`, the compile-time
-/// diagnostics, one file per rule, in `tests/ui/`.
+/// expansions live in the repository's `tests/ui-cases/expand/`, the
+/// compile-time diagnostics, one file per rule, in `tests/ui-cases/ui/`.
 pub use registry_macros::tool;

@@ -1,5 +1,6 @@
-//! Expansion snapshots: every `tests/expand/*.rs` at the workspace root is
-//! expanded in-process and pretty-printed next to it as `*.expanded.rs`.
+//! Expansion snapshots: every `tests/ui-cases/expand/*.rs` (from the
+//! workspace root) is expanded in-process and pretty-printed next to it as
+//! `*.expanded.rs`; `registry-ui-tests` compiles the same inputs.
 //!
 //! In-process rendering keeps CI free of a `cargo-expand` install and keeps
 //! nested macros (`inventory::submit!`, `line!`) folded, which is what a
@@ -13,7 +14,7 @@ use quote::ToTokens;
 use syn::{Item, Meta};
 
 fn expand_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/expand")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/ui-cases/expand")
 }
 
 /// Expands every `#[tool]` item of a source file, as the compiler would.
@@ -52,7 +53,7 @@ fn expand_file(source: &str) -> String {
 fn expansions_match_their_snapshots() {
     let update = std::env::var_os("UPDATE_EXPAND").is_some();
     let mut inputs: Vec<PathBuf> = fs::read_dir(expand_dir())
-        .expect("tests/expand exists")
+        .expect("tests/ui-cases/expand exists")
         .map(|entry| entry.expect("readable entry").path())
         .filter(|p| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();

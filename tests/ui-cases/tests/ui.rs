@@ -1,5 +1,6 @@
 //! Compile-time diagnostics of `#[tool]` (`ui/*.rs`, each with its
-//! `.stderr`), and the expansion inputs compiled as passing programs.
+//! `.stderr`), and the expansion inputs (`expand/*.rs`, whose snapshots
+//! `registry-macros` checks) and `pass/*.rs` compiled as passing programs.
 //!
 //! Regenerate the `.stderr` files with `TRYBUILD=overwrite` and review them.
 
