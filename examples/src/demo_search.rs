@@ -91,13 +91,7 @@ async fn section() -> Result<(), Box<dyn std::error::Error>> {
         println!("  {line}");
     }
 
-    let scope = ToolSearchScope::new(
-        index,
-        &registry,
-        &pool,
-        Arc::clone(&session),
-        ResultShape::ToolReferences,
-    );
+    let scope = ToolSearchScope::new(index, &registry, &pool, ResultShape::ToolReferences);
     let executor = registry
         .executor()
         .session(Arc::clone(&session))

@@ -1,6 +1,6 @@
 //! What one permission decision costs against the length of its content:
 //! a shell command of 1 KiB, 1 MiB and 100 MiB, and a path of the same
-//! lengths, each authorized by `PermissionPipeline::authorize` in `bypass`
+//! lengths, each authorized by `PermissionPolicy::authorize` in `bypass`
 //! mode against six content rules of the tool (deny, ask and allow).
 //!
 //! The command is read once per call, inside `authorize`, as a tool that
@@ -22,7 +22,7 @@ use criterion::{BenchmarkId, Criterion};
 use registry_core::{
     PermissionContent, PermissionContext, PermissionMode, Tool, ToolContext, ToolHandle,
     input::PreparedCall,
-    permission::{PermissionPipeline, RuleBehavior, RuleSource},
+    permission::{Grants, PermissionPolicy, RuleBehavior, RuleSource},
     tool,
 };
 use schemars::JsonSchema;
@@ -104,13 +104,13 @@ fn path(bytes: usize) -> String {
 
 fn authorize(
     runtime: &tokio::runtime::Runtime,
-    pipeline: &PermissionPipeline,
+    policy: &PermissionPolicy,
     cx: &PermissionContext,
     call: &PreparedCall,
     tool_cx: &ToolContext,
 ) -> bool {
     runtime
-        .block_on(pipeline.authorize(cx, call, "call-1", tool_cx))
+        .block_on(policy.authorize(cx, &Grants::default(), call, "call-1", tool_cx))
         .is_allowed()
 }
 
@@ -118,7 +118,7 @@ fn bench(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("runtime");
-    let pipeline = PermissionPipeline::new(PermissionMode::Bypass).with_workspace("/work");
+    let policy = PermissionPolicy::new(PermissionMode::Bypass).with_workspace("/work");
     let tool_cx = ToolContext::new().with_working_dir("/work");
     let mut group = c.benchmark_group("authorize");
     group.sample_size(10);
@@ -136,7 +136,7 @@ fn bench(c: &mut Criterion) {
                 .prepare(json!({ "text": make(bytes) }))
                 .expect("input parses");
             group.bench_function(BenchmarkId::new(kind, label), |b| {
-                b.iter(|| black_box(authorize(&runtime, &pipeline, &cx, &call, &tool_cx)));
+                b.iter(|| black_box(authorize(&runtime, &policy, &cx, &call, &tool_cx)));
             });
         }
     }

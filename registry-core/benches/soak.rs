@@ -59,7 +59,7 @@ use std::time::{Duration, Instant};
 
 use registry_core::catalog::{PluginGuard, try_all_base_tools};
 use registry_core::execute::ExecutorConfig;
-use registry_core::permission::{PermissionPipeline, RuleBehavior, RuleSource};
+use registry_core::permission::{PermissionPolicy, RuleBehavior, RuleSource};
 use registry_core::session::Session;
 use registry_core::{
     Executor, Flags, PermissionContent, PermissionContext, PermissionMode, Tool, ToolBuilder,
@@ -445,7 +445,7 @@ struct Tally {
 struct Setup {
     registry: ToolRegistry,
     permissions: PermissionContext,
-    pipeline: PermissionPipeline,
+    policy: PermissionPolicy,
     session: Arc<Session>,
     config: ExecutorConfig,
     spill_dir: PathBuf,
@@ -457,7 +457,7 @@ impl Setup {
         self.registry
             .executor()
             .permissions(self.permissions.clone())
-            .pipeline(self.pipeline.clone())
+            .policy(self.policy.clone())
             .session(Arc::clone(&self.session))
             .config(self.config.clone())
             .build()
@@ -523,7 +523,7 @@ async fn soak(target: usize) {
     let setup = Setup {
         registry: ToolRegistry::new(try_all_base_tools(&Flags::new()).expect("the tool list")),
         permissions,
-        pipeline: PermissionPipeline::new(PermissionMode::Default),
+        policy: PermissionPolicy::new(PermissionMode::Default),
         session: Arc::new(Session::new()),
         config: ExecutorConfig::new().timeout(TIMEOUT).spill_dir(&spill_dir),
         spill_dir,

@@ -14,7 +14,7 @@ use registry_core::{
     catalog::BaseTools,
     declare::Loading,
     permission::{
-        Approval, ApprovalRequest, Approver, Mode, PermissionPipeline, RuleBehavior, RuleSource,
+        Approval, ApprovalRequest, Approver, Mode, PermissionPolicy, RuleBehavior, RuleSource,
     },
 };
 use serde_json::json;
@@ -190,22 +190,18 @@ impl Approver for Answer {
     }
 }
 
-fn with_pipeline(pipeline: PermissionPipeline) -> Executor {
+fn with_policy(policy: PermissionPolicy) -> Executor {
     let registry = Arc::new(ToolRegistry::new(
         BaseTools::__from_handles(vec![reader(), writer("write_file")]).unwrap(),
     ));
     let cx = PermissionContext::new();
     let _pool = registry.assemble_tool_pool(&cx);
-    registry
-        .executor()
-        .permissions(cx)
-        .pipeline(pipeline)
-        .build()
+    registry.executor().permissions(cx).policy(policy).build()
 }
 
 #[test]
 fn ask_without_an_approver_denies_and_an_approver_decides() {
-    let none = with_pipeline(PermissionPipeline::new(PermissionMode::Default));
+    let none = with_policy(PermissionPolicy::new(PermissionMode::Default));
     assert_eq!(run(&none, "read_file"), (false, "contents".to_owned()));
     let (is_error, text) = run(&none, "write_file");
     assert!(is_error);
@@ -214,14 +210,14 @@ fn ask_without_an_approver_denies_and_an_approver_decides() {
         "{text}"
     );
 
-    let yes = with_pipeline(
-        PermissionPipeline::new(PermissionMode::Default)
+    let yes = with_policy(
+        PermissionPolicy::new(PermissionMode::Default)
             .with_approver(Arc::new(Answer(Approval::AllowOnce))),
     );
     assert_eq!(run(&yes, "write_file"), (false, "written".to_owned()));
 
-    let no = with_pipeline(
-        PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(Answer(
+    let no = with_policy(
+        PermissionPolicy::new(PermissionMode::Default).with_approver(Arc::new(Answer(
             Approval::Deny {
                 reason: Some("not today".to_owned()),
             },
@@ -234,6 +230,39 @@ fn ask_without_an_approver_denies_and_an_approver_decides() {
             "permission to run `write_file` was denied: the user denied this call of `write_file`: not today".to_owned()
         )
     );
+}
+
+/// An approver from a closure: one line on the builder, the request in
+/// hand (tool, reason, input).
+#[test]
+fn an_approver_from_a_closure_decides() {
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(vec![reader(), writer("write_file"), writer("delete_file")])
+            .unwrap(),
+    ));
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let exec = registry
+        .executor()
+        .approve_with(move |request| {
+            seen.lock().unwrap().push(request.tool.clone());
+            async move {
+                if request.tool == "write_file" {
+                    Approval::AllowOnce
+                } else {
+                    Approval::Deny {
+                        reason: Some("only writes".to_owned()),
+                    }
+                }
+            }
+        })
+        .build();
+    assert_eq!(run(&exec, "read_file"), (false, "contents".to_owned()));
+    assert_eq!(run(&exec, "write_file"), (false, "written".to_owned()));
+    let (is_error, text) = run(&exec, "delete_file");
+    assert!(is_error && text.ends_with("only writes"), "{text}");
+    // Reads never ask.
+    assert_eq!(*asked.lock().unwrap(), ["write_file", "delete_file"]);
 }
 
 #[test]

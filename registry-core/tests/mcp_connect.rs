@@ -112,7 +112,7 @@ async fn http_errors_are_plain_words() {
         registry
             .executor()
             .permissions(registry_core::PermissionContext::new())
-            .pipeline(registry_core::permission::PermissionPipeline::new(
+            .policy(registry_core::permission::PermissionPolicy::new(
                 registry_core::PermissionMode::Default,
             )),
     );

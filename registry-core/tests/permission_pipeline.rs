@@ -12,8 +12,8 @@ use registry_core::{
     input::PreparedCall,
     permission::{
         AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierError,
-        ClassifierRequest, DeniedBy, JudgeFuture, PermissionPipeline, RuleBehavior, RuleSource,
-        SafetyClassifier, SafetyVerdict,
+        ClassifierRequest, DeniedBy, Grants, JudgeFuture, PermissionPolicy, RuleBehavior,
+        RuleSource, SafetyClassifier, SafetyVerdict,
     },
     tool,
 };
@@ -211,13 +211,24 @@ fn classifier() -> Arc<Classifier> {
     })
 }
 
+/// One call decided in a conversation of its own (no grants before it).
 async fn decide(
-    pipeline: &PermissionPipeline,
+    policy: &PermissionPolicy,
     cx: &PermissionContext,
     call: &PreparedCall,
 ) -> Authorization {
-    pipeline
-        .authorize(cx, call, "call-1", &ToolContext::new())
+    decide_in(policy, &Grants::default(), cx, call).await
+}
+
+/// One call decided in the conversation whose grants are `grants`.
+async fn decide_in(
+    policy: &PermissionPolicy,
+    grants: &Grants,
+    cx: &PermissionContext,
+    call: &PreparedCall,
+) -> Authorization {
+    policy
+        .authorize(cx, grants, call, "call-1", &ToolContext::new())
         .await
 }
 
@@ -294,7 +305,7 @@ async fn each_mode_answers_read_only_writing_and_destructive_calls() {
         "every mode is in the table"
     );
     for (mode, on_read, on_write, on_destroy) in table {
-        let pipeline = PermissionPipeline::new(mode)
+        let pipeline = PermissionPolicy::new(mode)
             .with_workspace("/work/project")
             .with_classifier(classifier());
         let answers = [
@@ -307,7 +318,7 @@ async fn each_mode_answers_read_only_writing_and_destructive_calls() {
 
     // With an approver, the asks of `default` reach it.
     let approver = Recording::new(Approval::AllowOnce);
-    let pipeline = PermissionPipeline::new(Default).with_approver(approver.clone());
+    let pipeline = PermissionPolicy::new(Default).with_approver(approver.clone());
     assert_eq!(
         short(&decide(&pipeline, &cx, &write()).await),
         "allowed by Approver"
@@ -326,21 +337,21 @@ async fn each_mode_answers_read_only_writing_and_destructive_calls() {
 #[tokio::test]
 async fn mode_reasons_tell_the_model_what_happened() {
     let cx = PermissionContext::new();
-    let plan = PermissionPipeline::new(PermissionMode::Plan);
+    let plan = PermissionPolicy::new(PermissionMode::Plan);
     assert_eq!(
         decide(&plan, &cx, &write()).await.denial_reason(),
         Some(
             "plan mode only runs read-only calls, and this call of `probe` can change things; describe the change in the plan instead"
         )
     );
-    let dont_ask = PermissionPipeline::new(PermissionMode::DontAsk);
+    let dont_ask = PermissionPolicy::new(PermissionMode::DontAsk);
     assert_eq!(
         decide(&dont_ask, &cx, &destroy()).await.denial_reason(),
         Some(
             "`probe` can destroy or overwrite data; dont_ask mode denies every call that would need approval"
         )
     );
-    let default = PermissionPipeline::new(PermissionMode::Default);
+    let default = PermissionPolicy::new(PermissionMode::Default);
     assert_eq!(
         decide(&default, &cx, &write()).await.denial_reason(),
         Some(
@@ -353,7 +364,7 @@ async fn mode_reasons_tell_the_model_what_happened() {
 async fn accept_edits_runs_only_non_destructive_writes_to_paths_in_the_workspace() {
     let cx = PermissionContext::new();
     let edits =
-        PermissionPipeline::new(PermissionMode::AcceptEdits).with_workspace("/work/./project/");
+        PermissionPolicy::new(PermissionMode::AcceptEdits).with_workspace("/work/./project/");
     let cases = [
         (json!({ "path": "src/a.rs" }), true),
         (json!({ "path": "/work/project/src/a.rs" }), true),
@@ -378,7 +389,7 @@ async fn accept_edits_runs_only_non_destructive_writes_to_paths_in_the_workspace
         "{answer:?}"
     );
     // No workspace: nothing counts as inside it.
-    let nowhere = PermissionPipeline::new(PermissionMode::AcceptEdits);
+    let nowhere = PermissionPolicy::new(PermissionMode::AcceptEdits);
     let answer = decide(&nowhere, &cx, &write()).await;
     assert!(
         answer.denial_reason().unwrap().contains("has no workspace"),
@@ -391,7 +402,7 @@ async fn deny_beats_ask_beats_allow() {
     let approver = Recording::new(Approval::AllowOnce);
     // Relative rules are written against the workspace, which is also where
     // relative paths resolve when the call has no working directory.
-    let pipeline = PermissionPipeline::new(PermissionMode::Default)
+    let pipeline = PermissionPolicy::new(PermissionMode::Default)
         .with_approver(approver.clone())
         .with_workspace("/work");
     let cx = rules(&[
@@ -436,7 +447,7 @@ fn write_to(path: &str) -> PreparedCall {
 
 #[tokio::test]
 async fn whole_tool_rules_cover_names_aliases_and_servers_in_the_current_context() {
-    let pipeline = PermissionPipeline::new(PermissionMode::Bypass);
+    let pipeline = PermissionPolicy::new(PermissionMode::Bypass);
     let prepared = read();
     let mut cx = PermissionContext::new();
     assert!(decide(&pipeline, &cx, &prepared).await.is_allowed());
@@ -468,7 +479,7 @@ async fn whole_tool_rules_cover_names_aliases_and_servers_in_the_current_context
         assert_eq!(!answer.is_allowed(), denies, "{rule}: {answer:?}");
     }
     // Server forms work for ask and allow rules too.
-    let default = PermissionPipeline::new(PermissionMode::Default);
+    let default = PermissionPolicy::new(PermissionMode::Default);
     let write_call = ToolBuilder::new("mcp__files__write", "Write a file.")
         .build(|_, _| async { Ok(ToolOutput::text("")) })
         .unwrap()
@@ -485,7 +496,7 @@ async fn whole_tool_rules_cover_names_aliases_and_servers_in_the_current_context
 
 #[tokio::test]
 async fn content_rules_naming_an_alias_apply_to_the_tool() {
-    let pipeline = PermissionPipeline::new(PermissionMode::Bypass);
+    let pipeline = PermissionPolicy::new(PermissionMode::Bypass);
     let cx = rules(&[(RuleBehavior::Deny, "Probe(git push:*)")]);
     let push = call(json!({ "command": "git push --force" }));
     assert!(!decide(&pipeline, &cx, &push).await.is_allowed());
@@ -495,7 +506,7 @@ async fn content_rules_naming_an_alias_apply_to_the_tool() {
 
 #[tokio::test]
 async fn deny_content_rules_see_every_command_of_a_line_and_allow_rules_only_one() {
-    let pipeline = PermissionPipeline::new(PermissionMode::Default);
+    let pipeline = PermissionPolicy::new(PermissionMode::Default);
     let cx = rules(&[
         (RuleBehavior::Deny, "probe(rm:*)"),
         (RuleBehavior::Allow, "probe(git status:*)"),
@@ -527,7 +538,7 @@ async fn the_tools_own_deny_is_never_loosened() {
     let cx = rules(&[(RuleBehavior::Allow, "probe")]);
     let approver = Recording::new(Approval::AllowAlways);
     for mode in PermissionMode::ALL {
-        let pipeline = PermissionPipeline::new(mode).with_approver(approver.clone());
+        let pipeline = PermissionPolicy::new(mode).with_approver(approver.clone());
         assert_eq!(
             decide(&pipeline, &cx, &denying).await,
             Authorization::Denied {
@@ -543,7 +554,7 @@ async fn the_tools_own_deny_is_never_loosened() {
 #[tokio::test]
 async fn the_tools_own_allow_and_ask() {
     let cx = PermissionContext::new();
-    let default = PermissionPipeline::new(PermissionMode::Default);
+    let default = PermissionPolicy::new(PermissionMode::Default);
     let allowing = call(json!({ "decision": "allow" }));
     assert_eq!(
         decide(&default, &cx, &allowing).await,
@@ -564,12 +575,12 @@ async fn the_tools_own_allow_and_ask() {
     assert!(decide(&default, &cx, &asking).await.is_allowed());
     // Bypass runs it; dont_ask refuses it.
     let cx = PermissionContext::new();
-    let bypass = PermissionPipeline::new(PermissionMode::Bypass);
+    let bypass = PermissionPolicy::new(PermissionMode::Bypass);
     assert_eq!(
         decide(&bypass, &cx, &asking).await,
         by_mode(PermissionMode::Bypass)
     );
-    let dont_ask = PermissionPipeline::new(PermissionMode::DontAsk);
+    let dont_ask = PermissionPolicy::new(PermissionMode::DontAsk);
     assert!(matches!(
         decide(&dont_ask, &cx, &asking).await,
         Authorization::Denied {
@@ -582,7 +593,7 @@ async fn the_tools_own_allow_and_ask() {
 #[tokio::test]
 async fn plan_mode_refuses_writes_even_with_an_allow_rule() {
     let cx = rules(&[(RuleBehavior::Allow, "probe")]);
-    let plan = PermissionPipeline::new(PermissionMode::Plan);
+    let plan = PermissionPolicy::new(PermissionMode::Plan);
     assert!(matches!(
         decide(&plan, &cx, &write()).await,
         Authorization::Denied {
@@ -610,7 +621,7 @@ async fn plan_mode_refuses_writes_even_with_an_allow_rule() {
 #[tokio::test]
 async fn a_call_without_content_cannot_slip_past_content_rules() {
     let approver = Recording::new(Approval::AllowOnce);
-    let default = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let default = PermissionPolicy::new(PermissionMode::Default).with_approver(approver.clone());
     let no_content = call(json!({ "read_only": true }));
     let hook_panics = call(json!({ "read_only": true, "path": "src/a", "content_panics": true }));
     assert_eq!(hook_panics.permission_content(), None);
@@ -641,7 +652,7 @@ async fn a_call_without_content_cannot_slip_past_content_rules() {
     }
     // Bypass never runs past a deny rule it cannot check.
     let cx = rules(&[(RuleBehavior::Deny, "probe(secrets:*)")]);
-    let bypass = PermissionPipeline::new(PermissionMode::Bypass);
+    let bypass = PermissionPolicy::new(PermissionMode::Bypass);
     assert!(matches!(
         decide(&bypass, &cx, &no_content).await,
         Authorization::Denied {
@@ -655,7 +666,7 @@ async fn a_call_without_content_cannot_slip_past_content_rules() {
         short(&decide(&bypass, &cx, &write_no_content()).await),
         "allowed by Mode(Bypass)"
     );
-    let dont_ask = PermissionPipeline::new(PermissionMode::DontAsk);
+    let dont_ask = PermissionPolicy::new(PermissionMode::DontAsk);
     assert_eq!(
         short(&decide(&dont_ask, &cx, &write_no_content()).await),
         "denied by Mode(DontAsk)"
@@ -670,7 +681,7 @@ fn write_no_content() -> PreparedCall {
 async fn panicking_hooks_mean_ask() {
     let cx = PermissionContext::new();
     let approver = Recording::new(Approval::AllowOnce);
-    let default = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let default = PermissionPolicy::new(PermissionMode::Default).with_approver(approver.clone());
     // The permission check panics on a read-only call: ask.
     let check_panics = call(json!({ "decision": "panic", "read_only": true }));
     assert!(decide(&default, &cx, &check_panics).await.is_allowed());
@@ -683,7 +694,7 @@ async fn panicking_hooks_mean_ask() {
     assert!(decide(&default, &cx, &posture_panics).await.is_allowed());
     assert_eq!(approver.asked(), 2);
     // Without an approver, both are denied.
-    let alone = PermissionPipeline::new(PermissionMode::Default);
+    let alone = PermissionPolicy::new(PermissionMode::Default);
     for prepared in [&check_panics, &posture_panics] {
         assert_eq!(
             short(&decide(&alone, &cx, prepared).await),
@@ -696,7 +707,7 @@ async fn panicking_hooks_mean_ask() {
 async fn an_approver_that_panics_or_refuses_denies() {
     let cx = PermissionContext::new();
     let panicking =
-        PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(Panicking));
+        PermissionPolicy::new(PermissionMode::Default).with_approver(Arc::new(Panicking));
     assert_eq!(
         decide(&panicking, &cx, &write()).await,
         Authorization::Denied {
@@ -704,7 +715,7 @@ async fn an_approver_that_panics_or_refuses_denies() {
             reason: "asking for approval of this call of `probe` failed, so it was not run".into()
         }
     );
-    let refusing = PermissionPipeline::new(PermissionMode::Default).with_approver(Recording::new(
+    let refusing = PermissionPolicy::new(PermissionMode::Default).with_approver(Recording::new(
         Approval::Deny {
             reason: Some("not on a Friday".into()),
         },
@@ -718,12 +729,13 @@ async fn an_approver_that_panics_or_refuses_denies() {
 #[tokio::test]
 async fn the_approver_sees_the_call() {
     let approver = Recording::new(Approval::AllowOnce);
-    let default = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let default = PermissionPolicy::new(PermissionMode::Default).with_approver(approver.clone());
     // `read_only: null` is "absent": its schema does not admit null.
     let prepared = call(json!({ "path": "./src//a.rs", "read_only": null }));
     let answer = default
         .authorize(
             &PermissionContext::new(),
+            &Grants::default(),
             &prepared,
             "toolu_42",
             &ToolContext::new(),
@@ -751,20 +763,22 @@ async fn the_approver_sees_the_call() {
 #[tokio::test]
 async fn allow_always_grants_the_same_content_for_the_session() {
     let approver = Recording::new(Approval::AllowAlways);
-    let pipeline = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let pipeline = PermissionPolicy::new(PermissionMode::Default).with_approver(approver.clone());
     let cx = PermissionContext::new();
+    let grants = Grants::default();
     let rm = || call(json!({ "command": "rm *.tmp", "destructive": true }));
     assert_eq!(
-        decide(&pipeline, &cx, &rm()).await,
+        decide_in(&pipeline, &grants, &cx, &rm()).await,
         Authorization::Allowed {
             by: AllowedBy::Approver
         }
     );
     assert_eq!(approver.asked(), 1);
-    // The same command again: granted, not asked. A clone shares the grant.
+    // The same command again: granted, not asked, under a clone of the
+    // policy too: the grant is the conversation's.
     let clone = pipeline.clone();
     assert_eq!(
-        decide(&clone, &cx, &rm()).await,
+        decide_in(&clone, &grants, &cx, &rm()).await,
         Authorization::Allowed {
             by: AllowedBy::SessionRule(r"probe(rm \\*.tmp)".into())
         }
@@ -773,35 +787,37 @@ async fn allow_always_grants_the_same_content_for_the_session() {
     // The grant is exact: `*` in the approved command is not a wildcard.
     let other = call(json!({ "command": "rm important.tmp", "destructive": true }));
     assert_eq!(
-        short(&decide(&pipeline, &cx, &other).await),
+        short(&decide_in(&pipeline, &grants, &cx, &other).await),
         "allowed by Approver"
     );
     assert_eq!(approver.asked(), 2);
     // A call without content grants calls without content: for a tool
     // with no content hook, every call; never a call that names content.
     assert!(
-        decide(&pipeline, &cx, &write_no_content())
+        decide_in(&pipeline, &grants, &cx, &write_no_content())
             .await
             .is_allowed()
     );
     assert_eq!(approver.asked(), 3);
-    let rules: Vec<String> = pipeline
-        .session_rules()
-        .iter()
-        .map(ToString::to_string)
-        .collect();
+    let rules: Vec<String> = grants.rules().iter().map(ToString::to_string).collect();
     assert_eq!(
         rules,
         ["probe", r"probe(rm \\*.tmp)", r"probe(rm important.tmp)"]
     );
     assert_eq!(
-        decide(&pipeline, &cx, &write_no_content()).await,
+        decide_in(&pipeline, &grants, &cx, &write_no_content()).await,
         Authorization::Allowed {
             by: AllowedBy::SessionRule("probe".into())
         }
     );
     assert_eq!(
-        decide(&pipeline, &cx, &call(json!({ "command": "anything" }))).await,
+        decide_in(
+            &pipeline,
+            &grants,
+            &cx,
+            &call(json!({ "command": "anything" }))
+        )
+        .await,
         Authorization::Allowed {
             by: AllowedBy::Approver
         },
@@ -811,10 +827,22 @@ async fn allow_always_grants_the_same_content_for_the_session() {
     // Grants never pass a deny rule, nor an ask rule ("ask every time").
     let cx = rules_deny_and_ask();
     let before = approver.asked();
-    decide(&pipeline, &cx, &call(json!({ "command": "git push" }))).await;
+    decide_in(
+        &pipeline,
+        &grants,
+        &cx,
+        &call(json!({ "command": "git push" })),
+    )
+    .await;
     assert_eq!(approver.asked(), before + 1, "an ask rule still asks");
     assert!(matches!(
-        decide(&pipeline, &cx, &call(json!({ "command": "sudo x" }))).await,
+        decide_in(
+            &pipeline,
+            &grants,
+            &cx,
+            &call(json!({ "command": "sudo x" }))
+        )
+        .await,
         Authorization::Denied {
             by: DeniedBy::DenyRule(_),
             ..
@@ -834,7 +862,7 @@ async fn auto_mode_asks_the_classifier_and_fails_closed() {
     let cx = PermissionContext::new();
     let judge = classifier();
     let approver = Recording::new(Approval::AllowOnce);
-    let auto = PermissionPipeline::new(PermissionMode::Auto)
+    let auto = PermissionPolicy::new(PermissionMode::Auto)
         .with_classifier(judge.clone())
         .with_approver(approver.clone());
     let reviewed = |text: &str| call(json!({ "review": text }));
@@ -905,28 +933,31 @@ async fn auto_mode_asks_the_classifier_and_fails_closed() {
 #[test]
 fn authorize_is_send_and_runs_concurrently() {
     fn assert_send<T: Send>(_: &T) {}
-    let pipeline = PermissionPipeline::new(PermissionMode::Default);
+    let pipeline = PermissionPolicy::new(PermissionMode::Default);
     let cx = PermissionContext::new();
     let prepared = write();
     let tool_cx = ToolContext::new();
-    assert_send(&pipeline.authorize(&cx, &prepared, "id", &tool_cx));
+    let grants = Grants::default();
+    assert_send(&pipeline.authorize(&cx, &grants, &prepared, "id", &tool_cx));
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .build()
         .unwrap();
     let approver = Recording::new(Approval::AllowAlways);
-    let pipeline = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let pipeline = PermissionPolicy::new(PermissionMode::Default).with_approver(approver.clone());
+    let grants = Arc::new(Grants::default());
     let outcomes = runtime.block_on(async {
         let tasks: Vec<_> = (0..32)
             .map(|i| {
-                let pipeline = pipeline.clone();
+                let (pipeline, grants) = (pipeline.clone(), Arc::clone(&grants));
                 tokio::spawn(async move {
                     let command = format!("make target-{}", i % 4);
                     let prepared = call(json!({ "command": command }));
                     pipeline
                         .authorize(
                             &PermissionContext::new(),
+                            &grants,
                             &prepared,
                             &i.to_string(),
                             &ToolContext::new(),
@@ -943,13 +974,13 @@ fn authorize_is_send_and_runs_concurrently() {
     });
     assert!(outcomes.iter().all(Authorization::is_allowed));
     // Four distinct commands: four grants however the calls interleaved.
-    assert_eq!(pipeline.session_rules().len(), 4);
+    assert_eq!(grants.rules().len(), 4);
     assert!(approver.asked() >= 4);
 }
 
 #[tokio::test]
 async fn with_a_workspace_paths_match_relative_and_absolute_rules() {
-    let pipeline = PermissionPipeline::new(PermissionMode::Default).with_workspace("/work/project");
+    let pipeline = PermissionPolicy::new(PermissionMode::Default).with_workspace("/work/project");
     let cx = rules(&[
         (RuleBehavior::Deny, "probe(.env)"),
         (RuleBehavior::Deny, "probe(/work/project/secrets:*)"),
@@ -978,7 +1009,7 @@ async fn with_a_workspace_paths_match_relative_and_absolute_rules() {
         );
     }
     // Without a workspace the two spellings cannot be related.
-    let unanchored = PermissionPipeline::new(PermissionMode::Default);
+    let unanchored = PermissionPolicy::new(PermissionMode::Default);
     assert_eq!(
         short(&decide(&unanchored, &cx, &write_to("/work/project/.env")).await),
         "denied by NoApprover"
@@ -990,7 +1021,7 @@ async fn with_a_workspace_paths_match_relative_and_absolute_rules() {
 #[tokio::test]
 async fn always_on_a_call_without_content_never_covers_one_with_content() {
     let approver = Recording::new(Approval::AllowAlways);
-    let pipeline = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let pipeline = PermissionPolicy::new(PermissionMode::Default).with_approver(approver.clone());
     let cx = PermissionContext::new();
     // An empty command names nothing; "always" for it is not "always".
     let empty = call(json!({ "command": "" }));
@@ -1012,7 +1043,7 @@ async fn a_path_deny_rule_for_every_path_covers_relative_paths_too() {
     for rule in ["probe(:*)", "probe(./:*)"] {
         let cx = rules(&[(RuleBehavior::Deny, rule)]);
         for mode in [PermissionMode::Default, PermissionMode::Bypass] {
-            let pipeline = PermissionPipeline::new(mode);
+            let pipeline = PermissionPolicy::new(mode);
             for path in ["src/lib.rs", "/etc/passwd", ".env", "a/b/c.txt"] {
                 if rule == "probe(./:*)" && path.starts_with('/') {
                     // `./` names relative paths; an absolute one is not
@@ -1038,7 +1069,7 @@ async fn a_path_deny_rule_for_every_path_covers_relative_paths_too() {
 #[tokio::test]
 async fn a_leading_double_star_covers_a_file_at_the_top() {
     let cx = rules(&[(RuleBehavior::Deny, "probe(**/.env)")]);
-    let pipeline = PermissionPipeline::new(PermissionMode::Bypass);
+    let pipeline = PermissionPolicy::new(PermissionMode::Bypass);
     for path in [".env", "./.env", "a/b/.env", "/work/.env", "a/.env"] {
         let outcome = decide(&pipeline, &cx, &write_to(path)).await;
         assert!(!outcome.is_allowed(), "{path}: {outcome:?}");
@@ -1048,7 +1079,7 @@ async fn a_leading_double_star_covers_a_file_at_the_top() {
 #[tokio::test]
 async fn a_relative_deny_rule_against_an_absolute_path_without_a_workspace_does_not_allow() {
     let cx = rules(&[(RuleBehavior::Deny, "probe(.env)")]);
-    let bypass = PermissionPipeline::new(PermissionMode::Bypass);
+    let bypass = PermissionPolicy::new(PermissionMode::Bypass);
     let outcome = decide(&bypass, &cx, &write_to("/work/.env")).await;
     assert!(
         matches!(
@@ -1065,7 +1096,7 @@ async fn a_relative_deny_rule_against_an_absolute_path_without_a_workspace_does_
 #[tokio::test]
 async fn command_deny_rules_see_through_substitutions_keywords_and_wrappers() {
     let cx = rules(&[(RuleBehavior::Deny, "probe(rm:*)")]);
-    let bypass = PermissionPipeline::new(PermissionMode::Bypass);
+    let bypass = PermissionPolicy::new(PermissionMode::Bypass);
     for command in [
         "echo $(rm -rf x)",
         "echo `rm -rf x`",
@@ -1103,33 +1134,35 @@ async fn command_deny_rules_see_through_substitutions_keywords_and_wrappers() {
 }
 
 /// A grant given with a lifetime answers until it lapses, then the call is
-/// asked about again; `for_new_session` keeps the policy and none of the
-/// grants.
+/// asked about again; another conversation under the same policy has none
+/// of the first one's grants.
 #[tokio::test]
 async fn a_grant_lasts_its_lifetime_and_belongs_to_its_session() {
     let approver = Recording::new(Approval::AllowAlways);
-    let lasting = PermissionPipeline::new(PermissionMode::Default).with_approver(approver.clone());
+    let lasting = PermissionPolicy::new(PermissionMode::Default).with_approver(approver.clone());
     let cx = PermissionContext::new();
     let rm = || call(json!({ "command": "rm *.tmp", "destructive": true }));
-    decide(&lasting, &cx, &rm()).await;
+    let first = Grants::default();
+    decide_in(&lasting, &first, &cx, &rm()).await;
     assert!(matches!(
-        decide(&lasting, &cx, &rm()).await,
+        decide_in(&lasting, &first, &cx, &rm()).await,
         Authorization::Allowed {
             by: AllowedBy::SessionRule(_)
         }
     ));
     assert_eq!(approver.asked(), 1);
 
-    let other = lasting.for_new_session();
-    assert!(other.session_rules().is_empty());
-    decide(&other, &cx, &rm()).await;
+    let other = Grants::default();
+    assert!(other.rules().is_empty());
+    decide_in(&lasting, &other, &cx, &rm()).await;
     assert_eq!(approver.asked(), 2, "another session is asked itself");
 
-    let lapsing = PermissionPipeline::new(PermissionMode::Default)
+    let lapsing = PermissionPolicy::new(PermissionMode::Default)
         .with_approver(approver.clone())
         .with_grant_lifetime(std::time::Duration::ZERO);
-    decide(&lapsing, &cx, &rm()).await;
-    decide(&lapsing, &cx, &rm()).await;
+    let third = Grants::default();
+    decide_in(&lapsing, &third, &cx, &rm()).await;
+    decide_in(&lapsing, &third, &cx, &rm()).await;
     assert_eq!(approver.asked(), 4, "a lapsed grant answers nothing");
-    assert!(lapsing.session_rules().is_empty());
+    assert!(third.rules().is_empty());
 }

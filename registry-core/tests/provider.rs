@@ -112,13 +112,7 @@ fn setup(w: &World, format: ProviderFormat) -> (Executor, ToolPool, Arc<Session>
         ProviderFormat::Anthropic => ResultShape::ToolReferences,
         other => ResultShape::Definitions(other),
     };
-    let scope = ToolSearchScope::new(
-        Arc::clone(&w.index),
-        &w.registry,
-        &pool,
-        Arc::clone(&session),
-        shape,
-    );
+    let scope = ToolSearchScope::new(Arc::clone(&w.index), &w.registry, &pool, shape);
     let executor = w
         .registry
         .executor()

@@ -124,18 +124,12 @@ fn registry() -> ToolRegistry {
 
 fn scope(registry: &ToolRegistry, index: Arc<ToolSearchIndex>) -> ToolSearchScope {
     let pool = registry.assemble_tool_pool(&PermissionContext::new());
-    ToolSearchScope::new(
-        index,
-        registry,
-        &pool,
-        Arc::new(Session::new()),
-        ResultShape::ToolReferences,
-    )
+    ToolSearchScope::new(index, registry, &pool, ResultShape::ToolReferences)
 }
 
 fn first(scope: &ToolSearchScope, query: &str) -> Vec<String> {
     scope
-        .search(query, 3)
+        .search(&Session::new(), query, 3)
         .unwrap()
         .names()
         .into_iter()
@@ -169,7 +163,7 @@ fn meaning_finds_what_words_cannot() {
         "mcp__files__list_allowed_directories"
     );
     // Typed results carry the fused scores, best first.
-    let hits = s.search(query, 3).unwrap().hits();
+    let hits = s.search(&Session::new(), query, 3).unwrap().hits();
     assert!(
         hits.windows(2).all(|w| w[0].score >= w[1].score),
         "{hits:?}"
@@ -489,7 +483,7 @@ fn a_weight_that_is_not_a_number_is_the_default() {
             SemanticRanking::new(Arc::new(Concepts::default())).fusion(fusion),
         ));
         let s = scope(&registry, index);
-        s.search("clock hour", 5).unwrap().hits()
+        s.search(&Session::new(), "clock hour", 5).unwrap().hits()
     };
     let nan = ranked(Fusion::Scores {
         semantic_weight: f32::NAN,

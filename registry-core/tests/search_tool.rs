@@ -19,7 +19,7 @@ use registry_core::{
     render::ProviderFormat,
     search::{
         Document, QueryError, ResultShape, SearchIndex, TOOL_SEARCH_NAME, ToolSearch,
-        ToolSearchError, ToolSearchIndex, ToolSearchScope,
+        ToolSearchError, ToolSearchIndex, ToolSearchOutcome, ToolSearchScope,
     },
     session::{AutoDeferral, DeferralPolicy},
 };
@@ -96,24 +96,29 @@ fn world() -> World {
     }
 }
 
+/// A scope searched directly, as `tool_search` searches it under an
+/// executor whose session is `session`.
+struct Scoped {
+    scope: ToolSearchScope,
+    session: Arc<Session>,
+}
+
+impl Scoped {
+    fn search(&self, query: &str, max: usize) -> Result<ToolSearchOutcome, ToolSearchError> {
+        self.scope.search(&self.session, query, max)
+    }
+}
+
 impl World {
     fn pool(&self, cx: &PermissionContext) -> ToolPool {
         self.registry.assemble_tool_pool(cx)
     }
 
-    fn scope(
-        &self,
-        pool: &ToolPool,
-        session: &Arc<Session>,
-        shape: ResultShape,
-    ) -> ToolSearchScope {
-        ToolSearchScope::new(
-            Arc::clone(&self.index),
-            &self.registry,
-            pool,
-            Arc::clone(session),
-            shape,
-        )
+    fn scope(&self, pool: &ToolPool, session: &Arc<Session>, shape: ResultShape) -> Scoped {
+        Scoped {
+            scope: ToolSearchScope::new(Arc::clone(&self.index), &self.registry, pool, shape),
+            session: Arc::clone(session),
+        }
     }
 
     fn names(&self, query: &str) -> Vec<String> {
@@ -358,7 +363,7 @@ fn bad_input_is_a_typed_error() {
 }
 
 fn executor(w: &World, pool: &ToolPool, session: &Arc<Session>, shape: ResultShape) -> Executor {
-    let scope = w.scope(pool, session, shape);
+    let scope = w.scope(pool, session, shape).scope;
     w.registry
         .executor()
         .session(Arc::clone(session))
@@ -636,4 +641,78 @@ fn without_a_decision_declarations_decide() {
     assert_eq!(view.pending(), ["deploy_site"]);
     assert!(view.render_openai_chat().contains(TOOL_SEARCH_NAME));
     assert!(!view.render_openai_chat().contains("deploy_site"));
+}
+
+/// `ExecutorBuilder::tool_search` sets tool search up in one call: the
+/// session defers, `tool_search` finds into the executor's own session,
+/// and what it found runs. There is no second session to pass.
+#[test]
+fn tool_search_in_one_call_loads_into_the_executors_session() {
+    let w = world();
+    let exec = w
+        .registry
+        .executor()
+        .tool_search(DeferralPolicy::Always, ProviderFormat::Anthropic)
+        .build();
+    assert!(
+        exec.session()
+            .is_deferred(exec.pool().get("mcp__github__create_issue").unwrap())
+    );
+    let (error, text) = call(&exec, "mcp__github__create_issue", json!({}));
+    assert!(error && text.contains("is deferred"), "{text}");
+    let (error, text) = call(
+        &exec,
+        TOOL_SEARCH_NAME,
+        json!({ "query": "open a new issue", "max_results": 1 }),
+    );
+    assert!(!error, "{text}");
+    assert!(exec.session().is_discovered("mcp__github__create_issue"));
+    assert_eq!(
+        call(&exec, "mcp__github__create_issue", json!({})),
+        (false, "ran".to_owned())
+    );
+    // The session's render now carries the discovered tool in full.
+    let render = exec
+        .pool()
+        .for_session(exec.session())
+        .render_anthropic(Default::default());
+    assert!(
+        render.contains(r#""name":"mcp__github__create_issue""#),
+        "{render}"
+    );
+}
+
+/// The pool an executor offers is the pool it resolves against: a plugin
+/// registered after the build is in neither, so nothing offered is then
+/// refused, and nothing refused was offered.
+#[test]
+fn the_offered_pool_is_the_resolved_pool() {
+    let w = world();
+    let exec = w
+        .registry
+        .executor()
+        .mode(registry_core::PermissionMode::Bypass)
+        .build();
+    let _late = w
+        .registry
+        .plugins()
+        .register(
+            "late",
+            build(tool("late_tool", "Registered after the build.")),
+        )
+        .unwrap();
+    assert!(exec.pool().get("late_tool").is_none());
+    let (error, text) = call(&exec, "late_tool", json!({}));
+    assert!(error, "{text}");
+    // The next executor has it, offered and runnable.
+    let next = w
+        .registry
+        .executor()
+        .mode(registry_core::PermissionMode::Bypass)
+        .build();
+    assert!(next.pool().get("late_tool").is_some());
+    assert_eq!(
+        call(&next, "late_tool", json!({})),
+        (false, "ran".to_owned())
+    );
 }

@@ -10,10 +10,9 @@ use std::net::TcpListener;
 use std::process::Stdio;
 use std::time::{Duration, SystemTime};
 
-use registry_core::PermissionMode;
-use registry_core::permission::{GrantRecord, PermissionPipeline};
+use registry_core::permission::GrantRecord;
 use registry_core::session::{
-    Session, SessionRecord, SessionStore, StoreError, StoreLimits, Stored,
+    RECORD_FORMAT, Session, SessionRecord, SessionStore, StoreError, StoreLimits, Stored,
 };
 use registry_redis::{RedisOptions, RedisSessionStore};
 use tokio::process::{Child, Command};
@@ -213,26 +212,27 @@ async fn a_session_saved_by_one_replica_is_restored_by_another() {
 
     let session = Session::new();
     session.discover("create_issue");
-    let pipeline = PermissionPipeline::new(PermissionMode::Default);
-    pipeline.restore_grants(
-        [
-            GrantRecord {
-                tool: "run_command".into(),
-                content: Some("cargo test".into()),
-                lapses_at_unix_ms: None,
-            },
-            GrantRecord {
-                tool: "write_file".into(),
-                content: Some("notes.md".into()),
-                lapses_at_unix_ms: Some(ms(now + Duration::from_secs(1))),
-            },
-        ],
+    session.restore(
+        SessionRecord {
+            format: RECORD_FORMAT,
+            grants: vec![
+                GrantRecord {
+                    tool: "run_command".into(),
+                    content: Some("cargo test".into()),
+                    lapses_at_unix_ms: None,
+                },
+                GrantRecord {
+                    tool: "write_file".into(),
+                    content: Some("notes.md".into()),
+                    lapses_at_unix_ms: Some(ms(now + Duration::from_secs(1))),
+                },
+            ],
+            ..SessionRecord::default()
+        },
         now,
     );
     let limits = StoreLimits::default();
-    let bytes = SessionRecord::capture(&session, &pipeline, now)
-        .encode("conv-1", &limits)
-        .unwrap();
+    let bytes = session.record(now).encode("conv-1", &limits).unwrap();
     guarded(here.save("conv-1", &bytes, None, limits.ttl))
         .await
         .unwrap();
@@ -240,16 +240,15 @@ async fn a_session_saved_by_one_replica_is_restored_by_another() {
     // Two seconds later, on the other replica: the short grant lapsed.
     let later = now + Duration::from_secs(2);
     let stored = guarded(there.load("conv-1")).await.unwrap().unwrap();
-    let (restored, restored_pipeline) = (
-        Session::new(),
-        PermissionPipeline::new(PermissionMode::Default),
+    let restored = Session::new();
+    restored.restore(
+        SessionRecord::decode("conv-1", &stored.bytes).unwrap(),
+        later,
     );
-    SessionRecord::decode("conv-1", &stored.bytes)
-        .unwrap()
-        .restore(&restored, &restored_pipeline, later);
     assert_eq!(restored.discovered(), ["create_issue"]);
-    let grants: Vec<String> = restored_pipeline
-        .grant_records(later)
+    let grants: Vec<String> = restored
+        .record(later)
+        .grants
         .into_iter()
         .map(|g| format!("{}({})", g.tool, g.content.unwrap_or_default()))
         .collect();

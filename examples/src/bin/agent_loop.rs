@@ -97,7 +97,7 @@ async fn run(format: ProviderFormat, file: &str) -> Result<Value, Box<dyn std::e
         ProviderFormat::Anthropic => ResultShape::ToolReferences,
         other => ResultShape::Definitions(other),
     };
-    let scope = ToolSearchScope::new(index, &registry, &pool, Arc::clone(&session), shape);
+    let scope = ToolSearchScope::new(index, &registry, &pool, shape);
     let executor = registry
         .executor()
         .mode(PermissionMode::Default)

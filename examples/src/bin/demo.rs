@@ -37,8 +37,8 @@ use registry_core::{
     execute::ExecEvent,
     permission::{
         AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierError,
-        ClassifierRequest, DeniedBy, JudgeFuture, PermissionPipeline, RuleBehavior, RuleSource,
-        SafetyClassifier, SafetyVerdict,
+        ClassifierRequest, DeniedBy, Grants, JudgeFuture, PermissionPolicy, RuleBehavior,
+        RuleSource, SafetyClassifier, SafetyVerdict,
     },
 };
 use registry_examples::Sandbox;
@@ -407,14 +407,14 @@ async fn print_modes(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::e
     for (source, behavior, rule) in MODE_RULES {
         rules.add_rule(source, behavior, rule)?;
     }
-    let pipeline = |mode, approver: bool| {
-        let pipeline = PermissionPipeline::new(mode)
+    let policy = |mode, approver: bool| {
+        let policy = PermissionPolicy::new(mode)
             .with_workspace(&workspace)
             .with_classifier(Arc::new(ToyClassifier));
         if approver {
-            pipeline.with_approver(Arc::new(ApproveAll))
+            policy.with_approver(Arc::new(ApproveAll))
         } else {
-            pipeline
+            policy
         }
     };
 
@@ -440,11 +440,24 @@ async fn print_modes(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::e
         let mut row = vec![format!("{name} {}", case_label(args))];
         let mut case_reasons: Vec<(String, Vec<PermissionMode>)> = Vec::new();
         for mode in PermissionMode::ALL {
-            let alone = pipeline(mode, false)
-                .authorize(&rules, &prepared, "toolu_modes", &tool_cx)
+            // Each cell is its own conversation: no grant carries over.
+            let alone = policy(mode, false)
+                .authorize(
+                    &rules,
+                    &Grants::default(),
+                    &prepared,
+                    "toolu_modes",
+                    &tool_cx,
+                )
                 .await;
-            let approved = pipeline(mode, true)
-                .authorize(&rules, &prepared, "toolu_modes", &tool_cx)
+            let approved = policy(mode, true)
+                .authorize(
+                    &rules,
+                    &Grants::default(),
+                    &prepared,
+                    "toolu_modes",
+                    &tool_cx,
+                )
                 .await;
             row.push(cell(&alone, &approved));
             if let Some(reason) = alone.denial_reason() {

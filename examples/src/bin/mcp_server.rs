@@ -39,8 +39,7 @@ use registry_core::mcp::{DEFAULT_APPROVAL_TIMEOUT, HttpOptions, McpServer};
 use registry_core::search::TOOL_SEARCH_FLAG;
 use registry_core::session::{DeferralPolicy, StoreLimits};
 use registry_core::{
-    Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools,
-    permission::PermissionPipeline,
+    Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools, permission::PermissionPolicy,
 };
 use registry_examples::Sandbox;
 use registry_redis::{RedisOptions, RedisSessionStore};
@@ -141,11 +140,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     tools.require_crates(&["registry_examples"])?;
     let registry = Arc::new(ToolRegistry::new(tools));
     let sandbox = Sandbox::new(&args.workspace)?;
-    let pipeline = PermissionPipeline::new(args.mode).with_workspace(&args.workspace);
+    let policy = PermissionPolicy::new(args.mode).with_workspace(&args.workspace);
     let mut server = McpServer::new(
         registry
             .executor()
-            .pipeline(pipeline)
+            .policy(policy)
             .context(sandbox.context()),
     )
     .with_server_info("registry-examples", env!("CARGO_PKG_VERSION"));

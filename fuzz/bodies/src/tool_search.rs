@@ -76,10 +76,10 @@ pub fn run(data: &[u8]) {
         Arc::clone(&world.index),
         &world.registry,
         &world.pool,
-        Arc::new(Session::new()),
         ResultShape::ToolReferences,
     );
-    let first = scope.search(query, max);
+    let session = Session::new();
+    let first = scope.search(&session, query, max);
     if !(1..=MAX_RESULTS).contains(&max) {
         assert!(first.is_err(), "max {max} is out of range, and was taken");
         return;
@@ -101,7 +101,7 @@ pub fn run(data: &[u8]) {
     }
     let _ = first.render();
     let again = scope
-        .search(query, max)
+        .search(&session, query, max)
         .expect("the same query parses twice");
     assert_eq!(again.names(), names, "{query:?}: two answers");
 }

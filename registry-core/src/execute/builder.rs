@@ -14,9 +14,9 @@ use super::plan::{AccessRule, ConflictRule};
 use super::runner::Executor;
 use crate::declare::ToolContext;
 use crate::permission::{
-    Approver, PermissionContext, PermissionMode, PermissionPipeline, SafetyClassifier,
+    Approval, ApprovalRequest, Approver, PermissionContext, PermissionMode, PermissionPolicy,
+    SafetyClassifier, approve_with,
 };
-#[cfg(feature = "mcp")]
 use crate::pool::ToolPool;
 use crate::pool::ToolRegistry;
 use crate::session::Session;
@@ -53,15 +53,27 @@ use crate::session::Session;
 /// ```
 #[must_use = "an executor builder does nothing until `build`"]
 pub struct ExecutorBuilder {
-    parts: Parts,
+    template: ExecutorTemplate,
+    session: Arc<Session>,
+    /// What a later stage attaches to `build` (see [`BuildHook`]).
+    hooks: Vec<BuildHook>,
 }
 
-/// Everything an executor holds but its pool index.
-pub(super) struct Parts {
+/// Work a later stage attaches to [`ExecutorBuilder::build`]: given the
+/// registry, the pool just assembled and the session, it may extend the
+/// context every call starts from (tool search puts its scope there and
+/// decides the session's deferral for the pool).
+pub(crate) type BuildHook =
+    Box<dyn FnOnce(&ToolRegistry, &ToolPool, &Session, ToolContext) -> ToolContext + Send>;
+
+/// Everything an executor holds but its session and its pool index: what
+/// many conversations share. An MCP server keeps one and makes each
+/// connection's executor from it and that connection's session.
+#[derive(Clone)]
+pub(crate) struct ExecutorTemplate {
     pub(super) registry: ToolRegistry,
     pub(super) permissions: PermissionContext,
-    pub(super) pipeline: PermissionPipeline,
-    pub(super) session: Arc<Session>,
+    pub(super) policy: PermissionPolicy,
     pub(super) config: ExecutorConfig,
     pub(super) context: ToolContext,
     pub(super) rule: Arc<dyn ConflictRule>,
@@ -71,8 +83,8 @@ pub(super) struct Parts {
 impl std::fmt::Debug for ExecutorBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ExecutorBuilder")
-            .field("pipeline", &self.parts.pipeline)
-            .field("config", &self.parts.config)
+            .field("policy", &self.template.policy)
+            .field("config", &self.template.config)
             .finish_non_exhaustive()
     }
 }
@@ -83,16 +95,17 @@ impl ToolRegistry {
     /// `registry.executor().mode(PermissionMode::Default).build()`.
     pub fn executor(&self) -> ExecutorBuilder {
         ExecutorBuilder {
-            parts: Parts {
+            template: ExecutorTemplate {
                 registry: self.clone(),
                 permissions: PermissionContext::new(),
-                pipeline: PermissionPipeline::new(PermissionMode::Default),
-                session: Arc::new(Session::new()),
+                policy: PermissionPolicy::new(PermissionMode::Default),
                 config: ExecutorConfig::default(),
                 context: ToolContext::new(),
                 rule: Arc::new(AccessRule),
                 access_root: None,
             },
+            session: Arc::new(Session::new()),
+            hooks: Vec::new(),
         }
     }
 }
@@ -101,7 +114,7 @@ impl ExecutorBuilder {
     /// The permission mode for calls the tool and the rules delegate
     /// (default: [`PermissionMode::Default`]).
     pub fn mode(mut self, mode: PermissionMode) -> Self {
-        self.parts.pipeline = self.parts.pipeline.with_mode(mode);
+        self.template.policy = self.template.policy.with_mode(mode);
         self
     }
 
@@ -109,67 +122,90 @@ impl ExecutorBuilder {
     /// decide each call (default: none). Change them later with
     /// [`Executor::set_permissions`].
     pub fn permissions(mut self, permissions: PermissionContext) -> Self {
-        self.parts.permissions = permissions;
+        self.template.permissions = permissions;
         self
     }
 
     /// Who answers when a call needs approval (default: nobody, so the
     /// call is denied with a reason saying approval was needed).
     pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
-        self.parts.pipeline = self.parts.pipeline.with_approver(approver);
+        self.template.policy = self.template.policy.with_approver(approver);
         self
+    }
+
+    /// Who answers when a call needs approval, as an async closure over
+    /// the request (see [`approve_with`](crate::permission::approve_with)):
+    ///
+    /// ```
+    /// # let registry = registry_core::ToolRegistry::linked(&Default::default()).unwrap();
+    /// use registry_core::permission::Approval;
+    /// let executor = registry
+    ///     .executor()
+    ///     .approve_with(|request| async move {
+    ///         println!("{} wants to run: {}", request.tool, request.reason);
+    ///         Approval::AllowOnce // ask a person here
+    ///     })
+    ///     .build();
+    /// ```
+    pub fn approve_with<F, Fut>(self, judge: F) -> Self
+    where
+        F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Approval> + Send + 'static,
+    {
+        self.approver(approve_with(judge))
     }
 
     /// The safety classifier the `auto` mode consults (default: none, so
     /// `auto` asks instead).
     pub fn classifier(mut self, classifier: Arc<dyn SafetyClassifier>) -> Self {
-        self.parts.pipeline = self.parts.pipeline.with_classifier(classifier);
+        self.template.policy = self.template.policy.with_classifier(classifier);
         self
     }
 
     /// The workspace `accept_edits` accepts edits inside (see
-    /// [`PermissionPipeline::with_workspace`]).
+    /// [`PermissionPolicy::with_workspace`]).
     pub fn workspace(mut self, root: impl AsRef<std::path::Path>) -> Self {
-        self.parts.pipeline = self.parts.pipeline.with_workspace(root);
+        self.template.policy = self.template.policy.with_workspace(root);
         self
     }
 
-    /// Replaces the whole permission pipeline, mode, approver, classifier
-    /// and workspace included: for sharing one pipeline (and the "always"
-    /// answers it has collected) between the executors of a conversation's
-    /// turns. A later [`mode`](Self::mode), [`approver`](Self::approver),
-    /// [`classifier`](Self::classifier) or [`workspace`](Self::workspace)
-    /// changes this pipeline's copy of that setting; the grants stay
-    /// shared.
-    pub fn pipeline(mut self, pipeline: PermissionPipeline) -> Self {
-        self.parts.pipeline = pipeline;
+    /// Replaces the whole permission policy, mode, approver, classifier,
+    /// workspace and grant lifetime included (one policy may serve many
+    /// conversations). A later [`mode`](Self::mode),
+    /// [`approver`](Self::approver), [`classifier`](Self::classifier) or
+    /// [`workspace`](Self::workspace) changes this builder's copy of that
+    /// setting.
+    pub fn policy(mut self, policy: PermissionPolicy) -> Self {
+        self.template.policy = policy;
         self
     }
 
-    /// The session the executor's turns belong to (default: a fresh one):
-    /// give the executors of one conversation the same session.
+    /// The conversation the executor's turns belong to (default: a fresh
+    /// one): its discoveries, state and allow-always grants. Give the
+    /// executors of one conversation the same session; a grant a person
+    /// gave in one turn then answers in the next.
     pub fn session(mut self, session: Arc<Session>) -> Self {
-        self.parts.session = session;
+        self.session = session;
         self
     }
 
     /// Caps, timeouts and concurrency (default: [`ExecutorConfig::default`]).
     pub fn config(mut self, config: ExecutorConfig) -> Self {
-        self.parts.config = config;
+        self.template.config = config;
         self
     }
 
     /// The context every call's [`ToolContext`] starts from: the runtime's
     /// typed extensions and working directory (default: empty).
     pub fn context(mut self, context: ToolContext) -> Self {
-        self.parts.context = context;
+        self.template.context = context;
         self
     }
 
     /// The rule that decides which calls share a batch (default:
     /// [`AccessRule`]).
     pub fn conflict_rule(mut self, rule: Arc<dyn ConflictRule>) -> Self {
-        self.parts.rule = rule;
+        self.template.rule = rule;
         self
     }
 
@@ -185,49 +221,88 @@ impl ExecutorBuilder {
     /// wrong and two names of one file can look disjoint: give the root
     /// the tools themselves use.
     pub fn access_root(mut self, root: impl Into<PathBuf>) -> Self {
-        self.parts.access_root = Some(root.into());
+        self.template.access_root = Some(root.into());
         self
     }
 
     /// Assembles the pool under the permission context (built-ins sorted,
-    /// then plugins sorted, as registered now) and makes the executor. A
-    /// plugin registered later is not in this executor's pool; build
-    /// another (cheap: one index of names) for the next turn.
+    /// then plugins sorted, as registered now) and makes the executor: the
+    /// pool it offers ([`Executor::pool`]) is the pool it resolves calls
+    /// against. A plugin registered later is in neither; build another
+    /// executor (cheap: one index of names) for the next turn.
     pub fn build(self) -> Executor {
-        let pool = self
-            .parts
-            .registry
-            .assemble_tool_pool(&self.parts.permissions);
-        Executor::from_parts(self.parts, &pool)
+        let ExecutorBuilder {
+            mut template,
+            session,
+            hooks,
+        } = self;
+        let pool = template.registry.assemble_tool_pool(&template.permissions);
+        for hook in hooks {
+            template.context = hook(&template.registry, &pool, &session, template.context);
+        }
+        Executor::from_parts(template, session, Arc::new(pool))
     }
 
-    /// The executor for a pool the caller assembled under this builder's
-    /// permission context (an MCP server's cached view).
-    #[cfg(feature = "mcp")]
-    pub(crate) fn build_for(self, pool: &ToolPool) -> Executor {
-        Executor::from_parts(self.parts, pool)
+    /// Attaches work to [`build`](Self::build) (see [`BuildHook`]).
+    pub(crate) fn on_build(mut self, hook: BuildHook) -> Self {
+        self.hooks.push(hook);
+        self
     }
 
-    /// What an MCP server keeps of the builder: it assembles a pool per
-    /// request and a session per connection itself.
+    /// The builder without its session: what an MCP server keeps, to make
+    /// each connection's executor with that connection's session.
     #[cfg(feature = "mcp")]
-    pub(crate) fn into_server_parts(
-        self,
-    ) -> (
-        ToolRegistry,
-        PermissionContext,
-        PermissionPipeline,
-        ExecutorConfig,
-        ToolContext,
-    ) {
-        let Parts {
-            registry,
+    pub(crate) fn into_template(self) -> ExecutorTemplate {
+        if !self.hooks.is_empty() {
+            // A server sets these up per connection (`with_deferral`).
+            tracing::warn!(
+                "an MCP server ignores the builder's tool_search; use McpServer::with_deferral"
+            );
+        }
+        self.template
+    }
+}
+
+#[cfg(feature = "mcp")]
+impl ExecutorTemplate {
+    /// The registry the executors run over.
+    pub(crate) fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// The permission context the template was given.
+    pub(crate) fn permissions(&self) -> &PermissionContext {
+        &self.permissions
+    }
+
+    /// The context every call starts from.
+    pub(crate) fn context(&self) -> &ToolContext {
+        &self.context
+    }
+
+    /// One conversation's executor for `pool` (assembled by the caller
+    /// under `permissions`), with `context` as every call's starting
+    /// context and, when given, `approver` answering its asks.
+    pub(crate) fn executor(
+        &self,
+        session: Arc<Session>,
+        pool: Arc<ToolPool>,
+        permissions: PermissionContext,
+        context: ToolContext,
+        approver: Option<Arc<dyn Approver>>,
+    ) -> Executor {
+        let mut template = ExecutorTemplate {
+            registry: self.registry.clone(),
             permissions,
-            pipeline,
-            config,
+            policy: self.policy.clone(),
+            config: self.config.clone(),
             context,
-            ..
-        } = self.parts;
-        (registry, permissions, pipeline, config, context)
+            rule: Arc::clone(&self.rule),
+            access_root: self.access_root.clone(),
+        };
+        if let Some(approver) = approver {
+            template.policy = template.policy.with_approver(approver);
+        }
+        Executor::from_parts(template, session, pool)
     }
 }

@@ -112,6 +112,8 @@ mod resolve;
 mod runner;
 
 pub use builder::ExecutorBuilder;
+#[cfg(feature = "mcp")]
+pub(crate) use builder::ExecutorTemplate;
 pub use call::{ToolCall, ToolCallResult};
 pub use classify::CallClass;
 pub use config::{

@@ -30,9 +30,10 @@ use crate::declare::context::{CallCancel, CallScope, ProgressSink, ToolContext};
 use crate::declare::output::ToolOutput;
 use crate::input::handle::{CatchUnwind, PreparedCall, ToolHandle};
 use crate::permission::{
-    Authorization, CallRules, DeniedBy, PathAccess, PermissionContext, PermissionPipeline,
+    Authorization, CallRules, DeniedBy, PathAccess, PermissionContext, PermissionPolicy,
 };
 use crate::pool::{ToolPool, ToolRegistry};
+use crate::session::conversation::CallSession;
 use crate::session::metrics::ToolMetrics;
 use crate::session::{ContextModifier, Session, SessionState};
 use crate::text::cap_error_text;
@@ -54,7 +55,7 @@ use crate::text::cap_error_text;
 ///    own task, so dropping the turn's future drops every call in flight
 ///    (and cancels the token tools see through
 ///    [`ToolContext::cancellation_token`]);
-/// 4. each call is validated, authorized by the [`PermissionPipeline`]
+/// 4. each call is validated, authorized by the [`PermissionPolicy`]
 ///    against the permission context current *now*, and run with its
 ///    timeout; a panic, a timeout or a denial is that call's error result;
 /// 5. results are capped (or spilled) as they finish, session-state
@@ -62,13 +63,16 @@ use crate::text::cap_error_text;
 ///    output budget is applied at the end.
 pub struct Executor {
     registry: ToolRegistry,
+    /// The pool offered to the model, and indexed (`index`) to resolve
+    /// its calls: one pool, so nothing offered is then refused as unknown.
+    pool: Arc<ToolPool>,
     index: PoolIndex,
     /// Shared with the rules each call carries into its context.
     permissions: Arc<PermissionContext>,
     /// Each pooled tool's name and whether it only reads: what a path rule
     /// naming it means for a command (see [`CallRules`]).
     path_tools: Arc<[(String, PathAccess)]>,
-    pipeline: PermissionPipeline,
+    policy: PermissionPolicy,
     session: Arc<Session>,
     config: ExecutorConfig,
     cap: CapConfig,
@@ -131,17 +135,20 @@ struct Outcome {
 impl Executor {
     /// The executor [`ExecutorBuilder::build`](super::ExecutorBuilder::build)
     /// makes: `pool` indexed once, everything else as the builder says.
-    pub(super) fn from_parts(parts: super::builder::Parts, pool: &ToolPool) -> Self {
-        let super::builder::Parts {
+    pub(super) fn from_parts(
+        template: super::builder::ExecutorTemplate,
+        session: Arc<Session>,
+        pool: Arc<ToolPool>,
+    ) -> Self {
+        let super::builder::ExecutorTemplate {
             registry,
             permissions,
-            pipeline,
-            session,
+            policy,
             config,
             context,
             rule,
             access_root,
-        } = parts;
+        } = template;
         let path_tools: Vec<(String, PathAccess)> = pool
             .iter()
             .map(|tool| {
@@ -155,15 +162,18 @@ impl Executor {
             })
             .collect();
         Executor {
-            index: PoolIndex::new(pool),
+            index: PoolIndex::new(&pool),
+            pool,
             registry,
             permissions: Arc::new(permissions),
             path_tools: Arc::from(path_tools),
-            pipeline,
-            session,
+            policy,
             cap: cap_config(&config),
             config,
-            context,
+            // Calls find the conversation through their context (see
+            // `CallSession`): one session, the executor's.
+            context: context.with(CallSession(Arc::clone(&session))),
+            session,
             rule,
             access_root,
         }
@@ -193,13 +203,14 @@ impl Executor {
         &self.session
     }
 
-    /// The tools to offer the model: the registry's pool under this
-    /// executor's permission context, assembled now (so plugins
-    /// registered since the build are in it). Render it for the request
-    /// (`pool().render_anthropic(..)`, or `pool().for_session(..)` when
-    /// tools are deferred).
-    pub fn pool(&self) -> crate::pool::ToolPool {
-        self.registry.assemble_tool_pool(&self.permissions)
+    /// The tools to offer the model: the pool this executor resolves
+    /// calls against, assembled when it was built (a plugin registered
+    /// since is in neither; build a new executor for the next turn).
+    /// Render it for the request (`pool().render_anthropic(..)`, or
+    /// `pool().for_session(..)` when tools are deferred); renders are
+    /// cached with the pool.
+    pub fn pool(&self) -> &ToolPool {
+        &self.pool
     }
 
     /// Runs one turn: exactly one result per call, in call order.
@@ -375,7 +386,7 @@ impl Executor {
     /// The turn's results, in call order, its metrics recorded and its
     /// output budget applied.
     fn results(&self, slots: Vec<Slot>) -> Vec<ToolCallResult> {
-        self.session.record(
+        self.session.record_metrics(
             slots
                 .iter()
                 .filter_map(|slot| Some((slot.tool.as_ref()?.name(), &slot.metrics))),
@@ -638,8 +649,14 @@ impl Executor {
     ) -> Result<(), CallError> {
         call.validate(cx)?;
         let decide = CatchUnwind(std::pin::pin!(
-            self.pipeline
-                .authorize(&self.permissions, call, &scope.id, cx)
+            self.policy
+                .authorize(
+                    &self.permissions,
+                    self.session.grants(),
+                    call,
+                    &scope.id,
+                    cx
+                )
                 .instrument(tracing::info_span!("permission"))
         ));
         let decided = match self.config.permission_timeout {
@@ -693,7 +710,7 @@ impl Executor {
             Arc::clone(&self.permissions),
             spec.name(),
             spec.aliases(),
-            self.pipeline.mode(),
+            self.policy.mode(),
         )
         .with_path_tools(Arc::clone(&self.path_tools))
         .with_workspace(self.access_root().map(Path::to_path_buf))

@@ -24,10 +24,9 @@ use super::McpError;
 use super::approval::{ClientApprover, Relay};
 use super::replicas::Sessions;
 use super::shared::{RecordOf, SharedStore, Synced};
-use crate::declare::context::ToolContext;
-use crate::execute::{Executor, ExecutorBuilder, ExecutorConfig, ToolCall};
+use crate::execute::{Executor, ExecutorBuilder, ExecutorTemplate, ToolCall};
 use crate::input::handle::ToolHandle;
-use crate::permission::{PermissionContext, PermissionPipeline};
+use crate::permission::PermissionContext;
 use crate::pool::{ToolPool, ToolRegistry};
 use crate::render::ProviderFormat;
 use crate::search::{ResultShape, TOOL_SEARCH_NAME, ToolSearchIndex, ToolSearchScope};
@@ -81,9 +80,9 @@ pub struct McpServer {
 /// clone never changes the server it was cloned from.
 #[derive(Clone)]
 struct Settings {
-    pipeline: PermissionPipeline,
-    config: ExecutorConfig,
-    context: ToolContext,
+    /// What every connection's executor is made from, with that
+    /// connection's session.
+    template: ExecutorTemplate,
     page_size: NonZeroUsize,
     info: Implementation,
     /// Where each HTTP session's record lives, when replicas share one.
@@ -119,7 +118,7 @@ struct View {
     generation: u64,
     permissions_version: u64,
     permissions: Arc<PermissionContext>,
-    pool: ToolPool,
+    pool: Arc<ToolPool>,
     /// What `tools/list` pages through: each listed tool and the handle it
     /// was read from (a tool whose definition rmcp could not take is
     /// missing from both).
@@ -139,7 +138,7 @@ impl std::fmt::Debug for McpServer {
 impl McpServer {
     /// A server running calls as `executor` would: its registry, its
     /// permission context (the listed pool is assembled under it), its
-    /// pipeline (mode, approver, classifier), its configuration and its
+    /// policy (mode, approver, classifier), its configuration and its
     /// context.
     ///
     /// ```
@@ -155,19 +154,17 @@ impl McpServer {
     /// [`DEFAULT_PAGE_SIZE`] tools and `serverInfo` names this crate until
     /// configured otherwise.
     pub fn new(executor: ExecutorBuilder) -> Self {
-        let (registry, permissions, pipeline, config, context) = executor.into_server_parts();
+        let template = executor.into_template();
         McpServer {
             shared: Arc::new(Shared {
-                registry,
-                permissions: RwLock::new(Arc::new(permissions)),
+                registry: template.registry().clone(),
+                permissions: RwLock::new(Arc::new(template.permissions().clone())),
                 permissions_version: tokio::sync::watch::Sender::new(0),
                 view: Mutex::new(None),
                 search: std::sync::OnceLock::new(),
             }),
             settings: Arc::new(Settings {
-                pipeline,
-                config,
-                context,
+                template,
                 page_size: NonZeroUsize::new(DEFAULT_PAGE_SIZE).unwrap_or(NonZeroUsize::MIN),
                 info: Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
                 shared: None,
@@ -340,7 +337,7 @@ impl McpServer {
             tools,
             sources,
             permissions,
-            pool,
+            pool: Arc::new(pool),
         });
         *cached = Some(Arc::clone(&view));
         view
@@ -431,14 +428,9 @@ impl McpServer {
             .settings
             .client_approvals
             .map(|_| Arc::new(ClientApprover::new()));
-        let mut pipeline = self.settings.pipeline.for_new_session();
-        if let Some(approver) = &approver {
-            pipeline = pipeline.with_approver(Arc::clone(approver) as _);
-        }
         Connection {
             server: self.clone(),
             session: Arc::new(Session::new()),
-            pipeline,
             approver,
             sessions,
             synced: tokio::sync::Mutex::default(),
@@ -498,10 +490,9 @@ fn listed_tools(pool: &ToolPool, previous: Option<&View>) -> (Arc<[Tool]>, Box<[
 /// connection ends).
 pub(crate) struct Connection {
     server: McpServer,
+    /// This connection's conversation (its grants included): kept across
+    /// views, never shared with another connection.
     session: Arc<Session>,
-    /// The server's policy with this connection's own allow-always
-    /// grants: kept across views, never shared with another connection.
-    pipeline: PermissionPipeline,
     /// The client's user, when asks go to them.
     approver: Option<Arc<ClientApprover>>,
     /// The HTTP sessions this connection is one of, with their relay.
@@ -548,7 +539,7 @@ impl Connection {
                 }
             }
         }
-        let mut context = settings.context.clone();
+        let mut context = settings.template.context().clone();
         if settings.deferral.is_some() {
             let index = shared
                 .search
@@ -557,21 +548,16 @@ impl Connection {
                 Arc::clone(index),
                 &shared.registry,
                 &view.pool,
-                Arc::clone(&self.session),
                 ResultShape::Definitions(ProviderFormat::Mcp),
             ));
         }
-        let executor = Arc::new(
-            shared
-                .registry
-                .executor()
-                .permissions((*view.permissions).clone())
-                .pipeline(self.pipeline.clone())
-                .session(Arc::clone(&self.session))
-                .config(settings.config.clone())
-                .context(context)
-                .build_for(&view.pool),
-        );
+        let executor = Arc::new(settings.template.executor(
+            Arc::clone(&self.session),
+            Arc::clone(&view.pool),
+            (*view.permissions).clone(),
+            context,
+            self.approver.clone().map(|approver| approver as _),
+        ));
         *slot = Some((Arc::clone(&view), Arc::clone(&executor)));
         (view, executor)
     }
@@ -782,9 +768,7 @@ impl ServerHandler for Connection {
             .map_err(|message| ErrorData::invalid_params(message, None))?;
         if let Some(of) = &record
             && let Some(store) = self.server.store_for(of)
-            && let Err(err) = store
-                .load(of, &self.synced, &self.session, &self.pipeline)
-                .await
+            && let Err(err) = store.load(of, &self.synced, &self.session).await
         {
             tracing::error!(%err, "session record unavailable; tools/list refused");
             return Err(ErrorData::internal_error(
@@ -830,9 +814,7 @@ impl ServerHandler for Connection {
             .as_ref()
             .and_then(|of| Some((of, self.server.store_for(of)?)));
         if let Some((of, store)) = store
-            && let Err(err) = store
-                .load(of, &self.synced, &self.session, &self.pipeline)
-                .await
+            && let Err(err) = store.load(of, &self.synced, &self.session).await
         {
             tracing::error!(%err, "session record unavailable; call refused");
             return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
@@ -858,10 +840,7 @@ impl ServerHandler for Connection {
         }
         let mut stored = false;
         if let Some((of, store)) = store {
-            match store
-                .save(of, &self.synced, &self.session, &self.pipeline)
-                .await
-            {
+            match store.save(of, &self.synced, &self.session).await {
                 Ok(saved) => stored = saved,
                 // The call ran: its result stands (an error would invite
                 // a second run). What it changed lives on in this replica

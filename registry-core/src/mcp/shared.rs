@@ -27,7 +27,6 @@ use rmcp::transport::streamable_http_server::session::store::{
     SessionState as Handshake, SessionStore as HandshakeStore, SessionStoreError,
 };
 
-use crate::permission::PermissionPipeline;
 use crate::session::{Session, SessionRecord, SessionStore, StoreError, StoreLimits};
 
 /// A store and its limits, as a server shares them between replicas.
@@ -103,21 +102,20 @@ pub(crate) struct Synced {
 }
 
 impl SharedStore {
-    /// Brings `session` and `pipeline` up to the stored record, when it
+    /// Brings `session` up to the stored record, when it
     /// moved since `synced`.
     pub(crate) async fn load(
         &self,
         of: &RecordOf,
         synced: &tokio::sync::Mutex<Synced>,
         session: &Session,
-        pipeline: &PermissionPipeline,
     ) -> Result<(), StoreError> {
         if matches!(of, RecordOf::Conversation { fresh: true, .. }) {
             return Ok(());
         }
         let stored = self.store.load(&of.key()).await?;
         let mut synced = synced.lock().await;
-        adopt(stored, of.id(), &mut synced, session, pipeline)
+        adopt(stored, of.id(), &mut synced, session)
     }
 
     /// Saves the record when it changed; a session's unchanged record
@@ -132,12 +130,11 @@ impl SharedStore {
         of: &RecordOf,
         synced: &tokio::sync::Mutex<Synced>,
         session: &Session,
-        pipeline: &PermissionPipeline,
     ) -> Result<bool, StoreError> {
         let key = of.key();
         let mut synced = synced.lock().await;
         for _ in 0..4 {
-            let record = SessionRecord::capture(session, pipeline, SystemTime::now());
+            let record = session.record(SystemTime::now());
             let bytes = record.encode(of.id(), &self.limits)?;
             let unchanged = match (&synced.bytes, of) {
                 (Some(before), _) => *before == bytes,
@@ -169,7 +166,7 @@ impl SharedStore {
                 }
                 Err(StoreError::Conflict { .. }) => {
                     let stored = self.store.load(&key).await?;
-                    adopt(stored, of.id(), &mut synced, session, pipeline)?;
+                    adopt(stored, of.id(), &mut synced, session)?;
                 }
                 Err(other) => return Err(other),
             }
@@ -202,8 +199,9 @@ impl SharedStore {
 
     /// The bytes of a conversation that holds nothing yet.
     fn empty(&self, id: &str) -> Result<Vec<u8>, StoreError> {
-        let fresh = PermissionPipeline::new(crate::permission::PermissionMode::Default);
-        SessionRecord::capture(&Session::new(), &fresh, SystemTime::now()).encode(id, &self.limits)
+        Session::new()
+            .record(SystemTime::now())
+            .encode(id, &self.limits)
     }
 }
 
@@ -214,7 +212,6 @@ fn adopt(
     session_id: &str,
     synced: &mut Synced,
     session: &Session,
-    pipeline: &PermissionPipeline,
 ) -> Result<(), StoreError> {
     let Some(stored) = stored else {
         synced.revision = None;
@@ -222,9 +219,8 @@ fn adopt(
         return Ok(());
     };
     if synced.revision != Some(stored.revision) {
-        SessionRecord::decode(session_id, &stored.bytes)?.restore(
-            session,
-            pipeline,
+        session.restore(
+            SessionRecord::decode(session_id, &stored.bytes)?,
             SystemTime::now(),
         );
         synced.revision = Some(stored.revision);

@@ -77,6 +77,45 @@ pub trait Approver: Send + Sync + 'static {
     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> JudgeFuture<'a, Approval>;
 }
 
+/// An [`Approver`] made from an async closure, which gets its own copy of
+/// each request (asks are rare; a copy keeps the closure free of borrows):
+///
+/// ```
+/// use registry_core::permission::{Approval, approve_with};
+///
+/// let approver = approve_with(|request| async move {
+///     if request.tool == "run_command" {
+///         Approval::Deny { reason: Some("no commands today".into()) }
+///     } else {
+///         Approval::AllowOnce
+///     }
+/// });
+/// # let _: std::sync::Arc<dyn registry_core::permission::Approver> = approver;
+/// ```
+///
+/// [`ExecutorBuilder::approve_with`](crate::execute::ExecutorBuilder::approve_with)
+/// takes the closure directly.
+pub fn approve_with<F, Fut>(judge: F) -> Arc<dyn Approver>
+where
+    F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Approval> + Send + 'static,
+{
+    Arc::new(ApproveWith(judge))
+}
+
+/// See [`approve_with`].
+struct ApproveWith<F>(F);
+
+impl<F, Fut> Approver for ApproveWith<F>
+where
+    F: Fn(ApprovalRequest) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Approval> + Send + 'static,
+{
+    fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> JudgeFuture<'a, Approval> {
+        Box::pin((self.0)(request.clone()))
+    }
+}
+
 /// What the safety classifier of the `auto` mode reviews: the call's
 /// `classifier_input` text, never empty.
 #[derive(Debug, Clone, PartialEq, Eq)]

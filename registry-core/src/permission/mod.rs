@@ -1,6 +1,6 @@
 //! Permissions: the rules a runtime holds ([`PermissionRule`]), the
 //! context that groups them by source with the active pool-filtering
-//! [`Mode`], and the [`PermissionPipeline`] that decides each call at
+//! [`Mode`], and the [`PermissionPolicy`] that decides each call at
 //! execution. What a tool itself says about a call
 //! ([`PermissionDecision`](crate::declare::PermissionDecision),
 //! [`PermissionContent`](crate::declare::PermissionContent)) is part of its
@@ -10,8 +10,9 @@
 //! `pattern` parses `Tool(content)` patterns, `reach` says how far a
 //! pattern reaches into a call's content (covers, misses, or cannot tell),
 //! `mode` is the general policy for delegated calls, `approval` the
-//! runtime-supplied judges, `pipeline` the order in which all of it is
-//! consulted, `error` a refused change to the context.
+//! runtime-supplied judges, `grants` a conversation's allow-always
+//! answers, `pipeline` the order in which all of it is consulted (the
+//! [`PermissionPolicy`]), `error` a refused change to the context.
 //!
 //! Never does: run a tool, assemble a pool (the [`pool`](crate::pool)
 //! stage reads a context to narrow one), or decide on raw text what the
@@ -20,7 +21,7 @@
 //!
 //! # Deciding each call: the permission pipeline
 //!
-//! Assembly removed whole tools; at execution a [`PermissionPipeline`]
+//! Assembly removed whole tools; at execution a [`PermissionPolicy`]
 //! decides each parsed call against the *current* [`PermissionContext`]:
 //! deny rules, then ask rules, then allow rules (`Tool`, `Tool(content)`,
 //! `mcp__server`), the tool's own [`check_permissions`](crate::Tool::check_permissions)
@@ -30,13 +31,14 @@
 //! it is a deny whose reason says approval was needed. Content rules match
 //! what the tool names with [`Tool::permission_content`](crate::Tool::permission_content) (a path, a
 //! command); a tool that names nothing fails closed. The full order is in
-//! the [`PermissionPipeline`] module docs.
+//! the [`PermissionPolicy`] module docs.
 //!
 //! ```
 //! use std::sync::Arc;
 //! use registry_core::{
 //!     PermissionContext, PermissionMode, ToolBuilder, ToolContext, ToolOutput,
-//!     permission::{AllowedBy, Approval, ApprovalRequest, Approver, Authorization, DeniedBy, JudgeFuture, PermissionPipeline},
+//!     permission::{AllowedBy, Approval, ApprovalRequest, Approver, Authorization, DeniedBy, JudgeFuture, PermissionPolicy},
+//!     session::Session,
 //! };
 //!
 //! /// Says "always" to everything (a real one asks a person).
@@ -54,22 +56,23 @@
 //!     .unwrap();
 //! let call = deploy.prepare(serde_json::json!({})).unwrap();
 //! let (cx, tool_cx) = (PermissionContext::new(), ToolContext::new());
+//! let session = Session::new(); // the conversation: it owns the grants
 //!
 //! // Not read-only: the default mode asks, and nobody can answer.
-//! let alone = PermissionPipeline::new(PermissionMode::Default);
-//! let answer = alone.authorize(&cx, &call, "call_1", &tool_cx).await;
+//! let alone = PermissionPolicy::new(PermissionMode::Default);
+//! let answer = alone.authorize(&cx, session.grants(), &call, "call_1", &tool_cx).await;
 //! assert!(matches!(answer, Authorization::Denied { by: DeniedBy::NoApprover, .. }));
 //!
 //! // With an approver, "always" grants the tool for the rest of the session.
-//! let asked = PermissionPipeline::new(PermissionMode::Default).with_approver(Arc::new(Yes));
-//! let first = asked.authorize(&cx, &call, "call_2", &tool_cx).await;
+//! let asked = PermissionPolicy::new(PermissionMode::Default).with_approver(Arc::new(Yes));
+//! let first = asked.authorize(&cx, session.grants(), &call, "call_2", &tool_cx).await;
 //! assert_eq!(first, Authorization::Allowed { by: AllowedBy::Approver });
-//! let again = asked.authorize(&cx, &call, "call_3", &tool_cx).await;
+//! let again = asked.authorize(&cx, session.grants(), &call, "call_3", &tool_cx).await;
 //! assert_eq!(again, Authorization::Allowed { by: AllowedBy::SessionRule("deploy".into()) });
 //!
 //! // Plan mode refuses it outright, telling the model why.
-//! let plan = PermissionPipeline::new(PermissionMode::Plan);
-//! let answer = plan.authorize(&cx, &call, "call_4", &tool_cx).await;
+//! let plan = PermissionPolicy::new(PermissionMode::Plan);
+//! let answer = plan.authorize(&cx, session.grants(), &call, "call_4", &tool_cx).await;
 //! assert!(answer.denial_reason().unwrap().starts_with("plan mode only runs read-only calls"));
 //! # }
 //! ```
@@ -123,6 +126,7 @@ mod approval;
 mod context;
 mod enforce;
 mod error;
+mod grants;
 mod mode;
 mod pattern;
 pub(crate) mod pipeline;
@@ -131,7 +135,7 @@ mod rule;
 
 pub use approval::{
     Approval, ApprovalRequest, Approver, ClassifierError, ClassifierRequest, JudgeFuture,
-    SafetyClassifier, SafetyVerdict,
+    SafetyClassifier, SafetyVerdict, approve_with,
 };
 pub use context::{Mode, ModeFilter, PermissionContext, RuleBehavior, RuleSet, RuleSource};
 pub use enforce::{
@@ -139,7 +143,8 @@ pub use enforce::{
     ProgramStart, ProgramVerdict, Scope,
 };
 pub use error::ContextError;
+pub use grants::{GrantRecord, Grants};
 pub use mode::{PermissionMode, UnknownPermissionMode};
 pub use pattern::ContentPattern;
-pub use pipeline::{AllowedBy, Authorization, DeniedBy, GrantRecord, PermissionPipeline};
+pub use pipeline::{AllowedBy, Authorization, DeniedBy, PermissionPolicy};
 pub use rule::{PermissionRule, RuleError, RuleTarget};

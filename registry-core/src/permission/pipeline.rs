@@ -41,10 +41,11 @@
 //! path); a call without content grants later calls without content
 //! (for a tool with no content hook, every call), never one that names
 //! content: approving one `rm build.log` must not approve every `rm`, and
-//! approving an empty command must not approve the next one. Grants live in the
-//! pipeline, shared by its clones, never in the [`PermissionContext`]
-//! (which belongs to the runtime); [`PermissionPipeline::session_rules`]
-//! lists them as rules a runtime may persist.
+//! approving an empty command must not approve the next one. Grants belong
+//! to the conversation: the [`Session`](crate::session::Session) owns its
+//! [`Grants`], and the policy only reads and adds to them; never to the
+//! [`PermissionContext`] (which belongs to the runtime).
+//! [`Grants::rules`] lists them as rules a runtime may persist.
 //!
 //! # Never panics
 //!
@@ -54,15 +55,15 @@
 //! answers the strict way, which here means: ask (and for the approver:
 //! deny).
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, PoisonError, RwLock};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
 use super::context::{PermissionContext, RuleBehavior};
+use super::grants::Grants;
 use super::mode::{CallFacts, Settled, plan_mode_reason};
 use super::pattern::ContentPattern;
 use super::reach::{CallContent, Reach};
@@ -151,14 +152,18 @@ pub enum DeniedBy {
     Classifier,
 }
 
-/// One session's permission policy. Cheap to share (`Arc` inside); clones
-/// share the session's allow-always grants.
+/// The permission policy: mode, approver, classifier, workspace and grant
+/// lifetime. An immutable value, cheap to clone (`Arc` inside) and shared
+/// by every conversation it serves: what lasts across a conversation's
+/// turns (its allow-always [`Grants`]) is the session's, passed to
+/// [`authorize`](Self::authorize).
 ///
 /// ```standalone_crate
 /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { path: String }
 /// use registry_core::{
 ///     PermissionContent, PermissionContext, PermissionMode, Tool, ToolContext, ToolHandle,
-///     permission::{AllowedBy, Authorization, DeniedBy, PermissionPipeline, RuleBehavior, RuleSource},
+///     permission::{AllowedBy, Authorization, DeniedBy, PermissionPolicy, RuleBehavior, RuleSource},
+///     session::Session,
 ///     tool,
 /// };
 ///
@@ -185,30 +190,29 @@ pub enum DeniedBy {
 /// cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "write_file(.env)").unwrap();
 /// let call = |path: &str| write.prepare(serde_json::json!({ "path": path })).unwrap();
 /// let tool_cx = ToolContext::new();
+/// let session = Session::new(); // the conversation: it owns the grants
 ///
 /// // No approver: what would be asked is denied, saying why.
-/// let default = PermissionPipeline::new(PermissionMode::Default);
-/// let answer = default.authorize(&cx, &call("src/lib.rs"), "1", &tool_cx).await;
+/// let default = PermissionPolicy::new(PermissionMode::Default);
+/// let answer = default.authorize(&cx, session.grants(), &call("src/lib.rs"), "1", &tool_cx).await;
 /// assert!(matches!(answer, Authorization::Denied { by: DeniedBy::NoApprover, .. }));
 ///
 /// // accept_edits runs writes inside the workspace...
-/// let edits = PermissionPipeline::new(PermissionMode::AcceptEdits).with_workspace("/work");
-/// let answer = edits.authorize(&cx, &call("src/lib.rs"), "2", &tool_cx).await;
+/// let edits = PermissionPolicy::new(PermissionMode::AcceptEdits).with_workspace("/work");
+/// let answer = edits.authorize(&cx, session.grants(), &call("src/lib.rs"), "2", &tool_cx).await;
 /// assert_eq!(answer, Authorization::Allowed { by: AllowedBy::Mode(PermissionMode::AcceptEdits) });
 ///
 /// // ...but a deny rule holds in every mode, however the path is spelt.
-/// let bypass = PermissionPipeline::new(PermissionMode::Bypass);
-/// let answer = bypass.authorize(&cx, &call("src/../.env"), "3", &tool_cx).await;
+/// let bypass = PermissionPolicy::new(PermissionMode::Bypass);
+/// let answer = bypass.authorize(&cx, session.grants(), &call("src/../.env"), "3", &tool_cx).await;
 /// assert_eq!(answer.denial_reason(), Some(
 ///     "this call of `write_file` (`.env`) is denied by the project deny rule `write_file(.env)`"
 /// ));
 /// # }
 /// ```
 #[derive(Clone)]
-pub struct PermissionPipeline {
+pub struct PermissionPolicy {
     config: Arc<Config>,
-    /// Each grant with the moment it lapses (`None`: with the session).
-    grants: Arc<RwLock<BTreeMap<Grant, Option<SystemTime>>>>,
 }
 
 #[derive(Clone)]
@@ -223,76 +227,14 @@ struct Config {
     grant_lifetime: Option<Duration>,
 }
 
-/// An allow-always grant: a tool (primary name), and the exact content it
-/// was granted for, if the call had one.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Grant {
-    tool: String,
-    content: Option<String>,
-}
-
-impl Grant {
-    /// A grant made for a call without content covers only calls without
-    /// content: for a tool with no content hook that is every call, but an
-    /// "always" given to `run_command` with an empty command must not cover
-    /// the next, non-empty one.
-    fn covers(&self, tool: &str, content: Option<&PermissionContent>) -> bool {
-        self.tool == tool
-            && match &self.content {
-                None => content.is_none(),
-                Some(granted) => content.is_some_and(|c| c.as_str() == granted),
-            }
-    }
-
-    /// The grant as a rule: the content escaped so it matches exactly.
-    fn rule(&self) -> Result<PermissionRule, super::RuleError> {
-        match &self.content {
-            None => PermissionRule::tool(self.tool.clone()),
-            Some(content) => {
-                PermissionRule::with_content(self.tool.clone(), ContentPattern::escape(content))
-            }
-        }
-    }
-
-    fn text(&self) -> String {
-        self.rule().map_or_else(
-            |_| format!("{} (granted this session)", self.tool),
-            |rule| rule.to_string(),
-        )
-    }
-}
-
-/// An allow-always grant as a session store keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct GrantRecord {
-    /// The tool's primary name.
-    pub tool: String,
-    /// The exact content granted (`None`: calls without content).
-    pub content: Option<String>,
-    /// When the grant lapses, in milliseconds since the Unix epoch
-    /// (`None`: it lasts as long as the session).
-    pub lapses_at_unix_ms: Option<u64>,
-}
-
-/// Whether a grant lapsing at `lapses` still answers at `now`.
-fn is_live(lapses: Option<SystemTime>, now: SystemTime) -> bool {
-    lapses.is_none_or(|at| now < at)
-}
-
-fn unix_ms(at: SystemTime) -> u64 {
-    at.duration_since(UNIX_EPOCH).map_or(0, |since| {
-        u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-    })
-}
-
-impl fmt::Debug for PermissionPipeline {
+impl fmt::Debug for PermissionPolicy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PermissionPipeline")
+        f.debug_struct("PermissionPolicy")
             .field("mode", &self.config.mode)
             .field("approver", &self.config.approver.is_some())
             .field("classifier", &self.config.classifier.is_some())
             .field("workspace", &self.config.workspace)
-            .field("grants", &self.read_grants().len())
+            .field("grant_lifetime", &self.config.grant_lifetime)
             .finish()
     }
 }
@@ -319,11 +261,11 @@ fn quoted(rule: &PermissionRule) -> String {
     cap_error_text(&rule.to_string()).into_owned()
 }
 
-impl PermissionPipeline {
-    /// A pipeline with this mode, no approver (so an ask is a deny), no
-    /// classifier, no workspace and no grants.
+impl PermissionPolicy {
+    /// A policy with this mode, no approver (so an ask is a deny), no
+    /// classifier, no workspace, and grants that last the session.
     pub fn new(mode: PermissionMode) -> Self {
-        PermissionPipeline {
+        PermissionPolicy {
             config: Arc::new(Config {
                 mode,
                 approver: None,
@@ -331,23 +273,11 @@ impl PermissionPipeline {
                 workspace: None,
                 grant_lifetime: None,
             }),
-            grants: Arc::default(),
-        }
-    }
-
-    /// The same policy (mode, approver, classifier, workspace) for another
-    /// conversation: no grants, and none shared with this pipeline. A
-    /// server with many clients gives each its own, so one client's
-    /// "always" never answers for another.
-    pub fn for_new_session(&self) -> Self {
-        PermissionPipeline {
-            config: Arc::clone(&self.config),
-            grants: Arc::default(),
         }
     }
 
     /// Replaces the permission mode, keeping everything else (approver,
-    /// classifier, workspace, and the grants shared with clones).
+    /// classifier, workspace, grant lifetime).
     pub fn with_mode(mut self, mode: PermissionMode) -> Self {
         Arc::make_mut(&mut self.config).mode = mode;
         self
@@ -394,60 +324,6 @@ impl PermissionPipeline {
         self.config.mode
     }
 
-    /// The allow-always grants of this session, as rules (a content grant
-    /// escaped so it matches exactly what was approved), sorted.
-    pub fn session_rules(&self) -> Vec<PermissionRule> {
-        let now = SystemTime::now();
-        self.read_grants()
-            .iter()
-            .filter(|(_, lapses)| is_live(**lapses, now))
-            .filter_map(|(grant, _)| grant.rule().ok())
-            .collect()
-    }
-
-    /// The grants still live at `now`, to be stored with the session
-    /// (see [`SessionRecord`](crate::session::SessionRecord)), sorted.
-    pub fn grant_records(&self, now: SystemTime) -> Vec<GrantRecord> {
-        self.read_grants()
-            .iter()
-            .filter(|(_, lapses)| is_live(**lapses, now))
-            .map(|(grant, lapses)| GrantRecord {
-                tool: grant.tool.clone(),
-                content: grant.content.clone(),
-                lapses_at_unix_ms: lapses.map(unix_ms),
-            })
-            .collect()
-    }
-
-    /// Adds stored grants to this pipeline's, leaving out any that lapsed
-    /// by `now` (so a restored grant never outlives its expiry). A grant
-    /// already held keeps the later of its two lapse times.
-    pub fn restore_grants(&self, records: impl IntoIterator<Item = GrantRecord>, now: SystemTime) {
-        let mut grants = self.grants.write().unwrap_or_else(PoisonError::into_inner);
-        for record in records {
-            let lapses = record
-                .lapses_at_unix_ms
-                .map(|ms| UNIX_EPOCH + Duration::from_millis(ms));
-            if !is_live(lapses, now) {
-                continue;
-            }
-            let grant = Grant {
-                tool: record.tool,
-                content: record.content,
-            };
-            let held = grants.entry(grant).or_insert(lapses);
-            *held = match (*held, lapses) {
-                (None, _) | (_, None) => None,
-                (Some(a), Some(b)) => Some(a.max(b)),
-            };
-        }
-    }
-
-    fn read_grants(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<Grant, Option<SystemTime>>> {
-        // Nothing panics while holding the lock; a poisoned set is intact.
-        self.grants.read().unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// Decides one call. Never panics (every hook it calls is caught: a
     /// panicking hook means Ask). `cx` is the CURRENT permission context
     /// (rules may have changed since the pool was assembled).
@@ -456,6 +332,7 @@ impl PermissionPipeline {
     pub async fn authorize(
         &self,
         cx: &PermissionContext,
+        grants: &Grants,
         call: &PreparedCall,
         call_id: &str,
         tool_cx: &ToolContext,
@@ -465,14 +342,16 @@ impl PermissionPipeline {
         // The asking and classifying futures are boxed: they are rare (a
         // person or a model is consulted, which dwarfs an allocation), and
         // held inline they would triple the size of every call's future.
-        let outcome = match self.decide(cx, call, content.as_ref(), tool_cx) {
+        let outcome = match self.decide(cx, grants, call, content.as_ref(), tool_cx) {
             Next::Done(outcome) => outcome,
-            Next::Ask(reason) => Box::pin(self.ask(call, call_id, content.as_ref(), reason)).await,
+            Next::Ask(reason) => {
+                Box::pin(self.ask(grants, call, call_id, content.as_ref(), reason)).await
+            }
             Next::Classify(classifier, text) => {
                 match Box::pin(classify(classifier.as_ref(), call, call_id, text)).await {
                     Ok(outcome) => outcome,
                     Err(reason) => {
-                        Box::pin(self.ask(call, call_id, content.as_ref(), reason)).await
+                        Box::pin(self.ask(grants, call, call_id, content.as_ref(), reason)).await
                     }
                 }
             }
@@ -492,6 +371,7 @@ impl PermissionPipeline {
     fn decide(
         &self,
         cx: &PermissionContext,
+        grants: &Grants,
         call: &PreparedCall,
         content: Option<&PermissionContent>,
         tool_cx: &ToolContext,
@@ -668,13 +548,8 @@ impl PermissionPipeline {
         }
 
         // 8. This session's grants, while they last.
-        let now = SystemTime::now();
-        if let Some((grant, _)) = self
-            .read_grants()
-            .iter()
-            .find(|(grant, lapses)| is_live(**lapses, now) && grant.covers(name, content))
-        {
-            return allowed(AllowedBy::SessionRule(grant.text()));
+        if let Some(grant) = grants.covering(name, content, SystemTime::now()) {
+            return allowed(AllowedBy::SessionRule(grant));
         }
 
         // 9. to 11. The tool's own view, then the general policy.
@@ -717,6 +592,7 @@ impl PermissionPipeline {
     /// Settles an ask: by the mode, then by the approver.
     async fn ask(
         &self,
+        grants: &Grants,
         call: &PreparedCall,
         call_id: &str,
         content: Option<&PermissionContent>,
@@ -764,18 +640,7 @@ impl PermissionPipeline {
                 by: AllowedBy::Approver,
             },
             Some(Approval::AllowAlways) => {
-                let grant = Grant {
-                    tool: name.to_owned(),
-                    content: content.map(|c| c.as_str().to_owned()),
-                };
-                let lapses = self
-                    .config
-                    .grant_lifetime
-                    .and_then(|lifetime| SystemTime::now().checked_add(lifetime));
-                self.grants
-                    .write()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(grant, lapses);
+                grants.grant(name, content, self.config.grant_lifetime);
                 Authorization::Allowed {
                     by: AllowedBy::Approver,
                 }

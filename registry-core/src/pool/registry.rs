@@ -1,10 +1,11 @@
 //! The registry: the authoritative list and the plugin registry together.
 
-use std::sync::Arc;
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
 
 use super::assemble::{ToolPool, assemble, merged};
 use super::narrow::{Removed, narrow, removed_by};
-use crate::catalog::{BaseTools, PluginRegistry};
+use crate::catalog::{BaseTools, CatalogError, Flags, PluginRegistry, try_all_base_tools};
 use crate::input::ToolHandle;
 use crate::permission::PermissionContext;
 
@@ -17,15 +18,56 @@ use crate::permission::PermissionContext;
 pub struct ToolRegistry {
     base: Arc<BaseTools>,
     plugins: PluginRegistry,
+    /// The tool-search index, built on first need and shared by every
+    /// clone (see `ExecutorBuilder::tool_search`).
+    search_index: Arc<SearchSlot>,
+}
+
+/// Where the `search` stage keeps its index with the registry: erased,
+/// since that stage comes after this one.
+#[derive(Default)]
+pub(crate) struct SearchSlot(pub(crate) OnceLock<Arc<dyn Any + Send + Sync>>);
+
+impl std::fmt::Debug for SearchSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "SearchSlot(built)"
+        } else {
+            "SearchSlot(empty)"
+        })
+    }
 }
 
 impl ToolRegistry {
+    /// The registry of every `#[tool]` linked into this binary, under
+    /// `flags` (the runtime flags tools are gated on), with no plugins
+    /// yet: `ToolRegistry::new(try_all_base_tools(flags)?)` in one call.
+    ///
+    /// A tool crate the binary never names is not linked, so its tools
+    /// are silently absent: name it with [`link!`](crate::link) (and check
+    /// with [`BaseTools::require_crates`]).
+    ///
+    /// ```
+    /// use registry_core::{Flags, ToolRegistry};
+    /// let registry = ToolRegistry::linked(&Flags::new())?;
+    /// # Ok::<(), registry_core::catalog::CatalogError>(())
+    /// ```
+    pub fn linked(flags: &Flags) -> Result<Self, CatalogError> {
+        Ok(Self::new(try_all_base_tools(flags)?))
+    }
+
     /// A registry over an authoritative list, with no plugins yet.
     pub fn new(base: BaseTools) -> Self {
         ToolRegistry {
             base: Arc::new(base),
             plugins: PluginRegistry::new(),
+            search_index: Arc::default(),
         }
+    }
+
+    /// The slot the `search` stage keeps the registry's index in.
+    pub(crate) fn search_slot(&self) -> &SearchSlot {
+        &self.search_index
     }
 
     /// The authoritative list (for alias lookup and introspection).

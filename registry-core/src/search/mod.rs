@@ -58,8 +58,9 @@
 //!
 //! // Give the executor the scope in its context
 //! // (`registry.executor().context(ToolContext::new().with(scope))`); here, called directly.
-//! let scope = ToolSearchScope::new(index, &registry, &pool, Arc::clone(&session), ResultShape::ToolReferences);
-//! let found = scope.search("report a new issue", 5).unwrap();
+//! // `tool_search` searches the executor's own session.
+//! let scope = ToolSearchScope::new(index, &registry, &pool, ResultShape::ToolReferences);
+//! let found = scope.search(&session, "report a new issue", 5).unwrap();
 //! assert_eq!(found.render(), r#"[{"tool_name":"mcp__github__create_issue","type":"tool_reference"}]"#);
 //! assert!(session.is_discovered("mcp__github__create_issue"));
 //! ```
@@ -86,6 +87,7 @@ mod fields;
 mod index;
 mod query;
 mod semantic;
+mod setup;
 mod shared;
 mod tokenize;
 mod tool;

@@ -26,6 +26,8 @@ use crate::render::ProviderFormat;
 use crate::render::anthropic_tool_references;
 use crate::session::Session;
 #[cfg(not(test))]
+use crate::session::conversation::CallSession;
+#[cfg(not(test))]
 use registry_macros::tool;
 
 /// The runtime flag that puts `tool_search` in the list
@@ -95,7 +97,10 @@ impl Tool for ToolSearch {
         let scope = cx
             .get::<ToolSearchScope>()
             .ok_or(ToolSearchError::NoScope)?;
-        Ok(scope.search(&input.query, input.max_results)?.render())
+        let CallSession(session) = cx.get::<CallSession>().ok_or(ToolSearchError::NoSession)?;
+        Ok(scope
+            .search(session, &input.query, input.max_results)?
+            .render())
     }
 }
 
@@ -108,6 +113,12 @@ pub enum ToolSearchError {
         "tool search is not set up in this session: the runtime must add a ToolSearchScope to the executor's context"
     )]
     NoScope,
+    /// The call runs outside an executor, so there is no session to
+    /// record what it finds in.
+    #[error(
+        "tool search runs under an executor: what it finds is loaded into the executor's session"
+    )]
+    NoSession,
     /// The query does not parse.
     #[error(transparent)]
     Query(#[from] QueryError),
@@ -131,27 +142,25 @@ pub enum ResultShape {
     Definitions(ProviderFormat),
 }
 
-/// What one session's `tool_search` searches and where it records
-/// discoveries: put it in the executor's context
+/// What `tool_search` searches: put it in the executor's context
 /// ([`ExecutorBuilder::context`](crate::execute::ExecutorBuilder::context)).
+/// What it finds is discovered in the executor's own session, the one
+/// its turns run in.
 #[derive(Debug, Clone)]
 pub struct ToolSearchScope {
     index: Arc<ToolSearchIndex>,
     members: Arc<Membership>,
     pool: Arc<BTreeMap<String, ToolHandle>>,
-    session: Arc<Session>,
     shape: ResultShape,
 }
 
 impl ToolSearchScope {
     /// A scope over `pool` (only its tools can be found: never a denied or
-    /// filtered one) that marks what it returns as discovered in
-    /// `session`.
+    /// filtered one).
     pub fn new(
         index: Arc<ToolSearchIndex>,
         registry: &ToolRegistry,
         pool: &ToolPool,
-        session: Arc<Session>,
         shape: ResultShape,
     ) -> Self {
         let members = Arc::new(index.scope(registry, pool));
@@ -164,15 +173,16 @@ impl ToolSearchScope {
             index,
             members,
             pool,
-            session,
             shape,
         }
     }
 
-    /// Searches, marks every tool found as discovered in the session, and
-    /// returns the result in this scope's shape.
+    /// Searches, marks every tool found as discovered in `session`, and
+    /// returns the result in this scope's shape. (`tool_search` passes the
+    /// session of the executor running it.)
     pub fn search(
         &self,
+        session: &Session,
         query: &str,
         max_results: usize,
     ) -> Result<ToolSearchOutcome, ToolSearchError> {
@@ -187,7 +197,7 @@ impl ToolSearchScope {
             .filter_map(|hit| Some((self.pool.get(&hit.name).cloned()?, hit.score)))
             .unzip();
         for tool in &found {
-            self.session.discover(tool.name());
+            session.discover(tool.name());
         }
         tracing::debug!(
             query,

@@ -1,16 +1,21 @@
 //! What lasts across the turns of one conversation: which tools are
 //! deferred and which of those were discovered (in discovery order), the
-//! session state modifiers change, and metrics.
+//! session state modifiers change, the allow-always grants a person gave,
+//! and metrics. The conversation's record (for a store shared by server
+//! replicas) is the session's to write and restore.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::SystemTime;
 
 use super::deferral::{Deferral, DeferralPolicy};
 use super::metrics::{Metrics, ToolMetrics};
+use super::store::{RECORD_FORMAT, SessionRecord};
 use super::{ContextModifier, SessionState};
 use crate::declare::posture::Loading;
 use crate::input::handle::ToolHandle;
+use crate::permission::Grants;
 use crate::pool::ToolPool;
 use crate::render::ProviderFormat;
 
@@ -23,12 +28,22 @@ pub struct Session {
     /// decide (`defer` tools are deferred).
     deferral: RwLock<Option<Arc<Deferral>>>,
     state: Mutex<Arc<SessionState>>,
+    /// What a person approved "always" in this conversation; the
+    /// permission policy reads and adds to it.
+    grants: Grants,
     metrics: Metrics,
     /// Held for a whole turn: a session's turns never overlap, whichever
     /// executor runs them, so an unsafe call of one turn cannot run beside
     /// a call of another and modifiers apply in turn order.
     pub(crate) turn: tokio::sync::Mutex<()>,
 }
+
+/// The executor's session, in every call's context: how a built-in that
+/// records into the conversation (`tool_search`'s discoveries) finds the
+/// one session the executor runs, never a second one passed beside it.
+/// Crate-private, so no runtime can put another in its place.
+#[cfg_attr(test, allow(dead_code))] // read by `tool_search`, not in this crate's unit tests
+pub(crate) struct CallSession(pub(crate) Arc<Session>);
 
 /// Discovered tools: a set to ask, and the order they came in, so renders
 /// can append them after the stable prefix.
@@ -42,6 +57,34 @@ impl Session {
     /// A fresh session: nothing discovered, empty state.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// This conversation's allow-always grants
+    /// ([`Grants::rules`] lists them as rules a runtime may persist).
+    pub fn grants(&self) -> &Grants {
+        &self.grants
+    }
+
+    /// The conversation as a store keeps it, at `now`: discoveries in
+    /// order, state, and the grants still live (lapsed ones are left out).
+    pub fn record(&self, now: SystemTime) -> SessionRecord {
+        SessionRecord {
+            format: RECORD_FORMAT,
+            discovered: self.discovered(),
+            state: (*self.state()).clone(),
+            grants: self.grants.records(now),
+        }
+    }
+
+    /// Puts a stored record back: discoveries are added (in order), the
+    /// state replaced, and the grants still live at `now` restored (a
+    /// grant already held keeps the later of its two lapse times).
+    pub fn restore(&self, record: SessionRecord, now: SystemTime) {
+        for name in record.discovered {
+            self.discover(name);
+        }
+        self.replace_state(record.state);
+        self.grants.restore(record.grants, now);
     }
 
     /// Marks a deferred tool (by primary name) as discovered, so calls to
@@ -160,7 +203,10 @@ impl Session {
         self.metrics.snapshot()
     }
 
-    pub(crate) fn record<'a>(&self, turn: impl IntoIterator<Item = (&'a str, &'a ToolMetrics)>) {
+    pub(crate) fn record_metrics<'a>(
+        &self,
+        turn: impl IntoIterator<Item = (&'a str, &'a ToolMetrics)>,
+    ) {
         self.metrics.merge(turn);
     }
 }

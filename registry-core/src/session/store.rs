@@ -18,19 +18,20 @@
 //! ([`StoreError`]), never an empty record: a session silently restarted
 //! from nothing would lose its grants and discoveries, and a caller
 //! cannot tell that from a new session. A grant restored after it lapsed
-//! is dropped on restore, and one that lapses while held stops answering
-//! (see [`PermissionPipeline::restore_grants`]).
+//! is dropped on restore, and one that lapses while held stops answering.
+//! The session writes and restores its own record ([`Session::record`],
+//! [`Session::restore`]).
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Session, SessionState};
-use crate::permission::{GrantRecord, PermissionPipeline};
+use super::SessionState;
+use crate::permission::GrantRecord;
 
 /// The record format this build writes and reads. A record of another
 /// format is refused ([`StoreError::Format`]) rather than guessed at.
@@ -51,28 +52,6 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
-    /// The record of `session` and the grants of its `pipeline`, as they
-    /// are at `now` (lapsed grants are left out).
-    pub fn capture(session: &Session, pipeline: &PermissionPipeline, now: SystemTime) -> Self {
-        SessionRecord {
-            format: RECORD_FORMAT,
-            discovered: session.discovered(),
-            state: (*session.state()).clone(),
-            grants: pipeline.grant_records(now),
-        }
-    }
-
-    /// Puts the record back into a session and its pipeline: discoveries
-    /// are added (in order), the state replaced, and grants still live at
-    /// `now` restored.
-    pub fn restore(self, session: &Session, pipeline: &PermissionPipeline, now: SystemTime) {
-        for name in self.discovered {
-            session.discover(name);
-        }
-        session.replace_state(self.state);
-        pipeline.restore_grants(self.grants, now);
-    }
-
     /// The record as bytes, refused when larger than `limits` allow.
     pub fn encode(&self, session: &str, limits: &StoreLimits) -> Result<Vec<u8>, StoreError> {
         // Serializing plain data into a `Vec` cannot fail; say so if it did.
@@ -411,7 +390,8 @@ impl SessionStore for MemorySessionStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::permission::PermissionMode;
+    use crate::session::Session;
+    use std::time::SystemTime;
 
     fn block<T>(future: StoreFuture<'_, T>) -> Result<T, StoreError> {
         futures_util::FutureExt::now_or_never(future).expect("the memory store never waits")
@@ -427,9 +407,8 @@ mod tests {
             state.mark_read("src/lib.rs");
             state
         });
-        let pipeline = PermissionPipeline::new(PermissionMode::Default);
         let now = SystemTime::now();
-        pipeline.restore_grants(
+        session.grants().restore(
             [GrantRecord {
                 tool: "run_command".into(),
                 content: Some("cargo test".into()),
@@ -437,21 +416,19 @@ mod tests {
             }],
             now,
         );
-        let record = SessionRecord::capture(&session, &pipeline, now);
+        let record = session.record(now);
         let bytes = record.encode("s1", &StoreLimits::default()).unwrap();
         let back = SessionRecord::decode("s1", &bytes).unwrap();
         assert_eq!(back, record);
 
-        let (other, other_pipeline) = (
-            Session::new(),
-            PermissionPipeline::new(PermissionMode::Default),
-        );
-        back.restore(&other, &other_pipeline, now);
+        let other = Session::new();
+        other.restore(back, now);
         assert_eq!(other.discovered(), ["search_issues", "create_issue"]);
         assert!(other.state().files_read().contains("src/lib.rs"));
         assert_eq!(
-            other_pipeline
-                .session_rules()
+            other
+                .grants()
+                .rules()
                 .iter()
                 .map(ToString::to_string)
                 .collect::<Vec<_>>(),
@@ -473,8 +450,9 @@ mod tests {
                 .unwrap(),
             )
         };
-        let pipeline = PermissionPipeline::new(PermissionMode::Default);
-        pipeline.restore_grants(
+        let grants = Session::new();
+        let grants = grants.grants();
+        grants.restore(
             [
                 GrantRecord {
                     tool: "write_file".into(),
@@ -489,18 +467,10 @@ mod tests {
             ],
             now,
         );
-        let kept: Vec<_> = pipeline
-            .grant_records(now)
-            .into_iter()
-            .map(|g| g.content)
-            .collect();
+        let kept: Vec<_> = grants.records(now).into_iter().map(|g| g.content).collect();
         assert_eq!(kept, [Some("b.txt".to_owned())]);
         // A minute on, the second lapses too: not captured, not answering.
-        assert!(
-            pipeline
-                .grant_records(now + Duration::from_secs(61))
-                .is_empty()
-        );
+        assert!(grants.records(now + Duration::from_secs(61)).is_empty());
     }
 
     #[test]

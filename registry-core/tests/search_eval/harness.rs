@@ -361,7 +361,6 @@ pub fn tool_search_over(
     use registry_core::catalog::try_all_base_tools;
     use registry_core::declare::RemoteOrigin;
     use registry_core::search::{ResultShape, TOOL_SEARCH_FLAG, ToolSearchIndex, ToolSearchScope};
-    use registry_core::session::Session;
     use registry_core::{Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry};
     use std::collections::BTreeMap;
     use std::sync::Arc;
@@ -391,13 +390,7 @@ pub fn tool_search_over(
         None => ToolSearchIndex::new(&registry),
     });
     let pool = registry.assemble_tool_pool(&PermissionContext::new());
-    ToolSearchScope::new(
-        index,
-        &registry,
-        &pool,
-        Arc::new(Session::new()),
-        ResultShape::ToolReferences,
-    )
+    ToolSearchScope::new(index, &registry, &pool, ResultShape::ToolReferences)
 }
 
 /// A ranker over a [`tool_search_over`] scope: the names of its first ten.
@@ -406,7 +399,7 @@ pub fn ranker(
 ) -> impl FnMut(&str) -> Vec<String> + '_ {
     move |q| {
         scope
-            .search(q, 10)
+            .search(&registry_core::session::Session::new(), q, 10)
             .expect("the query is accepted")
             .names()
             .into_iter()
