@@ -62,7 +62,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
-use super::context::{PermissionContext, RuleBehavior};
+use super::context::{PermissionContext, RuleBehavior, RuleSource};
 use super::grants::Grants;
 use super::mode::{CallFacts, Settled, plan_mode_reason};
 use super::pattern::ContentPattern;
@@ -366,8 +366,8 @@ impl PermissionPolicy {
         outcome
     }
 
-    /// Steps 1 to 11 (see the module docs): everything but the approver
-    /// and the classifier, which are async.
+    /// The synchronous steps 1 to 11 (see the module docs), in order:
+    /// each either ends the call or hands on to the next.
     fn decide(
         &self,
         cx: &PermissionContext,
@@ -386,65 +386,21 @@ impl PermissionPolicy {
                 self.config.workspace.as_deref(),
             )
         });
-        let targeting = |behavior| {
-            cx.rules_with(behavior)
-                .filter(|(_, rule)| rule.targets(name, aliases))
+        let judged = Judged {
+            cx,
+            name,
+            aliases,
+            content: call_content.as_ref(),
+            // Most contexts of a plain session hold no rule at all: then
+            // steps 1, 2 and 5 to 7 have nothing to read.
+            ruled: cx.has_rules(),
         };
 
-        // Most contexts of a plain session hold no rule at all: then steps
-        // 1, 2 and 5 to 7 have nothing to read.
-        let ruled = cx.has_rules();
-
-        // 1. Whole-tool deny rules, from the context as it is now.
-        if ruled && let Some((source, rule)) = cx.whole_tool_deny(name, aliases) {
-            return denied(
-                DeniedBy::DenyRule(rule.to_string()),
-                format!(
-                    "`{name}` is denied by the {} deny rule `{}`",
-                    source.name(),
-                    quoted(rule)
-                ),
-            );
-        }
-
-        // 2. Deny content rules.
-        let mut unchecked_deny = None;
-        if ruled {
-            for (source, rule) in targeting(RuleBehavior::Deny) {
-                let Some(pattern) = rule.content() else {
-                    continue;
-                };
-                let Some(call_content) = &call_content else {
-                    unchecked_deny.get_or_insert((
-                        source,
-                        rule,
-                        "this call names no content to check it against".to_owned(),
-                    ));
-                    continue;
-                };
-                match call_content.deny_reach(&ContentPattern::parse(pattern)) {
-                    Reach::Covers => {
-                        return denied(
-                            DeniedBy::DenyRule(rule.to_string()),
-                            format!(
-                                "this call of `{name}` (`{}`) is denied by the {} deny rule `{}`",
-                                cap_error_text(call_content.content().as_str()),
-                                source.name(),
-                                quoted(rule)
-                            ),
-                        );
-                    }
-                    Reach::Unknown(why) => {
-                        unchecked_deny.get_or_insert((
-                            source,
-                            rule,
-                            format!("this call's content {why}"),
-                        ));
-                    }
-                    Reach::Misses => {}
-                }
-            }
-        }
+        // 1. and 2. Deny rules, from the context as it is now.
+        let unchecked_deny = match judged.deny_rules() {
+            Ok(unchecked) => unchecked,
+            Err(denied) => return denied,
+        };
 
         // 3. The tool's own deny always holds.
         let decision = call.check_permissions(tool_cx);
@@ -476,75 +432,14 @@ impl PermissionPolicy {
             return denied(DeniedBy::Mode(mode), plan_mode_reason(name));
         }
 
-        // 5. A deny content rule nobody can check: in bypass a deny rule
-        // still holds, so it denies; elsewhere it asks.
-        if let Some((source, rule, why)) = unchecked_deny {
-            let why = format!(
-                "the {} deny rule `{}` covers some calls of `{name}`, and {why}",
-                source.name(),
-                quoted(rule)
-            );
-            if mode == PermissionMode::Bypass {
-                return denied(
-                    DeniedBy::DenyRule(rule.to_string()),
-                    format!("{why}; bypass mode never runs past a deny rule"),
-                );
-            }
-            return Next::Ask(why);
+        // 5. A deny content rule nobody can check.
+        if let Some(unchecked) = unchecked_deny {
+            return unchecked.settle(name, mode);
         }
 
-        // 6. Ask rules.
-        if ruled {
-            for (source, rule) in targeting(RuleBehavior::Ask) {
-                let what = match (rule.content(), &call_content) {
-                    (None, _) => format!("asks before every call of `{name}`"),
-                    (Some(pattern), Some(c)) => match c.deny_reach(&ContentPattern::parse(pattern))
-                    {
-                        Reach::Covers => format!("covers this call of `{name}`"),
-                        Reach::Unknown(why) => {
-                            format!("covers some calls of `{name}`, and this call's content {why}")
-                        }
-                        Reach::Misses => continue,
-                    },
-                    (Some(_), None) => format!(
-                        "covers some calls of `{name}`, and this call names no content to check it against"
-                    ),
-                };
-                return Next::Ask(format!(
-                    "the {} ask rule `{}` {what}",
-                    source.name(),
-                    quoted(rule)
-                ));
-            }
-        }
-
-        // 7. Allow rules: a whole-tool rule, or content rules that together
-        // cover the call (each program of a command line by some rule).
-        let allow: Vec<&PermissionRule> = if ruled {
-            targeting(RuleBehavior::Allow)
-                .map(|(_, rule)| rule)
-                .collect()
-        } else {
-            Vec::new()
-        };
-        if let Some(rule) = allow.iter().find(|rule| rule.content().is_none()) {
-            return allowed(AllowedBy::AllowRule(rule.to_string()));
-        }
-        if let Some(call_content) = &call_content {
-            let with_content: Vec<&PermissionRule> = allow
-                .iter()
-                .copied()
-                .filter(|r| r.content().is_some())
-                .collect();
-            let patterns: Vec<ContentPattern> = with_content
-                .iter()
-                .filter_map(|rule| rule.content().map(ContentPattern::parse))
-                .collect();
-            if let Some(used) = call_content.allowed_by(&patterns) {
-                let rules: Vec<String> =
-                    used.iter().map(|&i| with_content[i].to_string()).collect();
-                return allowed(AllowedBy::AllowRule(rules.join(", ")));
-            }
+        // 6. Ask rules; 7. allow rules.
+        if let Some(next) = judged.ask_rules().or_else(|| judged.allow_rules()) {
+            return next;
         }
 
         // 8. This session's grants, while they last.
@@ -669,6 +564,174 @@ impl PermissionPolicy {
 }
 
 /// Step 10: the classifier's verdict, or the reason to ask instead.
+/// One call as the rule steps (1, 2, 5 to 7) read it.
+struct Judged<'a> {
+    cx: &'a PermissionContext,
+    name: &'a str,
+    aliases: &'a [String],
+    /// The call's permission content, ready to compare; `None` when the
+    /// call names none.
+    content: Option<&'a CallContent<'a>>,
+    /// Whether the context holds any rule at all.
+    ruled: bool,
+}
+
+/// A deny content rule that covers some calls of the tool and cannot be
+/// checked against this one (step 5).
+struct UncheckedDeny<'a> {
+    source: RuleSource,
+    rule: &'a PermissionRule,
+    why: String,
+}
+
+impl UncheckedDeny<'_> {
+    /// In bypass a deny rule still holds, so the call is denied; elsewhere
+    /// it asks.
+    fn settle(self, name: &str, mode: PermissionMode) -> Next {
+        let why = format!(
+            "the {} deny rule `{}` covers some calls of `{name}`, and {}",
+            self.source.name(),
+            quoted(self.rule),
+            self.why
+        );
+        if mode == PermissionMode::Bypass {
+            return denied(
+                DeniedBy::DenyRule(self.rule.to_string()),
+                format!("{why}; bypass mode never runs past a deny rule"),
+            );
+        }
+        Next::Ask(why)
+    }
+}
+
+impl<'a> Judged<'a> {
+    /// This context's rules of `behavior` that target the tool.
+    fn targeting(
+        &self,
+        behavior: RuleBehavior,
+    ) -> impl Iterator<Item = (RuleSource, &'a PermissionRule)> + '_ {
+        let (name, aliases) = (self.name, self.aliases);
+        self.cx
+            .rules_with(behavior)
+            .filter(move |(_, rule)| rule.targets(name, aliases))
+    }
+
+    /// Steps 1 and 2: a whole-tool deny rule, or a deny content rule that
+    /// covers the call, ends it (`Err`); the first deny content rule that
+    /// cannot be checked is kept for step 5.
+    fn deny_rules(&self) -> Result<Option<UncheckedDeny<'a>>, Next> {
+        if !self.ruled {
+            return Ok(None);
+        }
+        let name = self.name;
+        if let Some((source, rule)) = self.cx.whole_tool_deny(name, self.aliases) {
+            return Err(denied(
+                DeniedBy::DenyRule(rule.to_string()),
+                format!(
+                    "`{name}` is denied by the {} deny rule `{}`",
+                    source.name(),
+                    quoted(rule)
+                ),
+            ));
+        }
+        let mut unchecked = None;
+        for (source, rule) in self.targeting(RuleBehavior::Deny) {
+            let Some(pattern) = rule.content() else {
+                continue;
+            };
+            let Some(content) = self.content else {
+                unchecked.get_or_insert(UncheckedDeny {
+                    source,
+                    rule,
+                    why: "this call names no content to check it against".to_owned(),
+                });
+                continue;
+            };
+            match content.deny_reach(&ContentPattern::parse(pattern)) {
+                Reach::Covers => {
+                    return Err(denied(
+                        DeniedBy::DenyRule(rule.to_string()),
+                        format!(
+                            "this call of `{name}` (`{}`) is denied by the {} deny rule `{}`",
+                            cap_error_text(content.content().as_str()),
+                            source.name(),
+                            quoted(rule)
+                        ),
+                    ));
+                }
+                Reach::Unknown(why) => {
+                    unchecked.get_or_insert(UncheckedDeny {
+                        source,
+                        rule,
+                        why: format!("this call's content {why}"),
+                    });
+                }
+                Reach::Misses => {}
+            }
+        }
+        Ok(unchecked)
+    }
+
+    /// Step 6: an ask rule that covers the call (whole-tool, or content
+    /// matched; a content ask rule that cannot be checked asks too).
+    fn ask_rules(&self) -> Option<Next> {
+        if !self.ruled {
+            return None;
+        }
+        let name = self.name;
+        for (source, rule) in self.targeting(RuleBehavior::Ask) {
+            let what = match (rule.content(), self.content) {
+                (None, _) => format!("asks before every call of `{name}`"),
+                (Some(pattern), Some(c)) => match c.deny_reach(&ContentPattern::parse(pattern)) {
+                    Reach::Covers => format!("covers this call of `{name}`"),
+                    Reach::Unknown(why) => {
+                        format!("covers some calls of `{name}`, and this call's content {why}")
+                    }
+                    Reach::Misses => continue,
+                },
+                (Some(_), None) => format!(
+                    "covers some calls of `{name}`, and this call names no content to check it against"
+                ),
+            };
+            return Some(Next::Ask(format!(
+                "the {} ask rule `{}` {what}",
+                source.name(),
+                quoted(rule)
+            )));
+        }
+        None
+    }
+
+    /// Step 7: a whole-tool allow rule, or content allow rules that
+    /// together cover the call (each program of a command line by some
+    /// rule).
+    fn allow_rules(&self) -> Option<Next> {
+        if !self.ruled {
+            return None;
+        }
+        let allow: Vec<&PermissionRule> = self
+            .targeting(RuleBehavior::Allow)
+            .map(|(_, rule)| rule)
+            .collect();
+        if let Some(rule) = allow.iter().find(|rule| rule.content().is_none()) {
+            return Some(allowed(AllowedBy::AllowRule(rule.to_string())));
+        }
+        let content = self.content?;
+        let with_content: Vec<&PermissionRule> = allow
+            .iter()
+            .copied()
+            .filter(|r| r.content().is_some())
+            .collect();
+        let patterns: Vec<ContentPattern> = with_content
+            .iter()
+            .filter_map(|rule| rule.content().map(ContentPattern::parse))
+            .collect();
+        let used = content.allowed_by(&patterns)?;
+        let rules: Vec<String> = used.iter().map(|&i| with_content[i].to_string()).collect();
+        Some(allowed(AllowedBy::AllowRule(rules.join(", "))))
+    }
+}
+
 async fn classify(
     classifier: &dyn SafetyClassifier,
     call: &PreparedCall,
