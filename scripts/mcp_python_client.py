@@ -7,7 +7,7 @@ came back. Prints one JSON summary line on success; exits non-zero with the
 reason otherwise.
 
 Usage: mcp_python_client.py SERVER_BINARY WORKSPACE
-Run by examples/tests/mcp_python.rs with the virtualenv `.ci/run` creates.
+Run by examples/tests/it/mcp_python.rs with the virtualenv `.ci/run` creates.
 """
 
 import asyncio

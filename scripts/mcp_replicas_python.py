@@ -7,7 +7,7 @@ most the calls in flight on it, and a Redis restart must give error
 results, then recover.
 
 Usage: mcp_replicas_python.py URL WORKSPACE
-Run by examples/tests/mcp_replicas.rs, which owns the replicas, the
+Run by examples/tests/it/mcp_replicas.rs, which owns the replicas, the
 balancer and Redis. The two talk over lines: this script prints
 `phase <name>` and waits for the harness's answer on stdin (`killed`,
 `down`, `up`); it ends with one JSON summary line, or exits non-zero with

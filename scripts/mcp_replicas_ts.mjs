@@ -5,7 +5,7 @@
 // a Redis restart must give errors, then recover.
 //
 // Usage: node mcp_replicas_ts.mjs URL WORKSPACE
-// Run by examples/tests/mcp_replicas.rs, which owns the replicas, the
+// Run by examples/tests/it/mcp_replicas.rs, which owns the replicas, the
 // balancer and Redis. The two talk over lines: this script prints
 // `phase <name>` and waits for the harness's answer on stdin (`killed`,
 // `down`, `up`); it ends with one JSON summary line, or exits non-zero

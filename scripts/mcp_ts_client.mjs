@@ -7,7 +7,7 @@
 // the reason otherwise.
 //
 // Usage: node mcp_ts_client.mjs SERVER_BINARY WORKSPACE
-// Run by examples/tests/mcp_typescript.rs with the node_modules `.ci/run`
+// Run by examples/tests/it/mcp_node.rs with the node_modules `.ci/run`
 // installs (NODE_PATH points there).
 
 import { spawn } from "node:child_process";

@@ -13,7 +13,7 @@ quiet() { grep -v '^running\|^test result\|^$\|^\.$'; }
 cargo test -q -p registry-core --test search_eval -- --nocapture 2>&1 | quiet
 cargo test -q -p registry-core --test search_heldout -- --nocapture 2>&1 | quiet
 if [[ -n "${REGISTRY_EMBED_MODEL_DIR:-}" ]]; then
-    cargo test -q -p registry-embed --test search_dev --test search_heldout -- --nocapture 2>&1 | quiet
+    cargo test -q -p registry-embed --test it -- search_dev:: search_heldout:: --nocapture 2>&1 | quiet
 else
     echo "(set REGISTRY_EMBED_MODEL_DIR for the hybrid numbers)"
 fi

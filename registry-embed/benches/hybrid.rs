@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 
 use divan::{Bencher, black_box};
 use registry_core::search::{Embedder, SemanticRanking, ToolSearchScope};
+use registry_core::session::Session;
 use registry_embed::SentenceEmbedder;
 
 fn main() {
@@ -86,10 +87,11 @@ const SIZES: &[usize] = &[1_000, 10_000];
 fn hybrid_query(bencher: Bencher, n: usize) {
     let (hybrid, _) = scopes(n);
     let queries = queries();
+    let session = Session::new();
     let mut i = 0;
     bencher.bench_local(|| {
         i = (i + 1) % queries.len();
-        black_box(hybrid.search(&queries[i], 5).unwrap());
+        black_box(hybrid.search(&session, &queries[i], 5).unwrap());
     });
 }
 
@@ -97,10 +99,11 @@ fn hybrid_query(bencher: Bencher, n: usize) {
 fn lexical_query(bencher: Bencher, n: usize) {
     let (_, lexical) = scopes(n);
     let queries = queries();
+    let session = Session::new();
     let mut i = 0;
     bencher.bench_local(|| {
         i = (i + 1) % queries.len();
-        black_box(lexical.search(&queries[i], 5).unwrap());
+        black_box(lexical.search(&session, &queries[i], 5).unwrap());
     });
 }
 

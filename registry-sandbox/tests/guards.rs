@@ -1,7 +1,7 @@
 //! The guards, one mechanism at a time, on real `sh` and `bash`: each test
 //! first shows the command does its damage with the guards off, then that
 //! it does none with them on. (The attack classes, through the executor
-//! and in every mode, are `examples/tests/enforcement_oracle.rs`.)
+//! and in every mode, are `examples/tests/it/enforcement_oracle.rs`.)
 
 #![cfg(target_os = "linux")]
 

@@ -12,6 +12,11 @@
 //!
 //! `REGISTRY_MEMORY_MIB` sets the payload size (default 100), for a quick
 //! run or a bigger one; the bound is the same multiple at every size.
+//!
+//! A test binary of its own, not a module of `tests/it`: its scenarios
+//! declare `#[tool]`s (`store_note`, `build_log`), and `#[tool]` always
+//! registers in the linked catalog, so in the shared binary they would
+//! join the catalog that `catalog` and `catalog_lock` check exactly.
 
 #![cfg(target_os = "linux")]
 

@@ -104,10 +104,10 @@
 //! real program file and arguments ([`ProgramRules::judge`]), and a path
 //! rule on a file tool reaches every process through the filesystem
 //! ([`CallRules::path_guards`]). The `registry-sandbox` crate does that on
-//! Linux; `examples/tests/enforcement_oracle.rs` runs its attack corpus.
+//! Linux; `examples/tests/it/enforcement_oracle.rs` runs its attack corpus.
 //!
 //! What the reading alone still decides, with a test each
-//! (`examples/tests/deny_oracle.rs`, `shell_oracle.rs`,
+//! (`examples/tests/it/deny_oracle.rs`, `shell_oracle.rs`,
 //! `git_hardening.rs`, `path_reading.rs`):
 //!
 //! - A command it cannot read is uncheckable: inline code fed to an

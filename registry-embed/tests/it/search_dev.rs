@@ -2,29 +2,25 @@
 //! `tool_search` as a model calls it: the set to choose the fusion on.
 //! `SEARCH_EVAL_SWEEP=1` prints every fusion setting tried.
 
-#[path = "../../registry-core/tests/search_eval/bm25.rs"]
-mod bm25;
-#[path = "../../registry-core/tests/search_eval/harness.rs"]
-mod harness;
-mod model;
-
 use std::sync::Arc;
 
-use harness::{
+use registry_core::search::{DEFAULT_SERVER_WEIGHT, Fusion, SemanticRanking};
+
+use crate::harness::{
     Ranks, Scores, load_queries, load_tools, print_table, ranker, tool_search_over,
     with_distractors,
 };
-use registry_core::search::{DEFAULT_SERVER_WEIGHT, Fusion, SemanticRanking};
+use crate::{bm25, model};
 
 #[test]
 fn dev_split_hybrid() {
     let Some(model) = model::model() else { return };
     let model = Arc::new(model::Remembering::new(model));
     let tools = load_tools(include_str!(
-        "../../registry-core/tests/search_eval/catalogs.json"
+        "../../../registry-core/tests/search_eval/catalogs.json"
     ));
     let queries = load_queries(
-        include_str!("../../registry-core/tests/search_eval/queries.json"),
+        include_str!("../../../registry-core/tests/search_eval/queries.json"),
         &tools,
     );
     let sweep = std::env::var_os("SEARCH_EVAL_SWEEP").is_some();

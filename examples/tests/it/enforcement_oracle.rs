@@ -20,8 +20,6 @@
 //! sets `REGISTRY_SANDBOX_REQUIRED`, which turns a missing guard into a
 //! failure).
 
-registry_core::link!(registry_examples);
-
 #[path = "enforcement/cases.rs"]
 mod cases;
 

@@ -3,8 +3,6 @@
 //! into git's internals, enormous paths. Each must end in a result or a
 //! typed error, never a hang, a panic or unbounded memory.
 
-registry_core::link!(registry_examples);
-
 use std::path::Path;
 use std::time::Duration;
 
@@ -501,7 +499,7 @@ fn writes_that_fail_halfway_leave_the_original() {
     let output = std::process::Command::new("sh")
         .arg("-c")
         // An ignored signal stays ignored across `exec`.
-        .arg(r#"trap '' XFSZ; ulimit -f 4 && exec "$0" --exact child_writes_under_a_file_size_limit --ignored --nocapture"#)
+        .arg(r#"trap '' XFSZ; ulimit -f 4 && exec "$0" --exact hostile_files::child_writes_under_a_file_size_limit --ignored --nocapture"#)
         .arg(&exe)
         .env(FSIZE_DIR_VAR, dir.path())
         .output()

@@ -2,13 +2,11 @@
 //! command of `run_command`) and what the permission pipeline makes of it
 //! with real tools in a real sandbox.
 
-registry_core::link!(registry_examples);
-
 use registry_core::{
     Flags, PermissionContext, PermissionMode, ToolHandle,
     catalog::try_all_base_tools,
     permission::{
-        AllowedBy, Authorization, DeniedBy, PermissionPipeline, RuleBehavior, RuleSource,
+        AllowedBy, Authorization, DeniedBy, Grants, PermissionPolicy, RuleBehavior, RuleSource,
     },
 };
 use registry_examples::Sandbox;
@@ -70,11 +68,12 @@ async fn rules_reach_past_the_tools_own_allow_and_modes_use_the_path() {
     cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "cat(secrets:*)")
         .unwrap();
 
-    let pipeline = PermissionPipeline::new(PermissionMode::AcceptEdits).with_workspace(&workspace);
+    let policy = PermissionPolicy::new(PermissionMode::AcceptEdits).with_workspace(&workspace);
+    let grants = Grants::default();
     let decide = |name: &str, args: Value| {
         let prepared = tool(name).prepare(args).expect("arguments parse");
-        let (pipeline, cx, tool_cx) = (&pipeline, &cx, &tool_cx);
-        async move { pipeline.authorize(cx, &prepared, "1", tool_cx).await }
+        let (policy, grants, cx, tool_cx) = (&policy, &grants, &cx, &tool_cx);
+        async move { policy.authorize(cx, grants, &prepared, "1", tool_cx).await }
     };
 
     // `read_file` vouches for every path in the sandbox, but the deny rule

@@ -9,9 +9,7 @@
 //!
 //! The default budget keeps CI fast (1,000 cases, a few seconds). For a longer
 //! hunt set `SHELL_ORACLE_CASES`, e.g.
-//! `SHELL_ORACLE_CASES=50000 cargo test -p registry-examples --test shell_oracle --release`.
-
-registry_core::link!(registry_examples);
+//! `SHELL_ORACLE_CASES=50000 cargo test -p registry-examples --test it shell_oracle:: --release`.
 
 use std::collections::BTreeMap;
 use std::hash::{DefaultHasher, Hash, Hasher};

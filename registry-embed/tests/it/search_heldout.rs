@@ -10,35 +10,31 @@
 //! 0.677, 0.669 and 0.371; the goals, 0.80 at ~500 tools and 0.60
 //! at 10,000, are not met.)
 //!
-//! `REGISTRY_EMBED_MODEL_DIR=... cargo test -p registry-embed --test search_heldout -- --nocapture`
-
-#[path = "../../registry-core/tests/search_eval/bm25.rs"]
-mod bm25;
-#[path = "../../registry-core/tests/search_eval/harness.rs"]
-mod harness;
-mod model;
+//! `REGISTRY_EMBED_MODEL_DIR=... cargo test -p registry-embed --test it search_heldout:: -- --nocapture`
 
 use std::sync::Arc;
 
-use harness::{
+use registry_core::search::SemanticRanking;
+
+use crate::harness::{
     EvalQuery, EvalTool, Ranks, at_size, load_queries, load_tools, print_table, ranker,
     tool_search_over,
 };
-use registry_core::search::SemanticRanking;
+use crate::{bm25, harness, model};
 
 fn heldout() -> (Vec<EvalTool>, Vec<EvalQuery>) {
     let mut tools = load_tools(include_str!(
-        "../../registry-core/tests/search_eval/heldout/catalogs_a.json"
+        "../../../registry-core/tests/search_eval/heldout/catalogs_a.json"
     ));
     tools.extend(load_tools(include_str!(
-        "../../registry-core/tests/search_eval/heldout/catalogs_b.json"
+        "../../../registry-core/tests/search_eval/heldout/catalogs_b.json"
     )));
     let mut queries = load_queries(
-        include_str!("../../registry-core/tests/search_eval/heldout/queries_a.json"),
+        include_str!("../../../registry-core/tests/search_eval/heldout/queries_a.json"),
         &tools,
     );
     queries.extend(load_queries(
-        include_str!("../../registry-core/tests/search_eval/heldout/queries_b.json"),
+        include_str!("../../../registry-core/tests/search_eval/heldout/queries_b.json"),
         &tools,
     ));
     (tools, queries)
@@ -51,7 +47,7 @@ fn heldout_split_hybrid_at_700_1000_and_10000_tools() {
     let (tools, queries) = heldout();
     let mut base = tools.clone();
     base.extend(load_tools(include_str!(
-        "../../registry-core/tests/search_eval/catalogs.json"
+        "../../../registry-core/tests/search_eval/catalogs.json"
     )));
     let mut floors = Vec::new();
     for n in [tools.len(), 1_000, 10_000] {

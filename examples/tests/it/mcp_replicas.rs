@@ -17,8 +17,6 @@
 //! Built with the examples' `web` feature only: its `web_fetch` is the one
 //! deferred tool the clients discover through `tool_search`.
 
-#![cfg(feature = "web")]
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

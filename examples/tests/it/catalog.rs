@@ -1,8 +1,6 @@
 //! The authoritative list this crate contributes, and every tool's declared
 //! posture.
 
-registry_core::link!(registry_examples);
-
 use registry_core::{
     Flags, ToolHandle,
     catalog::try_all_base_tools,

@@ -1,7 +1,5 @@
 //! Every tool working on a real sandbox directory, and its error cases.
 
-registry_core::link!(registry_examples);
-
 use std::path::Path;
 
 use registry_core::{

@@ -4,8 +4,6 @@
 //! the OS does. Each case runs through the executor with the real tools
 //! and is judged by its effect on the disk.
 
-registry_core::link!(registry_examples);
-
 use std::path::Path;
 use std::sync::Arc;
 

@@ -3,14 +3,12 @@
 //! Fails when a tool vanished without leaving an alias, a definition
 //! changed (the prompt cache would miss), a posture was loosened, or a tool
 //! is new. After reviewing an intended change, update the lock with
-//! `REGISTRY_UPDATE_LOCK=1 cargo test -p registry-examples --test catalog_lock`
+//! `REGISTRY_UPDATE_LOCK=1 cargo test -p registry-examples --test it catalog_lock`
 //! (in the default build, which compiles every tool) and commit it.
 //!
 //! One lock serves both feature sets: `web_fetch` is gated with
 //! `#[tool(cfg(feature = "web"))]`, so a build without `web` knows it is
 //! compiled out and leaves its entry alone (CI runs this test both ways).
-
-registry_core::link!(registry_examples);
 
 use registry_core::catalog::lock::{self, LockOptions};
 

@@ -6,8 +6,6 @@
 //! (`default`, `plan`, `dont_ask`, no approver), under `sh` and `bash`.
 //! A hostile program leaves a file named `pwned`; it must never appear.
 
-registry_core::link!(registry_examples);
-
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;

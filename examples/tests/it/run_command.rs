@@ -1,8 +1,6 @@
 //! `run_command`: per-input classification through `prepare()`, the
 //! permission answers, and real runs in a sandbox.
 
-registry_core::link!(registry_examples);
-
 use registry_core::{
     Flags, PermissionDecision, ToolContext, ToolError, ToolHandle, catalog::try_all_base_tools,
 };

@@ -14,8 +14,6 @@
 //! (program spellings, wrappers, leading redirections and assignments,
 //! containers, separators) and asserts the same of each.
 
-registry_core::link!(registry_examples);
-
 use std::path::Path;
 use std::sync::Arc;
 

@@ -19,13 +19,11 @@
 //! about twice the path's size in peak memory, the path's own copy in the
 //! arguments and the parsed input's.
 
-registry_core::link!(registry_examples);
-
 use std::sync::Arc;
 
 use registry_core::execute::ExecEvent;
 use registry_core::permission::{
-    Approval, ApprovalRequest, Approver, Authorization, JudgeFuture, PermissionPipeline,
+    Approval, ApprovalRequest, Approver, Authorization, Grants, JudgeFuture, PermissionPolicy,
     RuleBehavior, RuleSource,
 };
 use registry_core::{
@@ -282,10 +280,12 @@ async fn without_validation_the_pipeline_still_denies_it() {
     let call = handle.prepare(args(path.clone())).expect("parses");
     for mode in MODES {
         for deny in [&[][..], &DENY[..]] {
-            let pipeline = PermissionPipeline::new(mode)
+            let policy = PermissionPolicy::new(mode)
                 .with_approver(Arc::new(ApproveAll))
                 .with_workspace(dir.path());
-            let answer = pipeline.authorize(&rules(deny), &call, "1", &cx).await;
+            let answer = policy
+                .authorize(&rules(deny), &Grants::default(), &call, "1", &cx)
+                .await;
             let case = format!("{mode}, deny rules {deny:?}");
             let Authorization::Denied { reason, .. } = &answer else {
                 panic!("{case}: {answer:?}");
@@ -345,9 +345,9 @@ async fn a_path_at_the_limit_is_judged_as_usual() {
 /// By hand, for the time and the peak memory of one call (release):
 ///
 /// ```text
-/// cargo test --release -p registry-examples --test huge_path --no-run
+/// cargo test --release -p registry-examples --test it --no-run
 /// HUGE_PATH_TOOL=edit_file HUGE_PATH_MODE=bypass HUGE_PATH_RULES=1 /usr/bin/time -v \
-///     target/release/deps/huge_path-<hash> by_hand --ignored --exact --nocapture
+///     target/release/deps/it-<hash> huge_path::by_hand --ignored --exact --nocapture
 /// ```
 ///
 /// `HUGE_PATH_TOOL` is `read_file` (the default) or one of

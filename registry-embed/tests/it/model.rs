@@ -1,8 +1,6 @@
 //! What the embedder tests share: the model from the environment, and the
 //! fusion the evaluation measures.
 
-#![allow(dead_code)] // each test binary uses its own part of it
-
 use registry_core::search::Fusion;
 use registry_embed::SentenceEmbedder;
 

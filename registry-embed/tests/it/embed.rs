@@ -1,10 +1,9 @@
 //! The embedder on real weights (all-MiniLM-L6-v2, from the directory
 //! named by `REGISTRY_EMBED_MODEL_DIR`; `.ci/run` installs it).
 
-mod model;
-
-use model::model;
 use registry_core::search::Embedder;
+
+use crate::model::model;
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

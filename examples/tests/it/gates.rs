@@ -2,8 +2,6 @@
 //! without the feature it is not in the list, but the catalog still knows
 //! it, and says why it is missing.
 
-registry_core::link!(registry_examples);
-
 use registry_core::{
     Flags,
     catalog::{CfgPredicate, Missing, try_all_base_tools},
