@@ -1,0 +1,195 @@
+//! Keeping the registry in step with the server: listing every page of
+//! `tools/list` within bounds, building each listed tool through
+//! [`DefinitionImport`] (or refusing it with a reason), and swapping the
+//! server's registrations in one step.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rmcp::model::{PaginatedRequestParams, Tool};
+use rmcp::{Peer, RoleClient};
+use serde_json::Value;
+
+use super::Shared;
+use crate::declare::builder::BoxError;
+use crate::declare::imported::{
+    DefinitionImport, RemoteAnnotations, RemoteToolDefinition, imported_tool_name,
+};
+use crate::mcp::McpError;
+
+/// Why a tool that requires the Tasks extension is not imported (or, over
+/// HTTP where its listing cannot be read, fails at its first call).
+pub(super) const TASKS_REQUIRED: &str = "it requires the MCP Tasks extension (`execution.taskSupport: \"required\"`), which this client does not support: every plain call to it fails";
+
+/// Listing stops after this many pages: a server whose cursors never end
+/// would otherwise keep the import busy forever.
+const MAX_PAGES: usize = 1_000;
+
+/// The most tools one server may offer: a listing of more fails (a page
+/// of more is refused as it is read, before it is held whole).
+pub const MAX_IMPORTED_TOOLS: usize = 10_000;
+
+/// A tool the server offered that was not imported, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefusedTool {
+    /// The tool's name on the server.
+    pub tool: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+impl Shared {
+    /// Every page of `tools/list`.
+    pub(super) async fn list_all(&self, peer: &Peer<RoleClient>) -> Result<Vec<Tool>, McpError> {
+        let list_error = |message: String| McpError::List {
+            server: self.server.clone(),
+            message,
+        };
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..MAX_PAGES {
+            let request = PaginatedRequestParams::default().with_cursor(cursor.clone());
+            let page = tokio::time::timeout(self.call_timeout, peer.list_tools(Some(request)))
+                .await
+                .map_err(|_| list_error(format!("no answer within {:?}", self.call_timeout)))?
+                .map_err(|err| list_error(err.to_string()))?;
+            tools.extend(page.tools);
+            if tools.len() > MAX_IMPORTED_TOOLS {
+                return Err(list_error(format!(
+                    "it lists more than {MAX_IMPORTED_TOOLS} tools, the most one server may offer"
+                )));
+            }
+            match page.next_cursor {
+                None => return Ok(tools),
+                Some(next) if !seen.insert(next.clone()) => {
+                    return Err(list_error(format!("the cursor `{next}` came back twice")));
+                }
+                Some(next) => cursor = Some(next),
+            }
+        }
+        Err(list_error(format!("more than {MAX_PAGES} pages")))
+    }
+
+    /// Lists the server's tools and replaces this server's registrations
+    /// with them.
+    pub(super) async fn sync_tools(self: &Arc<Self>) -> Result<(), McpError> {
+        let _one_at_a_time = self.sync.lock().await;
+        self.sync_tools_locked().await
+    }
+
+    /// [`sync_tools`](Self::sync_tools), with the sync lock held.
+    pub(super) async fn sync_tools_locked(self: &Arc<Self>) -> Result<(), McpError> {
+        let Some(link) = self.link() else {
+            return Ok(());
+        };
+        let mut listed = self.list_all(&link.peer).await?;
+        // Sorted by the server's own name: which of two colliding tools
+        // wins does not depend on the server's order.
+        listed.sort_by(|a, b| a.name.cmp(&b.name));
+        let previous = std::mem::take(&mut self.state().definitions);
+        let mut tools = BTreeMap::new();
+        let mut refused = Vec::new();
+        let mut handles = Vec::new();
+        let mut definitions = BTreeMap::new();
+        for tool in listed {
+            let remote = tool.name.to_string();
+            let definition = serde_json::to_value(&tool).unwrap_or(Value::Null);
+            let name = imported_tool_name(&self.server, &remote);
+            // The same definition as before: the same handle.
+            let unchanged = previous
+                .get(&name)
+                .filter(|(old, _)| *old == definition && !tools.contains_key(&name))
+                .map(|(_, handle)| (name.clone(), handle.clone()));
+            match unchanged.map_or_else(|| self.build_tool(&tool, &tools), Ok) {
+                Ok((name, handle)) => {
+                    tools.insert(name.clone(), remote);
+                    definitions.insert(name, (definition, handle.clone()));
+                    handles.push(handle);
+                }
+                Err(reason) => {
+                    tracing::warn!(server = %self.server, tool = %remote, %reason, "MCP tool not imported");
+                    refused.push(RefusedTool {
+                        tool: remote,
+                        reason,
+                    });
+                }
+            }
+        }
+        // One atomic swap: calls resolved against the old set keep
+        // working for every tool that is still offered.
+        for err in self.registry.replace_owner(self.owner.as_str(), handles) {
+            let crate::catalog::plugins::PluginError::InputNotObject { tool: name, .. } = &err;
+            definitions.remove(name);
+            let remote = tools.remove(name).unwrap_or_else(|| name.clone());
+            refused.push(RefusedTool {
+                tool: remote,
+                reason: err.to_string(),
+            });
+        }
+        let mut state = self.state();
+        state.tools = tools;
+        state.refused = refused;
+        state.definitions = definitions;
+        Ok(())
+    }
+
+    /// One imported tool, or why not: the clash and Tasks checks are this
+    /// import's own; the tool is [`DefinitionImport`]'s, the one
+    /// implementation.
+    pub(super) fn build_tool(
+        self: &Arc<Self>,
+        tool: &Tool,
+        taken: &BTreeMap<String, String>,
+    ) -> Result<(String, crate::input::ToolHandle), String> {
+        let remote = tool.name.to_string();
+        let name = imported_tool_name(&self.server, &remote);
+        if let Some(other) = taken.get(&name) {
+            return Err(format!(
+                "its name normalises to `{name}`, already taken by the server's tool `{other}`"
+            ));
+        }
+        if self.task_tools.contains(&remote) {
+            return Err(TASKS_REQUIRED.to_owned());
+        }
+        let shared = Arc::downgrade(self);
+        let handle = DefinitionImport::new(self.server.as_str())
+            .trusted(self.trusted)
+            .import(&remote_definition(tool), move |args, cx| {
+                let shared = shared.clone();
+                let remote = remote.clone();
+                let cx = cx.clone();
+                async move {
+                    let shared = shared
+                        .upgrade()
+                        .ok_or_else(|| -> BoxError { "the MCP import was shut down".into() })?;
+                    shared.call(&remote, args, &cx).await
+                }
+            })
+            .map_err(|err| err.reason())?;
+        Ok((name, handle))
+    }
+}
+
+/// The definition an rmcp tool is, field for field (no serde round
+/// trip: nothing here can fail). Fields the definition does not read
+/// (`icons`) are left behind.
+fn remote_definition(tool: &Tool) -> RemoteToolDefinition {
+    RemoteToolDefinition {
+        name: tool.name.to_string(),
+        title: tool.title.clone(),
+        description: tool.description.as_deref().map(str::to_owned),
+        input_schema: Value::Object((*tool.input_schema).clone()),
+        output_schema: tool
+            .output_schema
+            .as_ref()
+            .map(|schema| Value::Object((**schema).clone())),
+        annotations: tool.annotations.as_ref().map(|a| RemoteAnnotations {
+            title: a.title.clone(),
+            read_only_hint: a.read_only_hint,
+            destructive_hint: a.destructive_hint,
+            idempotent_hint: a.idempotent_hint,
+            open_world_hint: a.open_world_hint,
+        }),
+        meta: tool.meta.as_ref().map(|meta| meta.0.clone()),
+    }
+}
