@@ -1,4 +1,5 @@
 use super::*;
+use crate::syntax::ast::Command;
 
 fn programs(text: &str) -> Vec<String> {
     let script = parse(text).unwrap_or_else(|e| panic!("{text:?}: {e}"));
