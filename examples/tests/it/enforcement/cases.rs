@@ -247,7 +247,7 @@ pub const DENY_RM: &[Case] = &[
     Case { class: "detached", command: r#"{ sleep 0.2; rm -f victim.txt; } > /dev/null 2>&1 & sleep 1"#, setup: "", shells: Shells::Both },
     Case { class: "detached", command: r#"python3 -c 'import os; os.fork() or (os.setsid(), os.execvp("rm", ["rm", "-f", "victim.txt"]))'; sleep 1"#, setup: "", shells: Shells::Both },
     Case { class: "detached", command: r#"perl -MPOSIX -e 'fork and exit; POSIX::setsid(); select undef, undef, undef, 0.2; exec "rm", "-f", "victim.txt"'; sleep 1"#, setup: "", shells: Shells::Both },
-    Case { class: "detached", command: r#"start-stop-daemon --start --background --exec /usr/bin/rm -- -f "$PWD/victim.txt"; sleep 1"#, setup: "", shells: Shells::Both },
+    Case { class: "detached", command: r#"start-stop-daemon --start --background --pidfile "$PWD/rm.pid" --exec /usr/bin/rm -- -f "$PWD/victim.txt"; sleep 1"#, setup: "", shells: Shells::Both },
     Case { class: "detached", command: r#"(trap '' HUP; sleep 0.2; rm -f victim.txt) & sleep 1"#, setup: "", shells: Shells::Both },
     // copied program: rm under another name or path.
     Case { class: "copied program", command: r#"cp /bin/rm ./x && ./x -f victim.txt"#, setup: "", shells: Shells::Both },
