@@ -10,8 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ "${1:-}" == "-v" ]]; then export SEARCH_EVAL_VERBOSE=1; fi
 quiet() { grep -v '^running\|^test result\|^$\|^\.$'; }
-cargo test -q -p registry-core --test search_eval -- --nocapture 2>&1 | quiet
-cargo test -q -p registry-core --test search_heldout -- --nocapture 2>&1 | quiet
+cargo test -q -p registry-core --test it search_eval:: -- --nocapture 2>&1 | quiet
+cargo test -q -p registry-core --test it search_heldout:: -- --nocapture 2>&1 | quiet
 if [[ -n "${REGISTRY_EMBED_MODEL_DIR:-}" ]]; then
     cargo test -q -p registry-embed --test it -- search_dev:: search_heldout:: --nocapture 2>&1 | quiet
 else

@@ -5,7 +5,7 @@
 //! `cargo bench -p registry-core --bench search`
 //!
 //! The catalog is the evaluation set's 408 real MCP tools
-//! (`tests/search_eval/catalogs.json`), repeated under numbered server
+//! (`tests/it/search_eval/catalogs.json`), repeated under numbered server
 //! names (`mcp__github7__create_issue`) up to the size; the queries are
 //! the evaluation's 127 intent queries, taken in turn. Under `cargo test
 //! --benches` divan runs every benchmark once.
@@ -24,7 +24,7 @@ const SIZES: &[usize] = &[1_000, 10_000];
 /// `(name, description)` of `n` tools.
 fn catalog(n: usize) -> Vec<(String, String)> {
     let data: Value =
-        serde_json::from_str(include_str!("../tests/search_eval/catalogs.json")).unwrap();
+        serde_json::from_str(include_str!("../tests/it/search_eval/catalogs.json")).unwrap();
     let mut base = Vec::new();
     for catalog in data["catalogs"].as_array().unwrap() {
         let server = catalog["server"].as_str().unwrap();
@@ -47,7 +47,7 @@ fn catalog(n: usize) -> Vec<(String, String)> {
 
 fn queries() -> Vec<Query> {
     let data: Value =
-        serde_json::from_str(include_str!("../tests/search_eval/queries.json")).unwrap();
+        serde_json::from_str(include_str!("../tests/it/search_eval/queries.json")).unwrap();
     data["queries"]
         .as_array()
         .unwrap()

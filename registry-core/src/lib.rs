@@ -85,7 +85,7 @@
 extern crate self as registry_core;
 
 // The stages, in pipeline order: a module may import only the ones above
-// it (`tests/module_order.rs` checks every `crate::` path). One comment per
+// it (`tests/it/module_order.rs` checks every `crate::` path). One comment per
 // stage keeps rustfmt from sorting them by name.
 
 // Vocabulary every stage shares.

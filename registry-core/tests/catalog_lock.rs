@@ -5,6 +5,12 @@
 //! These tests must mean the same whether or not `REGISTRY_UPDATE_LOCK` is
 //! set (someone updating a lock runs the whole suite with it), so they name
 //! their mode, except where noted.
+//!
+//! A test binary of its own, not a module of the shared `it`: the catalog
+//! these tests lock is the binary's whole linked list, which must be
+//! exactly the two tools declared here and registry-core's `tool_search`
+//! (the tests name all three and count them). In a binary shared with
+//! other suites it would hold their tools too.
 
 use std::path::Path;
 

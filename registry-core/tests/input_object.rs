@@ -2,6 +2,11 @@
 //! requires): a `#[tool]` whose `Input` renders anything else stops the
 //! list from being built, and a runtime tool with such a schema is not
 //! built, each with an error naming the tool and the fix.
+//!
+//! A test binary of its own, not a module of the shared `it`: the first
+//! test needs the binary's linked list to fail on this file's `sh` tool
+//! (and names this crate and module in the error), and that tool would
+//! make the list of any binary it shares fail the same way.
 
 use registry_core::{
     Tool, ToolBuilder, ToolContext, ToolOutput,

@@ -4,6 +4,16 @@
 //!
 //! `UPDATE_GOLDEN=1 cargo test -p registry-core --test render` rewrites the
 //! files in `tests/golden/`.
+//!
+//! A test binary of its own, not a module of the shared `it`: the golden
+//! pool's built-ins are the binary's linked list (`try_all_base_tools`),
+//! exactly the tools declared here, and `schemas_are_generated_once_per_tool`
+//! counts what building that list computes. Its `read_file` (and alias
+//! `cat`) is declared by `pool` in `it` and by `input_examples` in
+//! `linked_catalog` too, and `#[tool]` claims every name and alias as a
+//! link-time symbol, so no two of those suites can share a binary: one of
+//! `render` and `pool` has to be alone, and this is the one that reads its
+//! linked list.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;

@@ -10,7 +10,7 @@
 //! the dev split's 127 intents, taken in turn. Building the index (every
 //! distinct text embedded once) is done before timing and printed.
 
-#[path = "../../registry-core/tests/search_eval/harness.rs"]
+#[path = "../../registry-core/tests/it/search_eval/harness.rs"]
 mod harness;
 
 use std::sync::{Arc, OnceLock};
@@ -43,10 +43,10 @@ fn model() -> Arc<SentenceEmbedder> {
 
 fn queries() -> Vec<String> {
     let tools = harness::load_tools(include_str!(
-        "../../registry-core/tests/search_eval/catalogs.json"
+        "../../registry-core/tests/it/search_eval/catalogs.json"
     ));
     harness::load_queries(
-        include_str!("../../registry-core/tests/search_eval/queries.json"),
+        include_str!("../../registry-core/tests/it/search_eval/queries.json"),
         &tools,
     )
     .into_iter()
@@ -59,13 +59,13 @@ fn scopes(n: usize) -> &'static (ToolSearchScope, ToolSearchScope) {
     static SCOPES: OnceLock<Vec<(usize, (ToolSearchScope, ToolSearchScope))>> = OnceLock::new();
     let all = SCOPES.get_or_init(|| {
         let mut base = harness::load_tools(include_str!(
-            "../../registry-core/tests/search_eval/heldout/catalogs_a.json"
+            "../../registry-core/tests/it/search_eval/heldout/catalogs_a.json"
         ));
         base.extend(harness::load_tools(include_str!(
-            "../../registry-core/tests/search_eval/heldout/catalogs_b.json"
+            "../../registry-core/tests/it/search_eval/heldout/catalogs_b.json"
         )));
         base.extend(harness::load_tools(include_str!(
-            "../../registry-core/tests/search_eval/catalogs.json"
+            "../../registry-core/tests/it/search_eval/catalogs.json"
         )));
         SIZES
             .iter()

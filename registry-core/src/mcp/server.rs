@@ -453,7 +453,7 @@ impl McpServer {
 /// serialises its fields, with the schemas in sorted order, which is what
 /// `serde_json`'s map writes (and, were its `preserve_order` feature on,
 /// what parsing sorted text preserves). So what rmcp sends is the
-/// render, byte for byte; `tests/mcp_wire.rs` checks
+/// render, byte for byte; `tests/it/mcp_wire.rs` checks
 /// it on every kind of definition. A definition rmcp refuses is left out
 /// and logged.
 fn listed_tools(pool: &ToolPool, previous: Option<&View>) -> (Arc<[Tool]>, Box<[ToolHandle]>) {

@@ -4,9 +4,9 @@
 //! `cargo test -p registry-embed --test it search_dev::`.
 
 // The search evaluation's parts, shared with registry-core's lexical eval.
-#[path = "../../../registry-core/tests/search_eval/bm25.rs"]
+#[path = "../../../registry-core/tests/it/search_eval/bm25.rs"]
 mod bm25;
-#[path = "../../../registry-core/tests/search_eval/harness.rs"]
+#[path = "../../../registry-core/tests/it/search_eval/harness.rs"]
 mod harness;
 mod model;
 

@@ -17,10 +17,10 @@ fn dev_split_hybrid() {
     let Some(model) = model::model() else { return };
     let model = Arc::new(model::Remembering::new(model));
     let tools = load_tools(include_str!(
-        "../../../registry-core/tests/search_eval/catalogs.json"
+        "../../../registry-core/tests/it/search_eval/catalogs.json"
     ));
     let queries = load_queries(
-        include_str!("../../../registry-core/tests/search_eval/queries.json"),
+        include_str!("../../../registry-core/tests/it/search_eval/queries.json"),
         &tools,
     );
     let sweep = std::env::var_os("SEARCH_EVAL_SWEEP").is_some();

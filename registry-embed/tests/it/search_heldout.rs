@@ -24,17 +24,17 @@ use crate::{bm25, harness, model};
 
 fn heldout() -> (Vec<EvalTool>, Vec<EvalQuery>) {
     let mut tools = load_tools(include_str!(
-        "../../../registry-core/tests/search_eval/heldout/catalogs_a.json"
+        "../../../registry-core/tests/it/search_eval/heldout/catalogs_a.json"
     ));
     tools.extend(load_tools(include_str!(
-        "../../../registry-core/tests/search_eval/heldout/catalogs_b.json"
+        "../../../registry-core/tests/it/search_eval/heldout/catalogs_b.json"
     )));
     let mut queries = load_queries(
-        include_str!("../../../registry-core/tests/search_eval/heldout/queries_a.json"),
+        include_str!("../../../registry-core/tests/it/search_eval/heldout/queries_a.json"),
         &tools,
     );
     queries.extend(load_queries(
-        include_str!("../../../registry-core/tests/search_eval/heldout/queries_b.json"),
+        include_str!("../../../registry-core/tests/it/search_eval/heldout/queries_b.json"),
         &tools,
     ));
     (tools, queries)
@@ -47,7 +47,7 @@ fn heldout_split_hybrid_at_700_1000_and_10000_tools() {
     let (tools, queries) = heldout();
     let mut base = tools.clone();
     base.extend(load_tools(include_str!(
-        "../../../registry-core/tests/search_eval/catalogs.json"
+        "../../../registry-core/tests/it/search_eval/catalogs.json"
     )));
     let mut floors = Vec::new();
     for n in [tools.len(), 1_000, 10_000] {

@@ -12,9 +12,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use registry_core::mcp::{CONVERSATION_META_KEY, HttpOptions, HttpServerHandle, McpServer};
-use registry_core::search::TOOL_SEARCH_FLAG;
+use registry_core::search::ToolSearch;
 use registry_core::session::{DeferralPolicy, MemorySessionStore, StoreLimits};
-use registry_core::{Flags, Tool, ToolContext, ToolRegistry, catalog::try_all_base_tools, tool};
+use registry_core::{Tool, ToolContext, ToolHandle, ToolRegistry, catalog::BaseTools, tool};
 use rmcp::model::{
     CallToolRequestParams, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
 };
@@ -66,9 +66,17 @@ impl Tool for ConvertTemperature {
     }
 }
 
+/// `tool_search` and the two tools declared above: what
+/// `try_all_base_tools` lists, with `tool_search`'s flag, in a binary of
+/// this suite alone. This binary links other suites' tools too.
 fn registry() -> Arc<ToolRegistry> {
     Arc::new(ToolRegistry::new(
-        try_all_base_tools(&Flags::new().with(TOOL_SEARCH_FLAG)).unwrap(),
+        BaseTools::__from_handles(vec![
+            ToolHandle::new(ToolSearch),
+            ToolHandle::new(WriteNote),
+            ToolHandle::new(ConvertTemperature),
+        ])
+        .unwrap(),
     ))
 }
 

@@ -2,7 +2,7 @@
 //! cut without a spill directory; "no output"; the per-turn budget spills
 //! the largest results first; characters, never bytes.
 
-mod execute_support;
+use crate::execute_support;
 
 use std::num::NonZeroUsize;
 

@@ -205,8 +205,9 @@ fn declared_literals_and_expressions_are_honoured() {
     assert_eq!(spec.flag(), Some("full"));
     assert!(spec.has_enabled_check());
     assert_eq!(spec.user_facing_name(), "Full tool");
-    assert_eq!(spec.origin().crate_name, "posture");
-    assert_eq!(spec.origin().module_path, "posture");
+    // The test binary `it`, module `posture` (the suite's file).
+    assert_eq!(spec.origin().crate_name, "it");
+    assert_eq!(spec.origin().module_path, "it::posture");
     assert!(spec.origin().file.ends_with("posture.rs"));
 
     let ls = full.prepare(json!({"text": "ls"})).unwrap();

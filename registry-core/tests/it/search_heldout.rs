@@ -4,12 +4,9 @@
 //! over them. No tuning loop reads this split and nothing prints its
 //! queries: the report is counts and rates only.
 //!
-//! `cargo test -p registry-core --test search_heldout -- --nocapture`
+//! `cargo test -p registry-core --test it search_heldout:: -- --nocapture`
 
-#[path = "search_eval/bm25.rs"]
-mod bm25;
-#[path = "search_eval/harness.rs"]
-mod harness;
+use crate::{bm25, harness};
 
 use harness::{
     EvalTool, Ranks, at_size, floor_failures_with, load_queries, load_tools, print_table, ranker,

@@ -4,7 +4,7 @@
 
 #![cfg(feature = "mcp")]
 
-mod mcp_support;
+use crate::mcp_support;
 
 use std::time::Duration;
 

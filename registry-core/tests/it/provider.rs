@@ -7,8 +7,6 @@
 //! the official SDKs are installed (`.ci/run` does), every request part
 //! and tool definition validates against their types.
 
-mod execute_support;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -123,7 +121,7 @@ fn setup(w: &World, format: ProviderFormat) -> (Executor, ToolPool, Arc<Session>
 }
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/provider")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/provider")
 }
 
 fn recorded(name: &str) -> Value {

@@ -1,6 +1,9 @@
 //! `input_examples` and `strict`: examples the input refuses fail the
 //! list (or the runtime build) naming the tool and the example; good ones
 //! and `strict` reach the Anthropic definition.
+//!
+//! The list is the binary's linked list, so this suite is in the
+//! `linked_catalog` binary, not the shared `it` (see `main.rs`).
 
 use registry_core::{
     Flags, Tool, ToolBuilder, ToolContext, ToolOutput,

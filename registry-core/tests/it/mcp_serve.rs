@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use registry_core::mcp::{HttpOptions, McpImport, McpServer, McpServerConfig};
 use registry_core::{
-    Flags, Json, PermissionContext, Tool, ToolBuilder, ToolContext, ToolOutput, ToolRegistry,
-    catalog::try_all_base_tools, permission::RuleSource, tool,
+    Json, PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
+    catalog::BaseTools, permission::RuleSource, tool,
 };
 use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use rmcp::service::{NotificationContext, RunningService};
@@ -85,9 +85,17 @@ impl Tool for Forget {
     }
 }
 
+/// The built-ins are the three tools declared above: what
+/// `try_all_base_tools` lists in a binary of this suite alone. The shared
+/// test binary links every suite's tools.
 fn registry() -> Arc<ToolRegistry> {
     Arc::new(ToolRegistry::new(
-        try_all_base_tools(&Flags::new()).unwrap(),
+        BaseTools::__from_handles(vec![
+            ToolHandle::new(Lookup),
+            ToolHandle::new(WriteNote),
+            ToolHandle::new(Forget),
+        ])
+        .unwrap(),
     ))
 }
 

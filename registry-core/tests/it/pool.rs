@@ -6,8 +6,8 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use registry_core::{
-    Flags, PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
-    catalog::try_all_base_tools,
+    PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
+    catalog::BaseTools,
     permission::{Mode, RuleBehavior, RuleSource},
     pool::Partition,
     tool,
@@ -77,8 +77,21 @@ fn plugin(name: &str) -> ToolHandle {
         .unwrap()
 }
 
+/// The built-ins are the tools declared above, every one of them (none is
+/// behind a flag): what `try_all_base_tools` lists in a binary of this
+/// suite alone. The shared test binary links every suite's tools.
 fn registry() -> ToolRegistry {
-    ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap())
+    ToolRegistry::new(
+        BaseTools::__from_handles(vec![
+            ToolHandle::new(ReadFile),
+            ToolHandle::new(WriteFile),
+            ToolHandle::new(RunCommand),
+            ToolHandle::new(Repl),
+            ToolHandle::new(SummarizeInternal),
+            ToolHandle::new(Offline),
+        ])
+        .unwrap(),
+    )
 }
 
 #[test]

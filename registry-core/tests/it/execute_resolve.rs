@@ -2,8 +2,13 @@
 //! names a narrowing layer removed are refused with that layer; deferred
 //! tools need discovering; unknown names reveal nothing; a stale pool
 //! still obeys a new deny rule; an ask without an approver is a deny.
+//!
+//! Names a runtime flag or a `cfg` gate keeps out of the linked list are
+//! tested in `linked_catalog/execute_resolve.rs`: that test reads its
+//! binary's linked list, and this shared binary's holds every suite's
+//! tools.
 
-mod execute_support;
+use crate::execute_support;
 
 use std::sync::Arc;
 
@@ -324,63 +329,6 @@ fn a_plugin_tool_unregistered_after_assembly_is_refused() {
         (
             true,
             "tool `mcp__docs__search` is no longer available: its plugin `docs` was removed"
-                .to_owned()
-        )
-    );
-}
-
-/// Only linked into this test binary: one tool behind a runtime flag, one
-/// behind a `cfg` gate that never holds.
-mod gated {
-    use registry_core::{Tool, ToolContext, tool};
-
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    pub struct NoInput {}
-
-    /// Behind a flag.
-    #[tool(name = "beta_tool", aliases = ["beta"], flag = "beta")]
-    pub struct BetaTool;
-
-    impl Tool for BetaTool {
-        type Input = NoInput;
-        type Output = &'static str;
-        type Error = std::convert::Infallible;
-        async fn call(&self, _: NoInput, _: &ToolContext) -> Result<&'static str, Self::Error> {
-            Ok("beta")
-        }
-    }
-
-    /// Never compiled in.
-    #[tool(name = "never_tool", cfg(any()))]
-    pub struct NeverTool;
-
-    #[cfg(any())]
-    impl Tool for NeverTool {
-        type Input = NoInput;
-        type Output = &'static str;
-        type Error = std::convert::Infallible;
-        async fn call(&self, _: NoInput, _: &ToolContext) -> Result<&'static str, Self::Error> {
-            Ok("never")
-        }
-    }
-}
-
-#[test]
-fn names_kept_out_by_a_flag_or_a_cfg_gate_say_which() {
-    let list = registry_core::catalog::try_all_base_tools(&registry_core::Flags::new()).unwrap();
-    let registry = Arc::new(ToolRegistry::new(list));
-    let cx = PermissionContext::new();
-    let _pool = registry.assemble_tool_pool(&cx);
-    let exec = registry.executor().permissions(cx).build();
-    let flagged =
-        "tool `beta_tool` is behind the runtime flag `beta`, which is not set; it cannot be called";
-    assert_eq!(run(&exec, "beta_tool"), (true, flagged.to_owned()));
-    assert_eq!(run(&exec, "beta"), (true, flagged.to_owned()));
-    assert_eq!(
-        run(&exec, "never_tool"),
-        (
-            true,
-            "tool `never_tool` is compiled out of this build: `cfg(any())` does not hold; it cannot be called"
                 .to_owned()
         )
     );

@@ -2,7 +2,7 @@
 //! while a turn runs has its later calls refused; a permission decision
 //! can be given a deadline; one session's turns never overlap.
 
-mod execute_support;
+use crate::execute_support;
 
 use std::future::Future;
 use std::pin::Pin;

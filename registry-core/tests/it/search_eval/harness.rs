@@ -1,7 +1,8 @@
-//! The evaluation's parts, shared by the lexical eval (this directory's
-//! `main.rs`) and the hybrid eval of `registry-embed`: catalogs, queries,
-//! distractor catalogs, the tally of a ranker's hits, paired bootstrap
-//! intervals against a baseline, and the printed report.
+//! The evaluation's parts, shared by the lexical evals (`search_eval.rs`
+//! and `search_heldout.rs` beside this directory) and the hybrid evals of
+//! `registry-embed`: catalogs, queries, distractor catalogs, the tally of
+//! a ranker's hits, paired bootstrap intervals against a baseline, and the
+//! printed report.
 //!
 //! Nothing here prints a query: a report shows counts and rates only, so
 //! the held-out set can be measured without being read.
@@ -358,15 +359,18 @@ pub fn tool_search_over(
     tools: &[EvalTool],
     semantic: Option<registry_core::search::SemanticRanking>,
 ) -> registry_core::search::ToolSearchScope {
-    use registry_core::catalog::try_all_base_tools;
+    use registry_core::catalog::BaseTools;
     use registry_core::declare::RemoteOrigin;
-    use registry_core::search::{ResultShape, TOOL_SEARCH_FLAG, ToolSearchIndex, ToolSearchScope};
-    use registry_core::{Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry};
+    use registry_core::search::{ResultShape, ToolSearch, ToolSearchIndex, ToolSearchScope};
+    use registry_core::{PermissionContext, ToolBuilder, ToolHandle, ToolOutput, ToolRegistry};
     use std::collections::BTreeMap;
     use std::sync::Arc;
 
+    // The built-ins are `tool_search` alone: what the linked list with its
+    // flag set holds in a binary that declares no tools of its own (a test
+    // binary shared with suites that do cannot read that list).
     let registry = ToolRegistry::new(
-        try_all_base_tools(&Flags::new().with(TOOL_SEARCH_FLAG)).expect("the base list builds"),
+        BaseTools::__from_handles(vec![ToolHandle::new(ToolSearch)]).expect("the base list builds"),
     );
     let mut by_server: BTreeMap<&str, Vec<_>> = BTreeMap::new();
     for tool in tools {

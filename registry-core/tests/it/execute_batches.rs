@@ -2,7 +2,7 @@
 //! do, the concurrency cap holds, results keep call order, and modifiers
 //! apply after a concurrent batch and right after a serial call.
 
-mod execute_support;
+use crate::execute_support;
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;

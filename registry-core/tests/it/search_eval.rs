@@ -1,22 +1,21 @@
 //! Search quality on the dev split: 408 tools of eleven public MCP servers
 //! and 127 intents, every one of them seen while the ranking was tuned.
 //! This is the set to tune on and to read misses from; the honest numbers
-//! come from the held-out split (`tests/search_heldout.rs`), which no
+//! come from the held-out split (`search_heldout.rs`), which no
 //! tuning loop reads and whose queries are never printed.
 //!
 //! Print the report (and every miss with `SEARCH_EVAL_VERBOSE=1`):
-//! `cargo test -p registry-core --test search_eval -- --nocapture`
+//! `cargo test -p registry-core --test it search_eval:: -- --nocapture`
 //! (or `scripts/search-eval.sh`).
 
-mod bm25;
-mod harness;
+use crate::{bm25, harness};
 
 use harness::{Ranks, Scores, load_queries, load_tools, print_table, ranker, tool_search_over};
 
 /// The dev split's tools and queries.
 fn dev() -> (Vec<harness::EvalTool>, Vec<harness::EvalQuery>) {
-    let tools = load_tools(include_str!("catalogs.json"));
-    let queries = load_queries(include_str!("queries.json"), &tools);
+    let tools = load_tools(include_str!("search_eval/catalogs.json"));
+    let queries = load_queries(include_str!("search_eval/queries.json"), &tools);
     (tools, queries)
 }
 

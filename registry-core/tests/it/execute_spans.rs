@@ -1,7 +1,7 @@
 //! Observability: a `batch` span per batch, and one `tool_call` span per
 //! call, carrying its batch, with a child span per phase.
 
-mod execute_support;
+use crate::execute_support;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -102,6 +102,10 @@ fn each_call_has_a_span_with_its_batch_and_a_child_per_phase() {
     ];
     let rt = paused_runtime();
     tracing::subscriber::with_default(Shared(Arc::clone(&spans)), || {
+        // The test binary is shared: another test thread's subscriber
+        // coming or going can leave a callsite's cached interest stale for
+        // this thread; ask every callsite again.
+        tracing::callsite::rebuild_interest_cache();
         rt.block_on(exec.run_turn(calls))
     });
 

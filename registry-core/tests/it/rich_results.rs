@@ -3,7 +3,7 @@
 //! the whole result, the byte limit its binary blocks, and each says what
 //! it cut; a spill writes binary blocks to files too.
 
-mod execute_support;
+use crate::execute_support;
 
 use std::num::NonZeroUsize;
 

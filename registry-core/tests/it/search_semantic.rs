@@ -7,14 +7,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use registry_core::catalog::try_all_base_tools;
+use registry_core::catalog::BaseTools;
 use registry_core::declare::RemoteOrigin;
 use registry_core::search::{
-    EmbedError, Embedder, Fusion, ResultShape, SemanticRanking, TOOL_SEARCH_FLAG, ToolSearchIndex,
+    EmbedError, Embedder, Fusion, ResultShape, SemanticRanking, ToolSearch, ToolSearchIndex,
     ToolSearchScope,
 };
 use registry_core::session::Session;
-use registry_core::{Flags, PermissionContext, ToolBuilder, ToolHandle, ToolOutput, ToolRegistry};
+use registry_core::{PermissionContext, ToolBuilder, ToolHandle, ToolOutput, ToolRegistry};
 
 /// Concepts, each a list of words that mean it.
 const CONCEPTS: &[&[&str]] = &[
@@ -88,8 +88,11 @@ fn tool(server: &str, own: &str, description: &str) -> ToolHandle {
 }
 
 fn registry() -> ToolRegistry {
+    // `tool_search` alone: what `try_all_base_tools` lists, with its flag,
+    // in a binary that declares no tools (the shared test binary links
+    // every suite's).
     let registry =
-        ToolRegistry::new(try_all_base_tools(&Flags::new().with(TOOL_SEARCH_FLAG)).unwrap());
+        ToolRegistry::new(BaseTools::__from_handles(vec![ToolHandle::new(ToolSearch)]).unwrap());
     registry.plugins().replace_owner(
         "time",
         vec![

@@ -2,7 +2,7 @@
 //! each become that call's error result while the rest proceed, and a
 //! dropped turn leaves nothing running.
 
-mod execute_support;
+use crate::execute_support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -2,7 +2,7 @@
 //! each call records when it entered and left its body (a sequence
 //! number, never a clock), so overlap and order are proven from events.
 
-mod execute_support;
+use crate::execute_support;
 
 use std::num::NonZeroUsize;
 use std::sync::Arc;
