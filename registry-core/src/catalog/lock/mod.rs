@@ -151,6 +151,7 @@ mod check;
 mod diff;
 mod expr;
 mod options;
+mod report;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -165,9 +166,9 @@ use crate::declare::posture::SafetyPosture;
 use crate::input::handle::ToolHandle;
 use crate::text::{to_canonical_pretty, to_canonical_string};
 
-pub use check::{DefinitionChange, LockNote, LockProblem, LockReport};
 pub use diff::JsonChange;
 pub use options::{LockMode, LockOptions, UPDATE_LOCK_VAR, check, update_requested};
+pub use report::{DefinitionChange, LockNote, LockProblem, LockReport};
 
 /// What every message tells a reader to run once a change is reviewed.
 pub(crate) const UPDATE_HINT: &str = "REGISTRY_UPDATE_LOCK=1 cargo test";
@@ -297,7 +298,7 @@ pub enum LockError {
     },
     /// The catalog does not match the lock: every problem found, and the
     /// notes that would pass on their own.
-    #[error("{}", check::mismatch_message(path, problems, notes))]
+    #[error("{}", report::mismatch_message(path, problems, notes))]
     Mismatch {
         /// The lock file.
         path: PathBuf,
