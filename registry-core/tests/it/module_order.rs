@@ -168,3 +168,67 @@ fn the_lint_sees_what_it_must() {
     let names: Vec<&str> = paths.iter().map(|(_, name)| name.as_str()).collect();
     assert_eq!(names, ["pool", "render", "session", "execute"]);
 }
+
+/// The most lines of code a source file may hold: past it, a file mixes
+/// jobs (split it the way tower splits `timeout/{mod,layer,future,error}.rs`).
+const MAX_LINES_OF_CODE: usize = 700;
+
+/// Lines of code of a source file: not blank, not a comment, and before a
+/// `#[cfg(test)] mod tests { ... }` block (tests may be long).
+fn lines_of_code(text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut count = 0;
+    for (i, line) in lines.iter().enumerate() {
+        let line = line.trim();
+        let next = lines.get(i + 1).map_or("", |l| l.trim());
+        if line == "#[cfg(test)]" && next.starts_with("mod ") && next.ends_with('{') {
+            break;
+        }
+        if !line.is_empty() && !line.starts_with("//") {
+            count += 1;
+        }
+    }
+    count
+}
+
+#[test]
+fn no_source_file_is_over_700_lines_of_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("registry-core sits in the workspace")
+        .to_path_buf();
+    let mut files = Vec::new();
+    for krate in [
+        "registry-core",
+        "registry-macros",
+        "registry-sandbox",
+        "registry-embed",
+        "registry-redis",
+        "shell-reading",
+        "examples",
+    ] {
+        rust_files(&root.join(krate).join("src"), &mut files);
+    }
+    assert!(files.len() > 100, "only {} files found", files.len());
+    let long: Vec<String> = files
+        .iter()
+        // A unit-test module in its own file is all tests.
+        .filter(|file| !file.ends_with("tests.rs"))
+        .filter_map(|file| {
+            let text = std::fs::read_to_string(file).expect("source file");
+            let n = lines_of_code(&text);
+            (n > MAX_LINES_OF_CODE).then(|| {
+                let shown = file.strip_prefix(&root).unwrap_or(file).display();
+                format!("{shown}: {n} lines of code (at most {MAX_LINES_OF_CODE})")
+            })
+        })
+        .collect();
+    assert!(long.is_empty(), "{}", long.join("\n"));
+}
+
+#[test]
+fn lines_of_code_leave_out_comments_blanks_and_tests() {
+    let text =
+        "//! docs\nfn a() {}\n\n// why\nfn b() {}\n#[cfg(test)]\nmod tests {\n    fn c() {}\n}\n";
+    assert_eq!(lines_of_code(text), 2);
+}
