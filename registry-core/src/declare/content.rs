@@ -32,7 +32,7 @@ pub enum ContentKind {
     /// or by the name the shell looks up: `/bin/rm` is `rm`), and an allow
     /// rule only when every program is covered by an allow rule, named as
     /// written, once wrappers are peeled. A line the reader cannot vouch
-    /// for is uncheckable (see the [pipeline](crate::permission::PermissionPipeline)).
+    /// for is uncheckable (see the [pipeline](crate::permission::PermissionPolicy)).
     Command,
     /// A file path, normalised lexically (see [`normalize_path`](crate::path::normalize_path)) and
     /// resolved as the OS will (see [`path`](crate::path)). `prefix:*` ends

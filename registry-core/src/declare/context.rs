@@ -178,7 +178,7 @@ impl ToolContext {
 
     /// Sets the working directory: the one directory every relative path
     /// of a call is resolved against, by the tools themselves, by the
-    /// [permission pipeline](crate::permission::PermissionPipeline) (path rules and the
+    /// [permission pipeline](crate::permission::PermissionPolicy) (path rules and the
     /// `accept_edits` workspace check) and by the executor's access keys,
     /// so a relative path can never be judged against one directory and
     /// opened in another. See [`path`](crate::path).

@@ -87,7 +87,7 @@ pub trait Tool: Send + Sync + 'static {
     /// [`run_approved`](crate::input::PreparedCall::run_approved); `Allow` and
     /// `Delegate` run, `run` assuming that the runtime's general policy,
     /// if it has one, has already allowed a delegated call. The
-    /// [`PermissionPipeline`](crate::permission::PermissionPipeline) is that policy: it
+    /// [`PermissionPolicy`](crate::permission::PermissionPolicy) is that policy: it
     /// honours this hook's `Deny` right after the deny rules, and its
     /// `Allow` and `Ask` after the allow rules (an allow rule answers an
     /// `Ask` in advance); a hook that panics counts as `Ask`.
@@ -105,7 +105,7 @@ pub trait Tool: Send + Sync + 'static {
     /// match nothing, only whole-tool rules apply, and a call of a tool
     /// that has deny or ask content rules but no content is not run
     /// silently: the permission pipeline asks a person (see
-    /// [`PermissionPipeline`](crate::permission::PermissionPipeline)). A hook that
+    /// [`PermissionPolicy`](crate::permission::PermissionPolicy)). A hook that
     /// panics counts as `None`.
     fn permission_content(&self, input: &Self::Input) -> Option<PermissionContent> {
         let _ = input;

@@ -14,7 +14,7 @@
 //!
 //! Never does: read the unfiltered tool list on the hot path (only to
 //! explain a refusal), decide permissions itself (the
-//! [`PermissionPipeline`](crate::permission::PermissionPipeline) does), spawn a task
+//! [`PermissionPolicy`](crate::permission::PermissionPolicy) does), spawn a task
 //! that could outlive the turn, or panic across its API (author code is
 //! caught; a panic becomes that call's error result).
 //!
@@ -30,7 +30,7 @@
 //! at once by default, every other call alone; a tool that declares what
 //! each call reads and writes, `access`, shares a batch with every call it
 //! does not conflict with, see [`Access`](crate::access::Access) and [`AccessRule`]); then each call is
-//! validated, authorized by the [`PermissionPipeline`](crate::permission::PermissionPipeline) against the
+//! validated, authorized by the [`PermissionPolicy`](crate::permission::PermissionPolicy) against the
 //! *current* [`PermissionContext`](crate::PermissionContext), run (with its timeout, if any) and
 //! capped. A panic, a timeout or a denial is that call's error result; the
 //! others proceed. Dropping the turn's future drops every call in flight.

@@ -59,7 +59,7 @@ pub(crate) struct PoolIndex {
 impl PoolIndex {
     pub(crate) fn new(pool: &ToolPool) -> Self {
         let owner = |entry: &PoolEntry| match entry.partition() {
-            Partition::BuiltIn => None,
+            Partition::Base => None,
             Partition::Plugin(owner) => Some(Arc::clone(owner)),
         };
         let mut by_name =

@@ -17,8 +17,11 @@ use super::pattern::ContentPattern;
 use super::rule::{PermissionRule, RuleError};
 use crate::declare::PermissionContent;
 
-/// One conversation's allow-always grants; see the [module docs](self).
-/// Shared through the session that owns it.
+/// One conversation's allow-always grants: what a person approved
+/// "always" (a tool with one call's exact content), each with the moment
+/// it lapses. A [`Session`](crate::session::Session) owns one; the
+/// [`PermissionPolicy`](super::PermissionPolicy) reads it (step 8 of its
+/// pipeline) and adds to it when the approver answers "always".
 #[derive(Default)]
 pub struct Grants {
     /// Each grant with the moment it lapses (`None`: with the session).

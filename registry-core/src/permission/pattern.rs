@@ -122,7 +122,7 @@ impl ContentPattern {
     /// and ask rules: a command matches when any program its line may
     /// start matches (see [`ContentKind::Command`]); a path as written
     /// (relative paths are not resolved here: the
-    /// [pipeline](super::PermissionPipeline) also matches the path the OS
+    /// [pipeline](super::PermissionPolicy) also matches the path the OS
     /// will open). A command the reader cannot vouch for does not match
     /// here; the pipeline treats it as uncheckable.
     pub fn matches(&self, content: &PermissionContent) -> bool {

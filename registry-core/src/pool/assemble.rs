@@ -13,8 +13,9 @@ use crate::permission::PermissionContext;
 /// Where a pooled tool came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Partition {
-    /// A `#[tool]` from the authoritative list.
-    BuiltIn,
+    /// A `#[tool]` of the authoritative list ([`BaseTools`]): what the
+    /// docs call a built-in.
+    Base,
     /// A runtime plugin tool, with its owner.
     Plugin(Arc<str>),
 }
@@ -160,7 +161,7 @@ pub(crate) fn assemble(
     let mut entries: Vec<PoolEntry> = Vec::with_capacity(builtins.len() + candidates.len());
     entries.extend(builtins.iter().map(|tool| PoolEntry {
         tool: tool.clone(),
-        partition: Partition::BuiltIn,
+        partition: Partition::Base,
     }));
     let builtin_len = entries.len();
     let mut kept: Option<&PluginTool> = None;

@@ -140,7 +140,7 @@ impl<'a> SessionTools<'a> {
             .cache_control
             .then(|| {
                 tools.iter().rposition(|(i, _, deferred)| {
-                    !deferred && self.pool.entries()[*i].partition() == &Partition::BuiltIn
+                    !deferred && self.pool.entries()[*i].partition() == &Partition::Base
                 })
             })
             .flatten();
