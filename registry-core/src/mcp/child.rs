@@ -32,6 +32,59 @@ pub enum StderrTo {
     Discard,
 }
 
+/// How a child-process server ended, and the end of what it wrote to
+/// standard error: carried by the errors of a child that did not come up
+/// ([`ConnectError`](super::ConnectError)).
+///
+/// Its `Display` is a phrase that follows a semicolon: "the child exited
+/// (exit status: 3); its standard error ended with: ...".
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ChildReport {
+    /// How the child ended, or that it had not.
+    pub status: ChildStatus,
+    /// The last few KiB (4 KiB at most) the child wrote to standard
+    /// error, as text with trailing whitespace removed; empty when it
+    /// wrote nothing. Kept whatever [`StderrTo`] says.
+    pub stderr_tail: String,
+}
+
+/// How a child-process server stood when it was given up on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ChildStatus {
+    /// It exited with this status.
+    Exited(std::process::ExitStatus),
+    /// It was still running (it is then killed).
+    Running,
+    /// Its status could not be read.
+    Unknown(std::io::ErrorKind),
+}
+
+impl std::fmt::Display for ChildStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ChildStatus::Exited(status) => write!(f, "the child exited ({status})"),
+            ChildStatus::Running => f.write_str("the child is still running"),
+            ChildStatus::Unknown(kind) => write!(f, "the child's status is unknown ({kind})"),
+        }
+    }
+}
+
+impl std::fmt::Display for ChildReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.stderr_tail.is_empty() {
+            write!(f, "{}; it wrote nothing to standard error", self.status)
+        } else {
+            write!(
+                f,
+                "{}; its standard error ended with:\n{}",
+                self.status, self.stderr_tail
+            )
+        }
+    }
+}
+
 /// How a child-process server is started.
 #[derive(Debug, Clone)]
 pub(crate) struct ChildConfig {
@@ -112,28 +165,26 @@ impl Child {
     }
 
     /// How the child ended (waiting up to `grace` for it to), and the end
-    /// of what it wrote to standard error: the words a user needs when a
-    /// server did not come up or went away. Phrased to follow a semicolon.
-    pub(crate) async fn report(&mut self, grace: Duration) -> String {
+    /// of what it wrote to standard error: what a user needs when a server
+    /// did not come up or went away.
+    pub(crate) async fn report(&mut self, grace: Duration) -> ChildReport {
         let status = match tokio::time::timeout(grace, self.process.wait()).await {
-            Ok(Ok(status)) => format!("the child exited ({status})"),
-            Ok(Err(err)) => format!("the child's status is unknown ({err})"),
-            Err(_) => "the child is still running".to_owned(),
+            Ok(Ok(status)) => ChildStatus::Exited(status),
+            Ok(Err(err)) => ChildStatus::Unknown(err.kind()),
+            Err(_) => ChildStatus::Running,
         };
         // Once it exited, its stderr reaches its end soon: read all of it.
         if let Some(reader) = self.reader.take() {
             let _ = tokio::time::timeout(grace, reader).await;
         }
-        let tail = self.stderr_tail();
-        if tail.is_empty() {
-            format!("{status}; it wrote nothing to standard error")
-        } else {
-            format!("{status}; its standard error ended with:\n{tail}")
+        ChildReport {
+            status,
+            stderr_tail: self.stderr_tail(),
         }
     }
 
     /// The last few KiB the child wrote to standard error, as text.
-    pub(crate) fn stderr_tail(&self) -> String {
+    fn stderr_tail(&self) -> String {
         let tail = self.tail.lock().unwrap_or_else(PoisonError::into_inner);
         let (a, b) = tail.as_slices();
         let mut bytes = a.to_vec();

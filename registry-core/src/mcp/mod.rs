@@ -100,6 +100,18 @@
 //! vanished server, imports ping it ([`McpServerConfig::heartbeat`]) and
 //! can reconnect with a [`Backoff`].
 //!
+//! # Errors
+//!
+//! Everything fails with an [`McpError`] naming the step and the server.
+//! Why connecting failed is a [`ConnectError`] (a refused or missing
+//! bearer token with its HTTP status, a refused connection, a name that
+//! does not resolve, no MCP endpoint, another HTTP status, a handshake
+//! timeout, a child that exited, with its [`ChildReport`]); why listing
+//! failed is a [`ListError`]; why serving a client failed is a
+//! [`ServeError`]. They are told apart by rmcp's error types and HTTP
+//! statuses, never by error text, so a caller can match on them; their
+//! `Display` is meant for a user.
+//!
 //! # What this module never does
 //!
 //! Never does: decide permissions (the executor and its pipeline do), trust a remote
@@ -110,6 +122,7 @@
 mod approval;
 mod child;
 mod content;
+mod error;
 mod guard;
 mod http;
 mod import;
@@ -118,7 +131,8 @@ mod server;
 mod shared;
 
 pub use approval::DEFAULT_APPROVAL_TIMEOUT;
-pub use child::StderrTo;
+pub use child::{ChildReport, ChildStatus, StderrTo};
+pub use error::{ConnectError, ListError, McpError, ServeError};
 pub use http::{DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServerHandle};
 pub use import::{
     Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT,
@@ -132,66 +146,3 @@ pub use crate::declare::imported::{
     ALWAYS_LOAD_META_KEY, ImportedPosture, MAX_DESCRIPTION_CHARS, imported_description,
     imported_tool_name, server_segment,
 };
-
-use std::net::SocketAddr;
-
-/// What went wrong serving or importing over MCP.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum McpError {
-    /// A child-process server could not be started.
-    #[error("MCP server `{server}`: could not start `{program}`: {source}")]
-    Spawn {
-        /// The server's configured name.
-        server: String,
-        /// The program.
-        program: String,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// The connection or the MCP `initialize` handshake failed.
-    #[error("MCP server `{server}`: connecting failed: {message}")]
-    Handshake {
-        /// The server's configured name.
-        server: String,
-        /// What the transport or the peer said.
-        message: String,
-    },
-    /// `tools/list` failed or did not end.
-    #[error("MCP server `{server}`: listing its tools failed: {message}")]
-    List {
-        /// The server's configured name.
-        server: String,
-        /// Why.
-        message: String,
-    },
-    /// Another import in the same registry already owns the server's name.
-    #[error(
-        "MCP server `{server}`: its tools would be owned by `{owner}`, which another import in this registry already uses; give the server a different name"
-    )]
-    OwnerInUse {
-        /// The server's configured name.
-        server: String,
-        /// The owner both would share.
-        owner: String,
-    },
-    /// The HTTP listener could not bind.
-    #[error("cannot serve MCP over HTTP on {addr}: {source}")]
-    Bind {
-        /// The address asked for.
-        addr: SocketAddr,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A `tools/list` cursor this server did not hand out (or one from a
-    /// list that has since shrunk).
-    #[error(
-        "`tools/list` cursor `{cursor}` is not one this server handed out for the current list; list again from the start"
-    )]
-    BadCursor {
-        /// The cursor as sent.
-        cursor: String,
-    },
-}

@@ -20,10 +20,10 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use super::McpError;
 use super::approval::{ClientApprover, Relay};
 use super::replicas::Sessions;
 use super::shared::{RecordOf, SharedStore, Synced};
+use super::{McpError, ServeError};
 use crate::execute::{Executor, ExecutorBuilder, ExecutorTemplate, ToolCall};
 use crate::input::handle::ToolHandle;
 use crate::permission::PermissionContext;
@@ -398,15 +398,19 @@ impl McpServer {
             .connection()
             .serve(io)
             .await
-            .map_err(|err| McpError::Handshake {
-                server: self.settings.info.name.clone(),
-                message: err.to_string(),
-            })?;
-        running.waiting().await.map_err(|err| McpError::Handshake {
-            server: self.settings.info.name.clone(),
-            message: err.to_string(),
-        })?;
+            .map_err(|err| self.serve_failed(serve_error(err)))?;
+        running
+            .waiting()
+            .await
+            .map_err(|source| self.serve_failed(ServeError::Task { source }))?;
         Ok(())
+    }
+
+    fn serve_failed(&self, source: ServeError) -> McpError {
+        McpError::Serve {
+            server: self.settings.info.name.clone(),
+            source,
+        }
     }
 
     /// Serves one peer over this process's stdin and stdout until it
@@ -456,6 +460,24 @@ impl McpServer {
 /// render, byte for byte; `tests/it/mcp_wire.rs` checks
 /// it on every kind of definition. A definition rmcp refuses is left out
 /// and logged.
+/// A failed server handshake, by rmcp's error type: the client left
+/// (rmcp read the end of the stream, or answering found it closed), or
+/// the handshake failed otherwise.
+fn serve_error(err: rmcp::service::ServerInitializeError) -> ServeError {
+    use rmcp::service::ServerInitializeError as Init;
+    let left = match &err {
+        Init::ConnectionClosed(_) => true,
+        Init::TransportError { error, .. } => super::error::stream_closed(error),
+        _ => false,
+    };
+    match left {
+        true => ServeError::ClientLeft,
+        false => ServeError::Handshake {
+            source: Box::new(err),
+        },
+    }
+}
+
 fn listed_tools(pool: &ToolPool, previous: Option<&View>) -> (Arc<[Tool]>, Box<[ToolHandle]>) {
     let known: HashMap<usize, &Tool> = previous
         .map(|view| {

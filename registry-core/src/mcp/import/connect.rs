@@ -1,23 +1,46 @@
 //! Reaching a server: spawning the child or opening the HTTP or
 //! in-process transport, putting the frame guard in front of it, and
-//! completing the `initialize` handshake within the connect timeout. A
-//! failure is told in words a user can act on.
+//! completing the `initialize` handshake within the connect timeout.
+//!
+//! A failure becomes a [`ConnectError`], told apart by rmcp's error types
+//! (`ClientInitializeError`, the transport's `std::io::Error`, the HTTP
+//! client's `StreamableHttpError<reqwest::Error>`) and by HTTP statuses,
+//! never by the text of an error. Where rmcp keeps a fact only in text,
+//! it is asked for again: the network (does the name resolve, does
+//! anything accept connections) for a request that could not be sent, and
+//! the server (which HTTP status it answers) for a status rmcp reports
+//! only in words.
 
+use std::io::ErrorKind;
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
-use rmcp::ServiceExt;
+use ::http::StatusCode;
+use rmcp::service::ClientInitializeError;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
+};
+use rmcp::{ClientHandler, ServiceExt};
 
 use super::config::{McpServerConfig, Transport};
 use super::{Client, Running, Shared};
-use crate::mcp::McpError;
-use crate::mcp::child::Child;
+use crate::mcp::child::{Child, ChildReport};
+use crate::mcp::error::stream_closed;
+use crate::mcp::{ConnectError, McpError};
 
 /// How long a child that failed the handshake is given to exit before its
 /// status is reported as still running.
 pub(super) const EXIT_GRACE: Duration = Duration::from_millis(500);
+
+/// The longest a question asked after a failure (a lookup, a connection,
+/// an HTTP request) may take.
+const PROBE_LIMIT: Duration = Duration::from_secs(3);
+
+/// The error type of the HTTP transport this module opens:
+/// `StreamableHttpClientTransport<reqwest::Client>` is a worker transport
+/// whose error is its worker's, `StreamableHttpError<reqwest::Error>`.
+type HttpError = StreamableHttpError<reqwest::Error>;
 
 /// A live connection, with the child process behind it when there is one.
 pub(super) struct Connection {
@@ -26,9 +49,9 @@ pub(super) struct Connection {
 }
 
 /// Opens a connection and completes the handshake, within the configured
-/// connect timeout. A failure says why in words a user can act on: how a
-/// child ended and what it last wrote to standard error, or what an HTTP
-/// server answered.
+/// connect timeout. A failure says why as a [`ConnectError`]: how a child
+/// ended and what it last wrote to standard error, what an HTTP server
+/// answered, why the network did not reach it.
 pub(super) async fn open(
     shared: &Arc<Shared>,
     config: &McpServerConfig,
@@ -36,29 +59,34 @@ pub(super) async fn open(
     let client = Client {
         shared: Arc::downgrade(shared),
     };
-    let failed = |message: String| McpError::Handshake {
+    let failed = |source: ConnectError| McpError::Connect {
         server: config.name.clone(),
-        message,
+        source,
     };
     let limit = config.connect_timeout;
-    let late = || format!("it did not answer `initialize` within {limit:?}");
     match &config.transport {
         Transport::Command(child_config) => {
             let (mut child, stdout, stdin) = Child::spawn(&config.name, child_config)?;
             let (stdout, stdin) = guarded(shared, stdout, stdin);
-            let why = match tokio::time::timeout(limit, client.serve((stdout, stdin))).await {
+            let err = match tokio::time::timeout(limit, client.serve((stdout, stdin))).await {
                 Ok(Ok(running)) => {
                     return Ok(Connection {
                         running,
                         child: Some(child),
                     });
                 }
-                Ok(Err(err)) => plain_handshake_error(&err.to_string()),
-                Err(_) => late(),
+                Ok(Err(err)) => Some(err),
+                Err(_) => None,
             };
             let report = child.report(EXIT_GRACE).await;
             child.kill().await;
-            Err(failed(format!("{why}; {report}")))
+            Err(failed(match err {
+                Some(err) => over_stream(err, Some(report)),
+                None => ConnectError::Timeout {
+                    limit,
+                    child: Some(report),
+                },
+            }))
         }
         Transport::Http { url, bearer_token } => {
             let mut http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
@@ -66,22 +94,22 @@ pub(super) async fn open(
                 http = http.auth_header(token.clone());
             }
             let transport = StreamableHttpClientTransport::from_config(http);
+            let info = client.get_info();
             match tokio::time::timeout(limit, client.serve(transport)).await {
                 Ok(Ok(running)) => Ok(Connection {
                     running,
                     child: None,
                 }),
                 Ok(Err(err)) => {
-                    let text = err.to_string();
-                    let why = match text.contains("error sending request") {
-                        true => unreachable_why(url).await,
-                        false => None,
+                    let target = HttpTarget {
+                        url,
+                        token: bearer_token.as_deref(),
+                        info: &info,
+                        probe_limit: limit.min(PROBE_LIMIT),
                     };
-                    Err(failed(why.unwrap_or_else(|| {
-                        plain_http_error(&text, url, bearer_token.is_some())
-                    })))
+                    Err(failed(target.classify(err).await))
                 }
-                Err(_) => Err(failed(late())),
+                Err(_) => Err(failed(ConnectError::Timeout { limit, child: None })),
             }
         }
         Transport::Io(stream) => {
@@ -89,9 +117,7 @@ pub(super) async fn open(
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .take()
-                .ok_or_else(|| {
-                    failed("an in-process stream connects once; it is already used".into())
-                })?;
+                .ok_or_else(|| failed(ConnectError::StreamUsed))?;
             let (read, write) = tokio::io::split(stream);
             let (read, write) = guarded(shared, read, write);
             match tokio::time::timeout(limit, client.serve((read, write))).await {
@@ -99,8 +125,8 @@ pub(super) async fn open(
                     running,
                     child: None,
                 }),
-                Ok(Err(err)) => Err(failed(plain_handshake_error(&err.to_string()))),
-                Err(_) => Err(failed(late())),
+                Ok(Err(err)) => Err(failed(over_stream(err, None))),
+                Err(_) => Err(failed(ConnectError::Timeout { limit, child: None })),
             }
         }
     }
@@ -122,90 +148,312 @@ fn guarded<R, W>(
     )
 }
 
-/// rmcp's handshake error in plain words.
-fn plain_handshake_error(rmcp: &str) -> String {
-    // A child that exits before the request is written breaks the pipe;
-    // one that exits before answering closes the connection.
-    if rmcp.contains("connection closed")
-        || rmcp.contains("ConnectionClosed")
-        || rmcp.contains("Broken pipe")
-    {
-        "it closed the connection before answering `initialize`".to_owned()
+/// A failed handshake over a byte stream (a child's pipes, an in-process
+/// stream): the peer went away first, or the protocol failed.
+fn over_stream(err: ClientInitializeError, child: Option<ChildReport>) -> ConnectError {
+    if closed_early(&err) {
+        ConnectError::Closed { child }
     } else {
-        format!("the handshake failed ({})", strip_type_names(rmcp))
-    }
-}
-
-/// rmcp's HTTP client error in plain words: a 401 says the token was
-/// refused (or that one is needed), a refused connection says so.
-fn plain_http_error(rmcp: &str, url: &str, has_token: bool) -> String {
-    let lower = rmcp.to_ascii_lowercase();
-    if lower.contains("auth required") || lower.contains("401") || lower.contains("unauthorized") {
-        return if has_token {
-            format!("{url} refused the bearer token (401 Unauthorized); check the token")
-        } else {
-            format!(
-                "{url} requires a bearer token (401 Unauthorized); set one with `McpServerConfig::bearer_token`"
-            )
-        };
-    }
-    if lower.contains("connection refused") {
-        return format!("nothing accepts connections at {url} (connection refused)");
-    }
-    if lower.contains("404") {
-        return format!("{url} has no MCP endpoint (404 Not Found)");
-    }
-    format!("connecting to {url} failed ({})", strip_type_names(rmcp))
-}
-
-/// Why an HTTP server could not be reached at all, asked of the network
-/// directly (the HTTP client's own error hides it): a refused connection,
-/// a name that does not resolve, a host that does not answer.
-async fn unreachable_why(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
-    let authority = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    let with_port = if authority
-        .rsplit_once(':')
-        .is_some_and(|(_, p)| p.parse::<u16>().is_ok())
-    {
-        authority.to_owned()
-    } else if url.starts_with("https") {
-        format!("{authority}:443")
-    } else {
-        format!("{authority}:80")
-    };
-    let attempt = tokio::time::timeout(
-        Duration::from_secs(3),
-        tokio::net::TcpStream::connect(with_port.as_str()),
-    )
-    .await;
-    match attempt {
-        Ok(Ok(_)) => None,
-        Ok(Err(err)) if err.kind() == std::io::ErrorKind::ConnectionRefused => Some(format!(
-            "nothing accepts connections at {with_port} (connection refused); is the server running?"
-        )),
-        Ok(Err(err)) => Some(format!("cannot reach {with_port}: {err}")),
-        Err(_) => Some(format!(
-            "{with_port} does not answer (no connection within 3 s)"
-        )),
-    }
-}
-
-/// Drops the Rust type paths rmcp's errors carry (`Client(...)`,
-/// `StreamableHttpClientWorker<...>`), which say nothing to a user.
-fn strip_type_names(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for word in text.split(' ') {
-        let is_type = word.contains("::") || (word.contains('<') && word.contains('>'));
-        if !is_type {
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(word);
+        ConnectError::Protocol {
+            source: Box::new(err),
+            child,
         }
     }
-    out
+}
+
+/// Whether the peer went away before answering `initialize`: rmcp read
+/// the end of the stream, or writing the request failed because the
+/// other end is closed (a child that exits before the request is written
+/// breaks the pipe; one that exits before answering closes it).
+fn closed_early(err: &ClientInitializeError) -> bool {
+    match err {
+        ClientInitializeError::ConnectionClosed(_) => true,
+        ClientInitializeError::TransportError { error, .. } => stream_closed(error),
+        _ => false,
+    }
+}
+
+/// An HTTP server being connected to, for telling why it failed.
+struct HttpTarget<'a> {
+    url: &'a str,
+    token: Option<&'a str>,
+    /// What the handshake sent in `initialize` (sent again to learn the
+    /// HTTP status rmcp keeps only in words).
+    info: &'a rmcp::model::ClientConfig,
+    probe_limit: Duration,
+}
+
+/// What rmcp's HTTP error says, or which question settles it.
+enum HttpFailure {
+    /// rmcp's error says it all.
+    Known(ConnectError),
+    /// The request was not sent: ask the network why.
+    NotSent(Option<ErrorKind>),
+    /// The server answered an HTTP status that rmcp reports only as text
+    /// (a 401 without a challenge, a 404, another 4xx): ask it again.
+    StatusInText,
+    /// Nothing more to learn: rmcp's error is the source.
+    Other,
+}
+
+impl HttpTarget<'_> {
+    /// The [`ConnectError`] for rmcp's error.
+    async fn classify(&self, err: ClientInitializeError) -> ConnectError {
+        let known = match self.failure(&err) {
+            HttpFailure::Known(known) => Some(known),
+            HttpFailure::NotSent(kind) => match self.network_failure().await {
+                Some(known) => Some(known),
+                None => kind.map(|kind| self.io_failure(kind)),
+            },
+            HttpFailure::StatusInText => self
+                .answered_status()
+                .await
+                .filter(|(status, _)| status.is_client_error() || status.is_server_error())
+                .map(|(status, retry_after)| self.status_failure(status, retry_after)),
+            HttpFailure::Other => None,
+        };
+        known.unwrap_or_else(|| over_stream(err, None))
+    }
+
+    /// Reads rmcp's error by its types.
+    fn failure(&self, err: &ClientInitializeError) -> HttpFailure {
+        let ClientInitializeError::TransportError { error, .. } = err else {
+            return HttpFailure::Other;
+        };
+        let Some(http) = error.error.downcast_ref::<HttpError>() else {
+            return HttpFailure::Other;
+        };
+        match http {
+            // rmcp's reqwest client says `AuthRequired` for a 401 with a
+            // `WWW-Authenticate` challenge, `InsufficientScope` for such a
+            // 403.
+            HttpError::AuthRequired(_) => {
+                HttpFailure::Known(self.token_failure(StatusCode::UNAUTHORIZED))
+            }
+            HttpError::InsufficientScope(_) => {
+                HttpFailure::Known(self.token_failure(StatusCode::FORBIDDEN))
+            }
+            // Kept as a status only for 429 and 5xx.
+            HttpError::HttpStatus(status) => match StatusCode::from_u16(status.status) {
+                Ok(code) => {
+                    HttpFailure::Known(self.status_failure(code, status.retry_after.clone()))
+                }
+                Err(_) => HttpFailure::Other,
+            },
+            HttpError::Client(client) if client.is_connect() || client.is_timeout() => {
+                HttpFailure::NotSent(io_kind(client))
+            }
+            HttpError::Client(client) if closed_unanswered(client) => {
+                HttpFailure::Known(ConnectError::Closed { child: None })
+            }
+            HttpError::UnexpectedEndOfStream => {
+                HttpFailure::Known(ConnectError::Closed { child: None })
+            }
+            HttpError::UnexpectedServerResponse(_) => HttpFailure::StatusInText,
+            _ => HttpFailure::Other,
+        }
+    }
+
+    /// A refused (or missing) token, by whether one was sent.
+    fn token_failure(&self, status: StatusCode) -> ConnectError {
+        let url = self.url.to_owned();
+        match self.token {
+            Some(_) => ConnectError::TokenRefused { url, status },
+            None => ConnectError::TokenRequired { url, status },
+        }
+    }
+
+    /// An HTTP error status.
+    fn status_failure(&self, status: StatusCode, retry_after: Option<String>) -> ConnectError {
+        match status {
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => self.token_failure(status),
+            StatusCode::NOT_FOUND => ConnectError::NoEndpoint {
+                url: self.url.to_owned(),
+            },
+            _ => ConnectError::HttpStatus {
+                url: self.url.to_owned(),
+                status,
+                retry_after,
+            },
+        }
+    }
+
+    /// A connection failure the HTTP client saw, of this kind.
+    fn io_failure(&self, kind: ErrorKind) -> ConnectError {
+        let url = self.url.to_owned();
+        let address = self.address().unwrap_or_else(|| url.clone());
+        match kind {
+            ErrorKind::ConnectionRefused => ConnectError::ConnectionRefused { url, address },
+            kind => ConnectError::Unreachable { url, address, kind },
+        }
+    }
+
+    /// The URL's `host:port` (the port the scheme implies when none is
+    /// given), as connected to.
+    fn address(&self) -> Option<String> {
+        let url = reqwest::Url::parse(self.url).ok()?;
+        Some(format!(
+            "{}:{}",
+            url.host_str()?,
+            url.port_or_known_default()?
+        ))
+    }
+
+    /// Why the server could not be reached at all, asked of the network
+    /// directly (the HTTP client's error may not say): a name that does
+    /// not resolve, a refused connection, a host that does not answer.
+    /// `None` when a connection can be made now.
+    async fn network_failure(&self) -> Option<ConnectError> {
+        let parsed = reqwest::Url::parse(self.url).ok()?;
+        let host = parsed.host_str()?;
+        let port = parsed.port_or_known_default()?;
+        // An IPv6 literal is bracketed in a URL, not in a lookup.
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        let url = self.url.to_owned();
+        let address = format!("{host}:{port}");
+        let timed_out = || ConnectError::Unreachable {
+            url: url.clone(),
+            address: address.clone(),
+            kind: ErrorKind::TimedOut,
+        };
+        let lookup = tokio::time::timeout(self.probe_limit, tokio::net::lookup_host((bare, port)));
+        let addrs: Vec<_> = match lookup.await {
+            Ok(Ok(addrs)) => addrs.collect(),
+            Ok(Err(_)) => Vec::new(),
+            Err(_) => return Some(timed_out()),
+        };
+        if addrs.is_empty() {
+            return Some(ConnectError::UnknownHost {
+                url: url.clone(),
+                host: bare.to_owned(),
+            });
+        }
+        let connect = tokio::net::TcpStream::connect(&addrs[..]);
+        match tokio::time::timeout(self.probe_limit, connect).await {
+            Ok(Ok(_)) => None,
+            Ok(Err(err)) if err.kind() == ErrorKind::ConnectionRefused => {
+                Some(ConnectError::ConnectionRefused { url, address })
+            }
+            Ok(Err(err)) => Some(ConnectError::Unreachable {
+                url,
+                address,
+                kind: err.kind(),
+            }),
+            Err(_) => Some(timed_out()),
+        }
+    }
+
+    /// The HTTP status (and `Retry-After`) the server answers the
+    /// handshake's `initialize` with, asked again: rmcp 3.11's reqwest
+    /// client keeps the status of a 401 without a challenge, a 404 and
+    /// other 4xx only in its error's text. The request is the one the
+    /// handshake sent, with the same token, so the server answers it as
+    /// it did; a session it opens anyway is closed again.
+    async fn answered_status(&self) -> Option<(StatusCode, Option<String>)> {
+        use ::http::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
+        const SESSION: &str = "mcp-session-id";
+        let request = rmcp::model::ClientJsonRpcMessage::request(
+            rmcp::model::ClientRequest::InitializeRequest(rmcp::model::InitializeRequest::new(
+                self.info.clone(),
+            )),
+            rmcp::model::RequestId::Number(0),
+        );
+        let body = serde_json::to_vec(&request).ok()?;
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(self.probe_limit)
+            .build()
+            .ok()?;
+        let mut post = http
+            .post(self.url)
+            .header(ACCEPT, "application/json, text/event-stream")
+            .header(CONTENT_TYPE, "application/json")
+            .body(body);
+        if let Some(token) = self.token {
+            post = post.bearer_auth(token);
+        }
+        let response = post.send().await.ok()?;
+        let status = response.status();
+        let retry_after = response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        if let Some(session) = response.headers().get(SESSION).cloned() {
+            let mut delete = http.delete(self.url).header(SESSION, session);
+            if let Some(token) = self.token {
+                delete = delete.bearer_auth(token);
+            }
+            let _ = delete.send().await;
+        }
+        Some((status, retry_after))
+    }
+}
+
+/// The `std::io::ErrorKind` under a request error, if it has one
+/// (hyper's connect error keeps the socket's error as its source).
+fn io_kind(err: &reqwest::Error) -> Option<ErrorKind> {
+    let mut source = std::error::Error::source(err);
+    while let Some(current) = source {
+        if let Some(io) = current.downcast_ref::<std::io::Error>() {
+            return Some(io.kind());
+        }
+        source = current.source();
+    }
+    None
+}
+
+/// Whether the server closed the connection without answering the
+/// request (hyper's "incomplete message").
+fn closed_unanswered(err: &reqwest::Error) -> bool {
+    let mut source = std::error::Error::source(err);
+    while let Some(current) = source {
+        if current
+            .downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_incomplete_message)
+        {
+            return true;
+        }
+        source = current.source();
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::plugins::PluginRegistry;
+
+    #[tokio::test]
+    async fn an_in_process_stream_connects_once() {
+        let (ours, theirs) = tokio::io::duplex(1024);
+        drop(theirs);
+        let config = McpServerConfig::io("once", ours);
+        let shared = Arc::new(Shared::new(&PluginRegistry::new(), &config, "once".into()));
+        let first = open(&shared, &config)
+            .await
+            .err()
+            .expect("the peer is gone");
+        assert!(
+            matches!(
+                first,
+                McpError::Connect {
+                    source: ConnectError::Closed { child: None },
+                    ..
+                }
+            ),
+            "{first:?}"
+        );
+        let second = open(&shared, &config).await.err().expect("used up");
+        assert!(
+            matches!(
+                second,
+                McpError::Connect {
+                    source: ConnectError::StreamUsed,
+                    ..
+                }
+            ),
+            "{second:?}"
+        );
+    }
 }

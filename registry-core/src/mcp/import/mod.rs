@@ -163,9 +163,12 @@ impl McpImport {
     /// Connects to the server, imports every tool it lists (all pages),
     /// and keeps them in step until the server goes away.
     ///
-    /// Fails when the server cannot be reached, the handshake or the
-    /// first listing fails, or another import already owns the server's
-    /// name in `registry`. A tool that cannot be imported (a non-object or
+    /// Fails when a child-process server cannot be started
+    /// ([`McpError::Spawn`]), the server cannot be reached or the
+    /// handshake fails ([`McpError::Connect`], why in a
+    /// [`ConnectError`](crate::mcp::ConnectError)), the first listing
+    /// fails ([`McpError::List`]), or another import already owns the
+    /// server's name in `registry` ([`McpError::OwnerInUse`]). A tool that cannot be imported (a non-object or
     /// malformed input schema, a name colliding after normalisation) is
     /// left out and logged; see [`refused`](Self::refused).
     pub async fn connect(
@@ -179,23 +182,7 @@ impl McpImport {
                 owner,
             });
         }
-        let (connected, _) = tokio::sync::watch::channel(false);
-        let shared = Arc::new(Shared {
-            server: config.name.clone(),
-            owner,
-            registry: registry.clone(),
-            trusted: config.trusted,
-            call_timeout: config.call_timeout,
-            max_call_duration: config.max_call_duration.max(config.call_timeout),
-            progress: ProgressRoutes::default(),
-            task_tools: crate::mcp::guard::TaskTools::default(),
-            refresh_queued: std::sync::atomic::AtomicBool::new(false),
-            instructions: RwLock::new(None),
-            link: RwLock::new(None),
-            sync: tokio::sync::Mutex::new(()),
-            state: Mutex::new(ImportState::default()),
-            connected,
-        });
+        let shared = Arc::new(Shared::new(registry, &config, owner));
         let connection = open(&shared, &config).await?;
         shared.attach(&connection.running);
         if let Err(err) = shared.sync_tools().await {
@@ -295,6 +282,28 @@ impl Drop for McpImport {
 }
 
 impl Shared {
+    /// The state of an import of `config`'s server into `registry`, its
+    /// tools owned by `owner`; not connected yet.
+    fn new(registry: &PluginRegistry, config: &McpServerConfig, owner: String) -> Shared {
+        let (connected, _) = tokio::sync::watch::channel(false);
+        Shared {
+            server: config.name.clone(),
+            owner,
+            registry: registry.clone(),
+            trusted: config.trusted,
+            call_timeout: config.call_timeout,
+            max_call_duration: config.max_call_duration.max(config.call_timeout),
+            progress: ProgressRoutes::default(),
+            task_tools: crate::mcp::guard::TaskTools::default(),
+            refresh_queued: std::sync::atomic::AtomicBool::new(false),
+            instructions: RwLock::new(None),
+            link: RwLock::new(None),
+            sync: tokio::sync::Mutex::new(()),
+            state: Mutex::new(ImportState::default()),
+            connected,
+        }
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, ImportState> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -15,7 +15,7 @@ use crate::declare::builder::BoxError;
 use crate::declare::imported::{
     DefinitionImport, RemoteAnnotations, RemoteToolDefinition, imported_tool_name,
 };
-use crate::mcp::McpError;
+use crate::mcp::{ListError, McpError};
 
 /// Why a tool that requires the Tasks extension is not imported (or, over
 /// HTTP where its listing cannot be read, fails at its first call).
@@ -37,12 +37,15 @@ pub struct RefusedTool {
     /// Why it was refused.
     pub reason: String,
 }
+
 impl Shared {
-    /// Every page of `tools/list`.
+    /// Every page of `tools/list`, within bounds: a page within the call
+    /// timeout, at most [`MAX_IMPORTED_TOOLS`] tools and [`MAX_PAGES`]
+    /// pages, no cursor twice.
     pub(super) async fn list_all(&self, peer: &Peer<RoleClient>) -> Result<Vec<Tool>, McpError> {
-        let list_error = |message: String| McpError::List {
+        let failed = |source: ListError| McpError::List {
             server: self.server.clone(),
-            message,
+            source,
         };
         let mut tools = Vec::new();
         let mut cursor: Option<String> = None;
@@ -51,23 +54,27 @@ impl Shared {
             let request = PaginatedRequestParams::default().with_cursor(cursor.clone());
             let page = tokio::time::timeout(self.call_timeout, peer.list_tools(Some(request)))
                 .await
-                .map_err(|_| list_error(format!("no answer within {:?}", self.call_timeout)))?
-                .map_err(|err| list_error(err.to_string()))?;
+                .map_err(|_| {
+                    failed(ListError::NoAnswer {
+                        limit: self.call_timeout,
+                    })
+                })?
+                .map_err(|err| failed(list_error(err)))?;
             tools.extend(page.tools);
             if tools.len() > MAX_IMPORTED_TOOLS {
-                return Err(list_error(format!(
-                    "it lists more than {MAX_IMPORTED_TOOLS} tools, the most one server may offer"
-                )));
+                return Err(failed(ListError::TooManyTools {
+                    max: MAX_IMPORTED_TOOLS,
+                }));
             }
             match page.next_cursor {
                 None => return Ok(tools),
                 Some(next) if !seen.insert(next.clone()) => {
-                    return Err(list_error(format!("the cursor `{next}` came back twice")));
+                    return Err(failed(ListError::CursorRepeated { cursor: next }));
                 }
                 Some(next) => cursor = Some(next),
             }
         }
-        Err(list_error(format!("more than {MAX_PAGES} pages")))
+        Err(failed(ListError::TooManyPages { max: MAX_PAGES }))
     }
 
     /// Lists the server's tools and replaces this server's registrations
@@ -167,6 +174,20 @@ impl Shared {
             })
             .map_err(|err| err.reason())?;
         Ok((name, handle))
+    }
+}
+
+/// A failed `tools/list` request, by rmcp's error type.
+fn list_error(err: rmcp::ServiceError) -> ListError {
+    match err {
+        rmcp::ServiceError::McpError(error) => ListError::Server {
+            code: error.code.0,
+            message: error.message.into_owned(),
+        },
+        rmcp::ServiceError::TransportClosed => ListError::Closed,
+        other => ListError::Failed {
+            source: Box::new(other),
+        },
     }
 }
 
