@@ -16,7 +16,8 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 use registry_core::{
-    PermissionContext, ToolRegistry, catalog::try_all_base_tools, mcp::McpServer, permission::Mode,
+    PermissionContext, ToolRegistry, catalog::try_all_base_tools, mcp::McpServer,
+    permission::PoolMode,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
@@ -62,7 +63,7 @@ async fn connect() -> Client {
         "todo_write",
     ])
     .expect("the fuzz policy parses")
-    .with_mode(Mode::keep_only("fuzz", ["draw", "tree"]));
+    .with_mode(PoolMode::keep_only("fuzz", ["draw", "tree"]));
     let server = McpServer::new(registry.executor().permissions(permissions));
     let (ours, theirs) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {

@@ -70,7 +70,7 @@ impl RuleSet {
 
 /// How a mode narrows the pool. Modes remove tools; they do not hide them.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModeFilter {
+pub enum PoolModeFilter {
     /// Every tool stays.
     KeepAll,
     /// Only these tools (by primary name) stay.
@@ -84,26 +84,28 @@ pub enum ModeFilter {
     },
 }
 
-/// A named operating mode.
+/// A named operating mode of the pool ("minimal", "repl"): which tools it
+/// keeps. Not the [`PermissionMode`](super::PermissionMode), which decides
+/// whether a call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mode {
+pub struct PoolMode {
     name: String,
-    filter: ModeFilter,
+    filter: PoolModeFilter,
 }
 
-impl Default for Mode {
+impl Default for PoolMode {
     fn default() -> Self {
-        Mode {
+        PoolMode {
             name: "default".to_owned(),
-            filter: ModeFilter::KeepAll,
+            filter: PoolModeFilter::KeepAll,
         }
     }
 }
 
-impl Mode {
+impl PoolMode {
     /// A mode with a name and a filter.
-    pub fn new(name: impl Into<String>, filter: ModeFilter) -> Self {
-        Mode {
+    pub fn new(name: impl Into<String>, filter: PoolModeFilter) -> Self {
+        PoolMode {
             name: name.into(),
             filter,
         }
@@ -116,7 +118,7 @@ impl Mode {
     ) -> Self {
         Self::new(
             name,
-            ModeFilter::KeepOnly(tools.into_iter().map(Into::into).collect()),
+            PoolModeFilter::KeepOnly(tools.into_iter().map(Into::into).collect()),
         )
     }
 
@@ -128,7 +130,7 @@ impl Mode {
     ) -> Self {
         Self::new(
             name,
-            ModeFilter::Replace {
+            PoolModeFilter::Replace {
                 replacement: replacement.into(),
                 replaced: replaced.into_iter().map(Into::into).collect(),
             },
@@ -141,16 +143,16 @@ impl Mode {
     }
 
     /// How the mode narrows the pool.
-    pub fn filter(&self) -> &ModeFilter {
+    pub fn filter(&self) -> &PoolModeFilter {
         &self.filter
     }
 
     /// Whether a tool with this primary name stays in the pool.
     pub fn keeps(&self, name: &str) -> bool {
         match &self.filter {
-            ModeFilter::KeepAll => true,
-            ModeFilter::KeepOnly(keep) => keep.contains(name),
-            ModeFilter::Replace { replaced, .. } => !replaced.contains(name),
+            PoolModeFilter::KeepAll => true,
+            PoolModeFilter::KeepOnly(keep) => keep.contains(name),
+            PoolModeFilter::Replace { replaced, .. } => !replaced.contains(name),
         }
     }
 }
@@ -168,7 +170,7 @@ impl Mode {
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PermissionContext {
-    mode: Mode,
+    mode: PoolMode,
     rules: BTreeMap<RuleSource, RuleSet>,
 }
 
@@ -193,13 +195,13 @@ impl PermissionContext {
     }
 
     /// Sets the active mode.
-    pub fn with_mode(mut self, mode: Mode) -> Self {
+    pub fn with_mode(mut self, mode: PoolMode) -> Self {
         self.mode = mode;
         self
     }
 
     /// The active mode.
-    pub fn mode(&self) -> &Mode {
+    pub fn mode(&self) -> &PoolMode {
         &self.mode
     }
 
@@ -342,10 +344,10 @@ mod tests {
 
     #[test]
     fn modes_remove_tools() {
-        let minimal = Mode::keep_only("minimal", ["read_file"]);
+        let minimal = PoolMode::keep_only("minimal", ["read_file"]);
         assert!(minimal.keeps("read_file") && !minimal.keeps("run_command"));
-        let repl = Mode::replace("repl", "repl", ["read_file", "run_command"]);
+        let repl = PoolMode::replace("repl", "repl", ["read_file", "run_command"]);
         assert!(repl.keeps("repl") && repl.keeps("grep") && !repl.keeps("read_file"));
-        assert!(Mode::default().keeps("anything"));
+        assert!(PoolMode::default().keeps("anything"));
     }
 }

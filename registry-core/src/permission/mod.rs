@@ -1,6 +1,6 @@
 //! Permissions: the rules a runtime holds ([`PermissionRule`]), the
 //! context that groups them by source with the active pool-filtering
-//! [`Mode`], and the [`PermissionPolicy`] that decides each call at
+//! [`PoolMode`], and the [`PermissionPolicy`] that decides each call at
 //! execution. What a tool itself says about a call
 //! ([`PermissionDecision`](crate::declare::PermissionDecision),
 //! [`PermissionContent`](crate::declare::PermissionContent)) is part of its
@@ -137,7 +137,7 @@ pub use approval::{
     Approval, ApprovalRequest, Approver, ClassifierError, ClassifierRequest, JudgeFuture,
     SafetyClassifier, SafetyVerdict, approve_with,
 };
-pub use context::{Mode, ModeFilter, PermissionContext, RuleBehavior, RuleSet, RuleSource};
+pub use context::{PermissionContext, PoolMode, PoolModeFilter, RuleBehavior, RuleSet, RuleSource};
 pub use enforce::{
     CallRules, GuardError, Lineage, MAX_LISTED, PathAccess, PathGuard, PathRule, ProgramRules,
     ProgramStart, ProgramVerdict, Scope,

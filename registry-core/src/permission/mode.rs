@@ -1,7 +1,7 @@
 //! The permission mode: a session's general policy for calls the tool
 //! itself left to it (`PermissionDecision::Delegate`).
 //!
-//! Not to be confused with [`Mode`](super::Mode), which removes tools from
+//! Not to be confused with [`PoolMode`](super::PoolMode), which removes tools from
 //! the pool before the model sees them. A permission mode never changes
 //! the pool; it only settles, call by call, what nothing more specific
 //! settled.
@@ -10,7 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// How `Delegate` decisions are settled: the general policy of a session.
-/// Not the pool-filtering [`Mode`](crate::permission::Mode).
+/// Not the pool-filtering [`PoolMode`](crate::permission::PoolMode).
 ///
 /// "Read-only" below means a call that is read-only and not destructive
 /// (the two postures are independent; a call declared both is treated as

@@ -19,7 +19,7 @@ use registry_core::{
     catalog::BaseTools,
     declare::Loading,
     permission::{
-        Approval, ApprovalRequest, Approver, Mode, PermissionPolicy, RuleBehavior, RuleSource,
+        Approval, ApprovalRequest, Approver, PermissionPolicy, PoolMode, RuleBehavior, RuleSource,
     },
 };
 use serde_json::json;
@@ -75,7 +75,7 @@ fn a_name_removed_by_a_deny_rule_is_refused_with_the_rule_and_its_source() {
 
 #[test]
 fn names_removed_by_the_mode_enabled_or_internal_say_which() {
-    let mode = Mode::keep_only("minimal", ["read_file", "off", "secret"]);
+    let mode = PoolMode::keep_only("minimal", ["read_file", "off", "secret"]);
     let cx = PermissionContext::new().with_mode(mode);
     let off = named("off")
         .enabled(|| false)

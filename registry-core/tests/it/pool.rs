@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use registry_core::{
     PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
     catalog::BaseTools,
-    permission::{Mode, RuleBehavior, RuleSource},
+    permission::{PoolMode, RuleBehavior, RuleSource},
     pool::Partition,
     tool,
 };
@@ -133,14 +133,14 @@ fn whole_tool_deny_rules_remove_by_name_or_alias_but_content_rules_do_not() {
 fn modes_remove_tools() {
     let registry = registry();
     let minimal =
-        PermissionContext::new().with_mode(Mode::keep_only("minimal", ["read_file", "Bash"]));
+        PermissionContext::new().with_mode(PoolMode::keep_only("minimal", ["read_file", "Bash"]));
     assert_eq!(
         names(&registry.tools(&minimal)),
         ["read_file"],
         "modes name tools by primary name"
     );
 
-    let repl = PermissionContext::new().with_mode(Mode::replace(
+    let repl = PermissionContext::new().with_mode(PoolMode::replace(
         "repl",
         "repl",
         ["read_file", "write_file", "run_command"],
