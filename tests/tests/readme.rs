@@ -17,7 +17,23 @@
 //! Rustc warnings are errors, except the `unused` ones (allowed, as in
 //! doctests). A block shows all of its code: rustdoc's hidden `# ` lines
 //! would be shown on GitHub and crates.io, and are refused.
+//!
+//! The scratch workspace sits at a fixed place under the target directory:
+//! a lock file next to it makes two runs (two `cargo test`s of one
+//! checkout) take turns instead of rewriting each other's workspace
+//! mid-build.
+//!
+//! Why one `cargo build` and not `cargo check` for the blocks that do not
+//! run: every block depends on registry-core (the README's
+//! `[dependencies]`), so checking some blocks would compile
+//! registry-core's whole tree (rmcp, tokio, rustls, hyper...) a second
+//! time, metadata-only, next to the build the running blocks need, and
+//! rebuild proc-macro crates whose features the two selections unify
+//! differently. Measured cold on 2 cores, that cost more than the code
+//! generation it saves for the embedding block's candle and tokenizers.
 
+use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -306,6 +322,41 @@ fn write_workspace(dir: &Path, readme: &Readme) {
     std::fs::copy(workspace_root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
 }
 
+/// Holds an exclusive `flock` on `path` (created if missing) until the file
+/// is dropped (closed).
+fn lock(path: &Path) -> File {
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .expect("the lock file opens");
+    let mut waiting = false;
+    loop {
+        let flags = if waiting {
+            libc::LOCK_EX
+        } else {
+            libc::LOCK_EX | libc::LOCK_NB
+        };
+        // SAFETY: `flock` on a descriptor this function owns, open for its call.
+        if unsafe { libc::flock(file.as_raw_fd(), flags) } == 0 {
+            return file;
+        }
+        let error = std::io::Error::last_os_error();
+        match error.kind() {
+            std::io::ErrorKind::Interrupted => {}
+            std::io::ErrorKind::WouldBlock if !waiting => {
+                eprintln!(
+                    "waiting for another run of the README check ({})",
+                    path.display()
+                );
+                waiting = true;
+            }
+            _ => panic!("flock {}: {error}", path.display()),
+        }
+    }
+}
+
 /// What the build said about one block.
 #[derive(Default)]
 struct Outcome {
@@ -407,6 +458,10 @@ fn readme_blocks_build_with_the_listed_dependencies() {
     let readme = readme();
     let kept = Path::new(env!("CARGO_TARGET_TMPDIR")).join("readme-check");
     let dir = kept.join("workspace");
+    std::fs::create_dir_all(&kept).unwrap();
+    // Held until the blocks have run: their programs are in the workspace's
+    // target directory, and they write into its member directories.
+    let _lock = lock(&kept.join("lock"));
     write_workspace(&dir, &readme);
 
     let output = Command::new(env!("CARGO"))
