@@ -50,6 +50,7 @@ mod permission_pipeline;
 mod pool;
 mod posture;
 mod provider;
+mod public_api;
 mod rich_results;
 mod rule_round_trip;
 mod search_eval;
