@@ -165,11 +165,11 @@ async fn server_everything_is_imported_with_all_it_sends() {
     }
     // A tool that needs the Tasks extension is refused, saying why.
     let refused = e.import.refused();
-    let tasks = refused
+    let (_, reason) = refused
         .iter()
-        .find(|r| r.tool == "simulate-research-query")
+        .find(|(tool, _)| tool == "simulate-research-query")
         .unwrap_or_else(|| panic!("not refused: {refused:?}"));
-    assert!(tasks.reason.contains("Tasks extension"), "{}", tasks.reason);
+    assert!(reason.contains("Tasks extension"), "{reason}");
     // Annotations: believed from a trusted server, and kept as sent.
     let echo = e
         .registry

@@ -33,9 +33,6 @@ use sha2::{Digest, Sha256};
 use super::replicas::Sessions;
 use crate::permission::{Approval, ApprovalRequest, Approver, JudgeFuture};
 
-/// How long a client's user has to answer, unless configured otherwise.
-pub const DEFAULT_APPROVAL_TIMEOUT: Duration = Duration::from_secs(300);
-
 /// Who answers this connection's asks, for the request being served.
 enum Asking {
     /// The client cannot be asked: every ask is a denial.

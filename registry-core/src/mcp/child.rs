@@ -39,20 +39,41 @@ pub enum StderrTo {
 /// Its `Display` is a phrase that follows a semicolon: "the child exited
 /// (exit status: 3); its standard error ended with: ...".
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct ChildReport {
     /// How the child ended, or that it had not.
-    pub status: ChildStatus,
+    status: ChildStatus,
+    /// See [`ChildReport::stderr_tail`].
+    stderr_tail: String,
+}
+
+impl ChildReport {
+    /// The status the child exited with; `None` when it had not exited
+    /// ([`still_running`](Self::still_running)) or its status could not
+    /// be read (the `Display` then says why).
+    pub fn exit_status(&self) -> Option<std::process::ExitStatus> {
+        match self.status {
+            ChildStatus::Exited(status) => Some(status),
+            ChildStatus::Running | ChildStatus::Unknown(_) => None,
+        }
+    }
+
+    /// Whether the child was still running when it was given up on (it
+    /// is then killed).
+    pub fn still_running(&self) -> bool {
+        self.status == ChildStatus::Running
+    }
+
     /// The last few KiB (4 KiB at most) the child wrote to standard
     /// error, as text with trailing whitespace removed; empty when it
     /// wrote nothing. Kept whatever [`StderrTo`] says.
-    pub stderr_tail: String,
+    pub fn stderr_tail(&self) -> &str {
+        &self.stderr_tail
+    }
 }
 
 /// How a child-process server stood when it was given up on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ChildStatus {
+enum ChildStatus {
     /// It exited with this status.
     Exited(std::process::ExitStatus),
     /// It was still running (it is then killed).

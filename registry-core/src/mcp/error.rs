@@ -225,7 +225,7 @@ pub enum ListError {
     /// The listing holds more tools than one server may offer.
     #[error("it lists more than {max} tools, the most one server may offer")]
     TooManyTools {
-        /// [`MAX_IMPORTED_TOOLS`](super::MAX_IMPORTED_TOOLS).
+        /// The most tools one server may offer: 10,000.
         max: usize,
     },
     /// A `nextCursor` came back a second time: the listing would never

@@ -22,7 +22,7 @@ use super::server::McpServer;
 
 /// How long a session may stay idle (no request, no open stream) before
 /// the server ends it and frees its memory, unless configured otherwise.
-pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
+const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How an HTTP server is reached and who may call it.
 #[derive(Debug, Clone)]
@@ -43,8 +43,8 @@ impl HttpOptions {
         }
     }
 
-    /// Ends a session that has been idle this long (default
-    /// [`DEFAULT_SESSION_IDLE_TIMEOUT`]): its state is dropped and its
+    /// Ends a session that has been idle this long (default five
+    /// minutes): its state is dropped and its
     /// memory returned; a client that comes back must initialize again.
     pub fn session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;

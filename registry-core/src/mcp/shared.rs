@@ -53,7 +53,7 @@ fn conversation_key(handle: &str) -> String {
 
 /// The request `_meta` key naming a stateless (2026-07-28) request's
 /// conversation, and the result `_meta` key that hands it out.
-pub const CONVERSATION_META_KEY: &str = "tool-registry.dev/conversation";
+pub(crate) const CONVERSATION_META_KEY: &str = "tool-registry.dev/conversation";
 
 /// Whose record a request reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -54,23 +54,7 @@ impl AnthropicOptions {
 /// the strict form of the schema) when it asks for it and the schema
 /// allows it, and `"defer_loading": true` when the tool is deferred. Never carries
 /// `cache_control`; [`ToolPool::render_anthropic`] adds it.
-///
-/// ```
-/// use registry_core::{ToolBuilder, ToolOutput, declare::Loading, render::anthropic_tool};
-/// use serde_json::json;
-///
-/// let tool = ToolBuilder::new("notes_search", "Search notes.")
-///     .loading(Loading::Deferred)
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// assert_eq!(anthropic_tool(&tool), json!({
-///     "name": "notes_search",
-///     "description": "Search notes.",
-///     "input_schema": { "type": "object" },
-///     "defer_loading": true
-/// }));
-/// ```
-pub fn anthropic_tool(tool: &ToolHandle) -> Value {
+pub(crate) fn anthropic_tool(tool: &ToolHandle) -> Value {
     // The writer writes valid JSON (every fragment is parsed back by the
     // render tests); `Null` is unreachable.
     serde_json::from_str(anthropic_fragment(tool)).unwrap_or_default()
@@ -159,17 +143,7 @@ fn with_nulls(example: &Value, schema: &Value) -> Value {
 /// The content of an Anthropic `tool_result` that loads deferred tools:
 /// one `{"type": "tool_reference", "tool_name": ...}` block per name, in
 /// order. The API expands each into the tool's definition.
-///
-/// ```
-/// use registry_core::render::anthropic_tool_references;
-/// use serde_json::json;
-///
-/// assert_eq!(
-///     anthropic_tool_references(["mcp__github__create_issue"]),
-///     json!([{ "type": "tool_reference", "tool_name": "mcp__github__create_issue" }])
-/// );
-/// ```
-pub fn anthropic_tool_references<'a>(names: impl IntoIterator<Item = &'a str>) -> Value {
+pub(crate) fn anthropic_tool_references<'a>(names: impl IntoIterator<Item = &'a str>) -> Value {
     Value::Array(
         names
             .into_iter()
@@ -184,8 +158,10 @@ pub(crate) fn is_deferred(tool: &ToolHandle) -> bool {
 
 impl ToolPool {
     /// The Anthropic Messages API `tools` array, as compact canonical JSON:
-    /// [`anthropic_tool`] for every tool in pool order (built-ins, then
-    /// plugins), and with [`AnthropicOptions::cache_control`] a
+    /// every tool in pool order (built-ins, then plugins) as `name`,
+    /// `description`, `input_schema`, `input_examples` when it declares
+    /// some, `"strict": true` when it asks for it and its schema allows it,
+    /// and `"defer_loading": true` when it is deferred; and with [`AnthropicOptions::cache_control`] a
     /// `"cache_control": {"type": "ephemeral"}` breakpoint on
     /// [`anthropic_cache_breakpoint`](Self::anthropic_cache_breakpoint).
     ///
@@ -216,5 +192,39 @@ impl ToolPool {
         self.builtins()
             .iter()
             .rposition(|entry| !is_deferred(entry.tool()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::declare::builder::ToolBuilder;
+    use crate::declare::output::ToolOutput;
+
+    #[test]
+    fn a_deferred_tool_says_so() {
+        let tool = ToolBuilder::new("notes_search", "Search notes.")
+            .loading(Loading::Deferred)
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            anthropic_tool(&tool),
+            json!({
+                "name": "notes_search",
+                "description": "Search notes.",
+                "input_schema": { "type": "object" },
+                "defer_loading": true
+            })
+        );
+    }
+
+    #[test]
+    fn tool_references_are_one_block_per_name() {
+        assert_eq!(
+            anthropic_tool_references(["mcp__github__create_issue"]),
+            json!([{ "type": "tool_reference", "tool_name": "mcp__github__create_issue" }])
+        );
     }
 }

@@ -36,8 +36,11 @@ impl ProviderFormat {
         )
     }
 
-    /// One tool's full definition in this format (the prompt catalog's is
-    /// its entry, as a JSON string).
+    /// One tool's full definition in this format, as the pool's render
+    /// of this format holds it (see the [module docs](crate::render) for
+    /// each shape); the prompt catalog's is its entry, as a JSON string.
+    /// Anthropic's leaves out `defer_loading`: a full definition is what
+    /// a model is given once the tool is loaded.
     pub fn definition(self, tool: &ToolHandle) -> serde_json::Value {
         match self {
             ProviderFormat::Anthropic => {

@@ -68,38 +68,7 @@ fn hints(posture: &SafetyPosture) -> Option<(&'static str, bool)> {
 /// (`#[tool(idempotent = true, open_world = false)]`): MCP's defaults are
 /// the other way round and need no hint. `annotations.title` repeats
 /// `title`. Empty annotations are left out.
-///
-/// ```
-/// use registry_core::{ToolBuilder, ToolOutput, render::mcp_tool};
-/// use serde_json::json;
-///
-/// let read = ToolBuilder::new("notes_read", "Read a note.")
-///     .read_only(true)
-///     .user_facing_name("Read note")
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// assert_eq!(mcp_tool(&read), json!({
-///     "name": "notes_read",
-///     "title": "Read note",
-///     "description": "Read a note.",
-///     "inputSchema": { "type": "object" },
-///     "annotations": { "title": "Read note", "readOnlyHint": true }
-/// }));
-///
-/// // Nothing declared: no hints, the client assumes the worst.
-/// let bare = ToolBuilder::new("notes_sync", "Sync notes.")
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// assert!(mcp_tool(&bare).get("annotations").is_none());
-///
-/// // Writes but never destroys: the one thing MCP's defaults do not say.
-/// let append = ToolBuilder::new("notes_append", "Append to a note.")
-///     .destructive(false)
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// assert_eq!(mcp_tool(&append)["annotations"], json!({ "destructiveHint": false }));
-/// ```
-pub fn mcp_tool(tool: &ToolHandle) -> Value {
+pub(crate) fn mcp_tool(tool: &ToolHandle) -> Value {
     // The writer writes valid JSON (every fragment is parsed back by the
     // render tests); `Null` is unreachable.
     serde_json::from_str(mcp_fragment(tool)).unwrap_or_default()
@@ -107,7 +76,7 @@ pub fn mcp_tool(tool: &ToolHandle) -> Value {
 
 /// The `outputSchema` MCP may publish for `tool`: its typed output's
 /// schema, when that is an object schema (MCP accepts no other).
-pub fn mcp_output_schema(tool: &ToolHandle) -> Option<&Value> {
+pub(crate) fn mcp_output_schema(tool: &ToolHandle) -> Option<&Value> {
     let schema = tool.spec().output_schema()?;
     crate::declare::require_object_schema(schema).ok()?;
     Some(schema)
@@ -125,21 +94,7 @@ pub fn mcp_output_schema(tool: &ToolHandle) -> Option<&Value> {
 /// schemas), so a server that parses this text into SDK types and
 /// serialises them again sends these bytes unchanged. Canonical key
 /// order inside the `Tool` would not survive that round trip.
-///
-/// ```
-/// use registry_core::{ToolBuilder, ToolOutput, render::mcp_tool_json};
-///
-/// let tool = ToolBuilder::new("notes_read", "Read a note.")
-///     .read_only(true)
-///     .user_facing_name("Read note")
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// assert_eq!(
-///     mcp_tool_json(&tool),
-///     r#"{"name":"notes_read","title":"Read note","description":"Read a note.","inputSchema":{"type":"object"},"annotations":{"title":"Read note","readOnlyHint":true}}"#
-/// );
-/// ```
-pub fn mcp_tool_json(tool: &ToolHandle) -> String {
+pub(crate) fn mcp_tool_json(tool: &ToolHandle) -> String {
     let spec = tool.spec();
     let posture = spec.posture();
     let title = (spec.user_facing_name() != spec.name()).then(|| spec.user_facing_name());
@@ -196,9 +151,13 @@ pub(crate) fn tools_list_json<'a>(tools: impl IntoIterator<Item = &'a ToolHandle
 
 impl ToolPool {
     /// The result of an MCP `tools/list` request, `{"tools": [...]}`
-    /// ([`mcp_tool_json`] for every tool, pool order; no pagination
-    /// cursor), compact. Each tool's keys are in MCP wire order (see
-    /// [`mcp_tool_json`]); byte-identical across runs. Cached.
+    /// (every tool in pool order as an MCP `Tool`: `name`, `title` when a
+    /// `user_facing_name` was declared, `description`, `inputSchema`,
+    /// `outputSchema` for a typed object output, and the fail-closed
+    /// `annotations`; no pagination cursor), compact. Each tool's keys
+    /// are in MCP wire order, the order an MCP SDK writes its own `Tool`
+    /// in, and the schemas canonical inside; byte-identical across runs.
+    /// Cached.
     pub fn render_mcp_tools_list(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{KEY}"), |pool| {
             tools_list_json(pool.iter())
@@ -302,6 +261,81 @@ mod tests {
         assert_eq!(
             mcp_tool_json(&both),
             r#"{"name":"t","title":"T","description":"A tool.","inputSchema":{"type":"object"},"annotations":{"title":"T","destructiveHint":false}}"#
+        );
+    }
+
+    #[test]
+    fn the_tools_list_is_each_tools_wire_text_in_pool_order() {
+        use crate::catalog::BaseTools;
+        use crate::permission::PermissionContext;
+        use crate::pool::ToolRegistry;
+
+        let build = |builder: ToolBuilder| {
+            builder
+                .build(|_, _| async { Ok(ToolOutput::text("")) })
+                .unwrap_or_else(|err| panic!("{err}"))
+        };
+        let base = BaseTools::__from_handles(vec![
+            typed(Counter),
+            build(
+                ToolBuilder::new("b", "B.")
+                    .user_facing_name("Bee")
+                    .read_only(true),
+            ),
+        ])
+        .unwrap_or_else(|err| panic!("{err}"));
+        let registry = ToolRegistry::new(base);
+        registry
+            .plugins()
+            .register("p", build(ToolBuilder::new("c", "C.").destructive(false)))
+            .unwrap_or_else(|err| panic!("{err}"))
+            .detach();
+        let pool = registry.assemble_tool_pool(&PermissionContext::new());
+        let tools: Vec<String> = pool.iter().map(mcp_tool_json).collect();
+        assert_eq!(tools.len(), 3);
+        assert_eq!(
+            *pool.render_mcp_tools_list(),
+            format!(r#"{{"tools":[{}]}}"#, tools.join(","))
+        );
+    }
+
+    #[test]
+    fn a_titled_reader_says_so_and_a_bare_tool_promises_nothing() {
+        let build = |builder: ToolBuilder| {
+            builder
+                .build(|_, _| async { Ok(ToolOutput::text("")) })
+                .unwrap_or_else(|err| panic!("{err}"))
+        };
+        let read = build(
+            ToolBuilder::new("notes_read", "Read a note.")
+                .read_only(true)
+                .user_facing_name("Read note"),
+        );
+        assert_eq!(
+            mcp_tool(&read),
+            serde_json::json!({
+                "name": "notes_read",
+                "title": "Read note",
+                "description": "Read a note.",
+                "inputSchema": { "type": "object" },
+                "annotations": { "title": "Read note", "readOnlyHint": true }
+            })
+        );
+        assert_eq!(
+            mcp_tool_json(&read),
+            r#"{"name":"notes_read","title":"Read note","description":"Read a note.","inputSchema":{"type":"object"},"annotations":{"title":"Read note","readOnlyHint":true}}"#
+        );
+
+        // Nothing declared: no hints, the client assumes the worst.
+        let bare = build(ToolBuilder::new("notes_sync", "Sync notes."));
+        assert!(mcp_tool(&bare).get("annotations").is_none());
+
+        // Writes but never destroys: the one thing MCP's defaults do not say.
+        let append =
+            build(ToolBuilder::new("notes_append", "Append to a note.").destructive(false));
+        assert_eq!(
+            mcp_tool(&append)["annotations"],
+            serde_json::json!({ "destructiveHint": false })
         );
     }
 

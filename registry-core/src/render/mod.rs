@@ -21,16 +21,15 @@
 //! themselves are generated once per tool and cached by
 //! [`ToolHandle::input_schema`](crate::ToolHandle::input_schema).
 //!
-//! The per-tool functions ([`anthropic_tool`], [`openai_chat_tool`],
-//! [`openai_responses_tool`], [`mcp_tool`], [`prompt_catalog_entry`]) are
-//! the building blocks, for callers (a catalog lock, a tool search result)
-//! that need one definition.
+//! One tool's definition in any format is
+//! [`ProviderFormat::definition`], for callers (a catalog lock, a tool
+//! search result) that need one definition rather than a pool's array.
 //!
 //! # Input schemas
 //!
-//! Every format starts from [`provider_input_schema`](crate::input::provider_input_schema): the tool's
-//! [`ToolHandle::input_schema`](crate::ToolHandle::input_schema) (schemars, JSON Schema 2020-12) with two
-//! top-level keys removed:
+//! Every format starts from the provider input schema: the tool's
+//! [`ToolHandle::input_schema`](crate::ToolHandle::input_schema) (schemars,
+//! JSON Schema 2020-12) with two top-level keys removed:
 //!
 //! - `$schema`: every provider assumes its own dialect; the key only costs
 //!   tokens (and OpenAI's strict subset does not list it);
@@ -42,8 +41,7 @@
 //! `description`s are what the model reads, `$defs`/`$ref` are understood by
 //! all three providers. Every provider requires `{"type": "object", ...}`
 //! at the root; the list and [`ToolBuilder`](crate::declare::ToolBuilder) refuse
-//! any other input schema ([`require_object_schema`](crate::declare::require_object_schema)),
-//! so only a handle made by hand with [`ToolHandle::new`](crate::ToolHandle::new) could carry one,
+//! any other input schema (one that is not an object schema), so only a handle made by hand with [`ToolHandle::new`](crate::ToolHandle::new) could carry one,
 //! and it is rendered unchanged.
 //!
 //! # Anthropic
@@ -65,8 +63,8 @@
 //! flat, `{"type": "function", "name", "description", "parameters",
 //! "strict"}`. Deferred tools are rendered like any other.
 //!
-//! `strict` is `true` only when [`openai_strict_schema`] can transform the
-//! schema into OpenAI's strict subset; the transformed schema is then sent.
+//! `strict` is `true` only when the schema can be transformed into
+//! OpenAI's strict subset; the transformed schema is then sent.
 //! Otherwise the original schema goes out with `strict: false`. A strict
 //! schema that the API would reject is never produced. The transform:
 //!
@@ -164,20 +162,20 @@ mod prompt;
 mod schema;
 mod strict;
 
-pub use anthropic::{AnthropicOptions, anthropic_tool, anthropic_tool_references};
-pub(crate) use anthropic::{anthropic_fragment, anthropic_tool_json, is_deferred};
+pub use anthropic::AnthropicOptions;
+pub(crate) use anthropic::{
+    anthropic_fragment, anthropic_tool, anthropic_tool_json, anthropic_tool_references, is_deferred,
+};
 pub use format::ProviderFormat;
 #[cfg(feature = "mcp")]
-pub(crate) use mcp::mcp_fragment;
-pub(crate) use mcp::tools_list_json;
-pub use mcp::{mcp_output_schema, mcp_tool, mcp_tool_json};
+pub(crate) use mcp::{mcp_fragment, mcp_output_schema};
+pub(crate) use mcp::{mcp_tool, tools_list_json};
 pub(crate) use openai::{
-    openai_chat_fragment, openai_responses_fragment, openai_responses_json,
-    openai_responses_tool_search_json,
+    openai_chat_fragment, openai_chat_tool, openai_responses_fragment, openai_responses_json,
+    openai_responses_tool, openai_responses_tool_search_json,
 };
-pub use openai::{openai_chat_tool, openai_responses_tool};
-pub use prompt::prompt_catalog_entry;
-pub use strict::{StrictSchemaError, openai_strict_schema};
+pub(crate) use prompt::prompt_catalog_entry;
+pub(crate) use strict::openai_strict_schema;
 
 /// Prefix of every render cache key this module uses.
 const CACHE_KEY_PREFIX: &str = "render/";

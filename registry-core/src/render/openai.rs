@@ -86,31 +86,7 @@ pub(crate) fn openai_responses_fragment(tool: &ToolHandle) -> &str {
 /// [`openai_strict_schema`](super::openai_strict_schema) could transform the
 /// schema, which is then the `parameters`; otherwise the original schema
 /// goes with `strict: false`.
-///
-/// ```
-/// use registry_core::{ToolBuilder, ToolOutput, render::openai_chat_tool};
-/// use serde_json::json;
-///
-/// let tool = ToolBuilder::new("echo", "Echo.")
-///     .input_schema(json!({ "type": "object", "properties": { "text": { "type": "string" } } }))
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// assert_eq!(openai_chat_tool(&tool), json!({
-///     "type": "function",
-///     "function": {
-///         "name": "echo",
-///         "description": "Echo.",
-///         "parameters": {
-///             "type": "object",
-///             "properties": { "text": { "type": ["string", "null"] } },
-///             "required": ["text"],
-///             "additionalProperties": false
-///         },
-///         "strict": true
-///     }
-/// }));
-/// ```
-pub fn openai_chat_tool(tool: &ToolHandle) -> Value {
+pub(crate) fn openai_chat_tool(tool: &ToolHandle) -> Value {
     // The writer writes valid JSON (every fragment is parsed back by the
     // render tests); `Null` is unreachable.
     serde_json::from_str(openai_chat_fragment(tool)).unwrap_or_default()
@@ -119,24 +95,65 @@ pub fn openai_chat_tool(tool: &ToolHandle) -> Value {
 /// One tool as an OpenAI Responses API tool: the fields of
 /// [`openai_chat_tool`] flat, `{"type": "function", "name", "description",
 /// "parameters", "strict"}`.
-pub fn openai_responses_tool(tool: &ToolHandle) -> Value {
+pub(crate) fn openai_responses_tool(tool: &ToolHandle) -> Value {
     serde_json::from_str(openai_responses_fragment(tool)).unwrap_or_default()
 }
 
 impl ToolPool {
-    /// The OpenAI Chat Completions `tools` array ([`openai_chat_tool`] for
-    /// every tool, pool order), as compact canonical JSON. Cached.
+    /// The OpenAI Chat Completions `tools` array, as compact canonical
+    /// JSON: every tool in pool order as `{"type": "function", "function":
+    /// {"name", "description", "parameters", "strict"}}`, with `strict:
+    /// true` and the strict form of the schema when it can be transformed
+    /// into OpenAI's strict subset. Cached.
     pub fn render_openai_chat(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{CHAT_KEY}"), |pool| {
             cache::json_array(pool.iter().map(openai_chat_fragment))
         })
     }
 
-    /// The OpenAI Responses API `tools` array ([`openai_responses_tool`]
-    /// for every tool, pool order), as compact canonical JSON. Cached.
+    /// The OpenAI Responses API `tools` array, as compact canonical JSON:
+    /// the fields of [`render_openai_chat`](Self::render_openai_chat)'s
+    /// tools flat, `{"type": "function", "name", "description",
+    /// "parameters", "strict"}`, pool order. Cached.
     pub fn render_openai_responses(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{RESPONSES_KEY}"), |pool| {
             cache::json_array(pool.iter().map(openai_responses_fragment))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::declare::builder::ToolBuilder;
+    use crate::declare::output::ToolOutput;
+
+    #[test]
+    fn an_optional_field_is_nullable_and_required_under_strict() {
+        let tool = ToolBuilder::new("echo", "Echo.")
+            .input_schema(
+                json!({ "type": "object", "properties": { "text": { "type": "string" } } }),
+            )
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            openai_chat_tool(&tool),
+            json!({
+                "type": "function",
+                "function": {
+                    "name": "echo",
+                    "description": "Echo.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": { "text": { "type": ["string", "null"] } },
+                        "required": ["text"],
+                        "additionalProperties": false
+                    },
+                    "strict": true
+                }
+            })
+        );
     }
 }

@@ -14,20 +14,7 @@ const KEY: &str = "prompt_catalog";
 /// the description's further lines indented by two spaces (blank lines
 /// stay empty, trailing whitespace is trimmed, `\r\n` reads as `\n`). A
 /// deferred tool reads `- name (deferred): ...`.
-///
-/// ```
-/// use registry_core::{ToolBuilder, ToolOutput, declare::Loading, render::prompt_catalog_entry};
-///
-/// let tool = ToolBuilder::new("deploy", "Deploy the site.\n\nAsks first.")
-///     .loading(Loading::Deferred)
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// assert_eq!(
-///     prompt_catalog_entry(&tool),
-///     "- deploy (deferred): Deploy the site.\n\n  Asks first.\n"
-/// );
-/// ```
-pub fn prompt_catalog_entry(tool: &ToolHandle) -> String {
+pub(crate) fn prompt_catalog_entry(tool: &ToolHandle) -> String {
     let spec = tool.spec();
     let marker = if is_deferred(tool) { " (deferred)" } else { "" };
     let mut out = format!("- {}{marker}:", spec.name());
@@ -48,9 +35,10 @@ pub fn prompt_catalog_entry(tool: &ToolHandle) -> String {
 }
 
 impl ToolPool {
-    /// The plain-text catalog for a system prompt: [`prompt_catalog_entry`]
-    /// for every tool in pool order, concatenated (empty for an empty
-    /// pool). The built-ins' entries are a byte prefix that plugins never
+    /// The plain-text catalog for a system prompt: one entry per tool in
+    /// pool order, `- name: description\n` with the description's further
+    /// lines indented by two spaces and `- name (deferred): ...` for a
+    /// deferred tool, concatenated (empty for an empty pool). The built-ins' entries are a byte prefix that plugins never
     /// change. Cached.
     pub fn render_prompt_catalog(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{KEY}"), |pool| {
@@ -59,5 +47,25 @@ impl ToolPool {
                     .map(|tool| cache::fragment(tool, Fragment::Prompt, prompt_catalog_entry)),
             )
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::declare::builder::ToolBuilder;
+    use crate::declare::output::ToolOutput;
+    use crate::declare::posture::Loading;
+
+    #[test]
+    fn a_deferred_entry_is_marked_and_further_lines_indented() {
+        let tool = ToolBuilder::new("deploy", "Deploy the site.\n\nAsks first.")
+            .loading(Loading::Deferred)
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            prompt_catalog_entry(&tool),
+            "- deploy (deferred): Deploy the site.\n\n  Asks first.\n"
+        );
     }
 }

@@ -63,9 +63,10 @@ mod tests {
     use super::*;
     use crate::declare::builder::ToolBuilder;
     use crate::declare::output::ToolOutput;
+    use crate::render::mcp::mcp_tool_json;
     use crate::render::{
-        anthropic_fragment, anthropic_tool, mcp_tool, mcp_tool_json, openai_chat_fragment,
-        openai_chat_tool, openai_responses_fragment, openai_responses_tool,
+        anthropic_fragment, anthropic_tool, mcp_tool, openai_chat_fragment, openai_chat_tool,
+        openai_responses_fragment, openai_responses_tool,
     };
 
     /// JSON of every kind, with keys that collide with what the renders

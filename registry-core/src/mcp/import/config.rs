@@ -2,6 +2,9 @@
 //! reached (a child process, streamable HTTP, an in-process stream), how
 //! far it is trusted, and the time limits, heartbeat and reconnect
 //! [`Backoff`] that `connect` and `supervise` apply. Nothing here does I/O.
+//!
+//! The defaults are stated in the doc of the setter that overrides each,
+//! so a user reads them where they change them.
 
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -13,15 +16,15 @@ use crate::mcp::child::{ChildConfig, StderrTo};
 
 /// A call to an imported tool that has not answered after this long
 /// fails (unless configured otherwise).
-pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// However much progress a call reports, it fails after this long (unless
 /// configured otherwise).
-pub const DEFAULT_MAX_CALL_DURATION: Duration = Duration::from_secs(600);
+const DEFAULT_MAX_CALL_DURATION: Duration = Duration::from_secs(600);
 
 /// A server that has not completed the `initialize` handshake after this
 /// long is given up on (unless configured otherwise).
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A byte stream an in-process server is reached through.
 pub(super) trait Duplex: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
@@ -37,26 +40,16 @@ pub(super) enum Transport {
     Io(Mutex<Option<Box<dyn Duplex>>>),
 }
 
-/// How often and how patiently a broken HTTP connection is retried.
+/// How often and how patiently a broken HTTP connection is retried
+/// ([`McpServerConfig::reconnect`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Backoff {
+pub(crate) struct Backoff {
     /// The wait before the first retry; each retry doubles it.
-    pub initial: Duration,
+    pub(crate) initial: Duration,
     /// The longest wait between retries.
-    pub max: Duration,
+    pub(crate) max: Duration,
     /// Retries before giving up (the tools stay unregistered).
-    pub attempts: u32,
-}
-
-impl Default for Backoff {
-    /// 250 ms doubling to 30 s, 10 attempts.
-    fn default() -> Self {
-        Backoff {
-            initial: Duration::from_millis(250),
-            max: Duration::from_secs(30),
-            attempts: 10,
-        }
-    }
+    pub(crate) attempts: u32,
 }
 
 /// One MCP server to import: how to reach it and how far to trust it.
@@ -72,7 +65,7 @@ pub struct McpServerConfig {
 }
 
 /// How often an HTTP import pings its server unless configured otherwise.
-pub const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(10);
+const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(10);
 
 impl std::fmt::Debug for McpServerConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -191,7 +184,7 @@ impl McpServerConfig {
     }
 
     /// How long connecting and the `initialize` handshake may take
-    /// (default [`DEFAULT_CONNECT_TIMEOUT`]).
+    /// (default 30 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
@@ -205,16 +198,19 @@ impl McpServerConfig {
         self
     }
 
-    /// Believe the server's `readOnlyHint` (see
-    /// [`ImportedPosture::from_hints`](crate::mcp::ImportedPosture::from_hints)).
-    /// Off by default.
+    /// Believe the server's `readOnlyHint` and `destructiveHint` (off by
+    /// default). Untrusted, every imported tool gets the strictest
+    /// posture: not read-only, not concurrency-safe, destructive. Trusted,
+    /// `readOnlyHint: true` makes a tool read-only, concurrency-safe and
+    /// not destructive; otherwise it writes, runs alone, and is
+    /// destructive unless `destructiveHint: false`.
     pub fn trusted(mut self, trusted: bool) -> Self {
         self.trusted = trusted;
         self
     }
 
     /// How long one call may go without an answer or a progress
-    /// notification before it fails (default [`DEFAULT_CALL_TIMEOUT`]).
+    /// notification before it fails (default 60 s).
     /// Each progress notification gives the call this long again, up to
     /// [`max_call_duration`](Self::max_call_duration).
     pub fn call_timeout(mut self, timeout: Duration) -> Self {
@@ -223,25 +219,30 @@ impl McpServerConfig {
     }
 
     /// The longest one call may take, however much progress it reports
-    /// (default [`DEFAULT_MAX_CALL_DURATION`]; never less than the call
-    /// timeout).
+    /// (default 10 minutes; never less than the call timeout).
     pub fn max_call_duration(mut self, limit: Duration) -> Self {
         self.max_call_duration = limit;
         self
     }
 
-    /// Reconnect a broken HTTP connection with `backoff` (off by default;
-    /// ignored for child processes and streams, which cannot come back).
-    pub fn reconnect(mut self, backoff: Backoff) -> Self {
-        self.reconnect = Some(backoff);
+    /// Reconnect a broken HTTP connection (off by default; ignored for
+    /// child processes and streams, which cannot come back): the first
+    /// retry after `initial`, each wait doubling up to `max`, giving up
+    /// (the tools stay unregistered) after `attempts` retries. 250 ms
+    /// doubling to 30 s over 10 attempts rides out a server restart.
+    pub fn reconnect(mut self, initial: Duration, max: Duration, attempts: u32) -> Self {
+        self.reconnect = Some(Backoff {
+            initial,
+            max,
+            attempts,
+        });
         self
     }
 
     /// Pings the server every `interval` and treats a ping that fails or
     /// gets no answer within `interval` as a broken connection (its tools
     /// are unregistered; with [`reconnect`](Self::reconnect), it is
-    /// retried). On by default for HTTP ([`DEFAULT_HEARTBEAT`]); `None`
-    /// turns it off.
+    /// retried). On by default for HTTP, every 10 s; `None` turns it off.
     pub fn heartbeat(mut self, interval: Option<Duration>) -> Self {
         self.heartbeat = interval;
         self

@@ -19,11 +19,8 @@ mod connect;
 mod supervise;
 mod sync;
 
-pub use config::{
-    Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT,
-    DEFAULT_MAX_CALL_DURATION, McpServerConfig,
-};
-pub use sync::{MAX_IMPORTED_TOOLS, RefusedTool};
+pub use config::McpServerConfig;
+pub(crate) use sync::MAX_IMPORTED_TOOLS;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError, RwLock, Weak};
@@ -40,6 +37,7 @@ use crate::declare::imported::server_segment;
 use call::ProgressRoutes;
 use connect::open;
 use supervise::supervise;
+use sync::RefusedTool;
 
 /// A connected server whose tools are registered in a [`PluginRegistry`].
 ///
@@ -238,9 +236,16 @@ impl McpImport {
             .map(|(definition, _)| definition.clone())
     }
 
-    /// The tools the server offered that were not imported, with why.
-    pub fn refused(&self) -> Vec<RefusedTool> {
-        self.shared.state().refused.clone()
+    /// The tools the server offered that were not imported, with why:
+    /// `(the tool's name on the server, the reason)`, in the order they
+    /// were refused.
+    pub fn refused(&self) -> Vec<(String, String)> {
+        self.shared
+            .state()
+            .refused
+            .iter()
+            .map(|refused| (refused.tool.clone(), refused.reason.clone()))
+            .collect()
     }
 
     /// Whether the connection is up now.

@@ -27,15 +27,15 @@ const MAX_PAGES: usize = 1_000;
 
 /// The most tools one server may offer: a listing of more fails (a page
 /// of more is refused as it is read, before it is held whole).
-pub const MAX_IMPORTED_TOOLS: usize = 10_000;
+pub(crate) const MAX_IMPORTED_TOOLS: usize = 10_000;
 
 /// A tool the server offered that was not imported, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RefusedTool {
+pub(super) struct RefusedTool {
     /// The tool's name on the server.
-    pub tool: String,
+    pub(super) tool: String,
     /// Why it was refused.
-    pub reason: String,
+    pub(super) reason: String,
 }
 
 impl Shared {

@@ -46,7 +46,7 @@ const MAX_REF_CHAIN: usize = 32;
 /// (`#` is the root, `#/properties/path` a property).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum StrictSchemaError {
+pub(crate) enum StrictSchemaError {
     /// Strict mode needs a root `{"type": "object", ...}` (not a union, not
     /// nullable, not a reference).
     #[error("the root of the schema is not a plain object schema")]
@@ -139,38 +139,7 @@ type Result<T> = std::result::Result<T, StrictSchemaError>;
 /// and every property in `required`; a property that was optional admits
 /// `null` instead. Keys are not ordered here; render through
 /// [`to_canonical_string`](crate::text::to_canonical_string).
-///
-/// ```
-/// use registry_core::render::openai_strict_schema;
-/// use serde_json::json;
-///
-/// let strict = openai_strict_schema(&json!({
-///     "type": "object",
-///     "properties": {
-///         "path": { "type": "string" },
-///         "limit": { "type": "integer", "format": "uint64", "minimum": 0 }
-///     },
-///     "required": ["path"]
-/// }))
-/// .unwrap();
-/// assert_eq!(strict, json!({
-///     "type": "object",
-///     "properties": {
-///         "path": { "type": "string" },
-///         "limit": { "type": ["integer", "null"], "minimum": 0 }
-///     },
-///     "required": ["limit", "path"],
-///     "additionalProperties": false
-/// }));
-///
-/// // A map cannot be closed without changing its meaning.
-/// let map = json!({
-///     "type": "object",
-///     "properties": { "env": { "type": "object", "additionalProperties": { "type": "string" } } }
-/// });
-/// assert!(openai_strict_schema(&map).is_err());
-/// ```
-pub fn openai_strict_schema(schema: &Value) -> Result<Value> {
+pub(crate) fn openai_strict_schema(schema: &Value) -> Result<Value> {
     // An object schema (what every provider requires), and nothing that
     // would make the root a union or a reference on top of that.
     crate::declare::require_object_schema(schema).map_err(|_| StrictSchemaError::RootNotObject)?;

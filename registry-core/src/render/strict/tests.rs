@@ -412,3 +412,35 @@ fn the_input_is_not_modified_and_the_output_is_deterministic() {
     assert_eq!(a, b);
     assert_eq!(schema, copy);
 }
+
+#[test]
+fn an_optional_field_becomes_nullable_and_a_map_is_refused() {
+    let strict = openai_strict_schema(&json!({
+        "type": "object",
+        "properties": {
+            "path": { "type": "string" },
+            "limit": { "type": "integer", "format": "uint64", "minimum": 0 }
+        },
+        "required": ["path"]
+    }))
+    .unwrap();
+    assert_eq!(
+        strict,
+        json!({
+            "type": "object",
+            "properties": {
+                "path": { "type": "string" },
+                "limit": { "type": ["integer", "null"], "minimum": 0 }
+            },
+            "required": ["limit", "path"],
+            "additionalProperties": false
+        })
+    );
+
+    // A map cannot be closed without changing its meaning.
+    let map = json!({
+        "type": "object",
+        "properties": { "env": { "type": "object", "additionalProperties": { "type": "string" } } }
+    });
+    assert!(openai_strict_schema(&map).is_err());
+}
