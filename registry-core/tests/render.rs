@@ -27,7 +27,7 @@ use registry_core::{
     catalog::{BaseTools, try_all_base_tools},
     declare::Loading,
     pool::ToolPool,
-    render::{AnthropicOptions, anthropic_tool, mcp_tool_json, prompt_catalog_entry},
+    render::{AnthropicOptions, ProviderFormat},
     text::{to_canonical_pretty, to_canonical_string},
     tool,
 };
@@ -381,6 +381,49 @@ fn parse(text: &str, what: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|err| panic!("{what} is not JSON: {err}"))
 }
 
+/// One MCP `Tool` as `tools/list` writes it, rebuilt here from its value:
+/// the `Tool` keys and the `annotations` keys in the order the MCP schema
+/// declares them (the order an MCP SDK serialises its own `Tool` in, so
+/// that re-serialising it changes no byte), everything inside (the
+/// schemas) canonical.
+fn mcp_wire_text(tool: &Value) -> String {
+    const TOOL_KEYS: [&str; 6] = [
+        "name",
+        "title",
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "annotations",
+    ];
+    const ANNOTATION_KEYS: [&str; 5] = [
+        "title",
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ];
+    fn ordered(value: &Value, keys: &[&str], field: &dyn Fn(&str, &Value) -> String) -> String {
+        let map = value
+            .as_object()
+            .unwrap_or_else(|| panic!("not an object: {value}"));
+        let unknown: Vec<&String> = map.keys().filter(|k| !keys.contains(&k.as_str())).collect();
+        assert!(unknown.is_empty(), "keys {unknown:?} in {value}");
+        let fields: Vec<String> = keys
+            .iter()
+            .filter_map(|key| map.get(*key).map(|v| (*key, v)))
+            .map(|(key, v)| format!("{}:{}", to_canonical_string(&json!(key)), field(key, v)))
+            .collect();
+        format!("{{{}}}", fields.join(","))
+    }
+    ordered(tool, &TOOL_KEYS, &|key, value| {
+        if key == "annotations" {
+            ordered(value, &ANNOTATION_KEYS, &|_, v| to_canonical_string(v))
+        } else {
+            to_canonical_string(value)
+        }
+    })
+}
+
 /// What the golden file holds for a render: JSON pretty-printed by the
 /// canonical writer (for review and diffs), text as it is.
 fn golden_text(name: &str, render: &str) -> String {
@@ -419,9 +462,12 @@ fn renders_match_the_golden_files() {
         // golden JSON: byte for byte, not only the same value. MCP's is
         // the exception: each tool's keys are in MCP wire order (so that
         // an SDK re-serialising it sends the same bytes), the rest
-        // canonical; see `mcp_tool_json`.
+        // canonical; see `mcp_wire_text`.
         if name == "mcp_tools_list.json" {
-            let tools: Vec<String> = pool.iter().map(mcp_tool_json).collect();
+            let tools: Vec<String> = pool
+                .iter()
+                .map(|tool| mcp_wire_text(&ProviderFormat::Mcp.definition(tool)))
+                .collect();
             assert_eq!(*render, format!(r#"{{"tools":[{}]}}"#, tools.join(",")));
         } else if name.ends_with(".json") {
             assert_eq!(
@@ -488,7 +534,11 @@ fn formats_carry_what_the_providers_need() {
     let read = by_name(&anthropic, "read_file");
     assert!(read["input_schema"].get("$schema").is_none());
     assert!(read["input_schema"].get("title").is_none());
-    assert_eq!(read, anthropic_tool(pool.get("read_file").unwrap()));
+    // Not deferred, so the definition is exactly what the array holds.
+    assert_eq!(
+        read,
+        ProviderFormat::Anthropic.definition(pool.get("read_file").unwrap())
+    );
 
     let chat = parse(&pool.render_openai_chat(), "openai chat");
     let strict = |name: &str| by_name(&chat, name)["function"]["strict"].clone();
@@ -650,10 +700,14 @@ fn builtin_prefixes(pool: &ToolPool) -> (String, String) {
     assert_eq!(tools[3]["cache_control"], json!({ "type": "ephemeral" }));
 
     let catalog = pool.render_prompt_catalog();
+    let entry = |tool: &ToolHandle| match ProviderFormat::Prompt.definition(tool) {
+        Value::String(entry) => entry,
+        other => panic!("a catalog entry is text, not {other}"),
+    };
     let catalog_prefix: String = pool
         .builtins()
         .iter()
-        .map(|entry| prompt_catalog_entry(entry.tool()))
+        .map(|builtin| entry(builtin.tool()))
         .collect();
     assert!(catalog.starts_with(&catalog_prefix));
     (prefix, catalog_prefix)

@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 
 use registry_core::ToolContext;
 use registry_core::catalog::PluginRegistry;
-use registry_core::mcp::{MAX_DESCRIPTION_CHARS, McpError, McpImport, McpServerConfig};
+use registry_core::declare::imported::MAX_DESCRIPTION_CHARS;
+use registry_core::mcp::{McpError, McpImport, McpServerConfig};
 use serde_json::json;
 
 /// The most a case's peak resident memory may rise over what it was

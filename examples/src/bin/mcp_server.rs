@@ -34,8 +34,9 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
-use registry_core::mcp::{DEFAULT_APPROVAL_TIMEOUT, HttpOptions, McpServer};
+use registry_core::mcp::{HttpOptions, McpServer};
 use registry_core::search::TOOL_SEARCH_FLAG;
 use registry_core::session::{DeferralPolicy, StoreLimits};
 use registry_core::{
@@ -152,7 +153,8 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         server = server.with_page_size(page_size);
     }
     if args.ask_client {
-        server = server.with_client_approvals(DEFAULT_APPROVAL_TIMEOUT);
+        // Five minutes for the client's user to read and answer.
+        server = server.with_client_approvals(Duration::from_secs(300));
     }
     if args.defer {
         server = server.with_deferral(DeferralPolicy::Always);

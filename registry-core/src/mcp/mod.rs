@@ -43,7 +43,8 @@
 //!   share every conversation (records, answers relayed to the replica
 //!   that asked, SSE events for replay). A 2026-07-28 request, which has
 //!   no session, names its conversation by the handle under
-//!   [`CONVERSATION_META_KEY`] in `_meta`. The deployment, what is stored
+//!   `"tool-registry.dev/conversation"` in `_meta` (the key under which
+//!   the server hands the handle out in a result's `_meta`). The deployment, what is stored
 //!   and what a client sees when a part fails are on the "Serving on many
 //!   machines" page (`docs/serving.md`).
 //!
@@ -53,18 +54,20 @@
 //! [`McpServerConfig::http`]), lists every page of its tools and registers
 //! each in a [`PluginRegistry`](crate::catalog::PluginRegistry) owned by the server:
 //!
-//! - named `mcp__<server>__<tool>`, made safe for every provider by
-//!   [`imported_tool_name`] (the server's own name is kept for the call,
-//!   [`RemoteOrigin`](crate::declare::RemoteOrigin));
-//! - described by the server's description, cut at
-//!   [`MAX_DESCRIPTION_CHARS`] with a marker;
-//! - with the strictest posture unless the server is configured as
-//!   trusted ([`ImportedPosture`]);
+//! - named `mcp__<server>__<tool>`, made safe for every provider: each
+//!   character outside `[a-zA-Z0-9_-]` becomes `_`, and a hash of the
+//!   original names is appended when anything was replaced or the name
+//!   would pass 64 characters (the server's own name is kept for the
+//!   call, [`RemoteOrigin`](crate::declare::RemoteOrigin));
+//! - described by the server's description, cut at 2,048 characters with
+//!   a marker;
+//! - with the strictest posture (not read-only, not concurrency-safe,
+//!   destructive) unless the server is configured as trusted
+//!   ([`McpServerConfig::trusted`]);
 //! - matched by content rules (`mcp__srv__tool(...)`) against its
 //!   arguments as canonical JSON (keys sorted, no spaces), so the same
 //!   arguments always give the same text;
-//! - deferred unless its `_meta` sets [`ALWAYS_LOAD_META_KEY`]
-//!   (`"anthropic/alwaysLoad": true`);
+//! - deferred unless its `_meta` sets `"anthropic/alwaysLoad": true`;
 //! - refused, alone and with a logged reason ([`McpImport::refused`]),
 //!   when its input schema is not a well-formed object schema or its name
 //!   collides after normalisation.
@@ -79,12 +82,11 @@
 //! Over a child process or an in-process stream, every frame a server
 //! sends is read by a guard before rmcp parses it: held whole only up to
 //! 16 MiB (rmcp's own line limit; a longer one is read through and not
-//! kept), and an answer that is too big, lists more than
-//! [`MAX_IMPORTED_TOOLS`] tools, is not UTF-8, not JSON, nested past 128
+//! kept), and an answer that is too big, lists more than 10,000 tools, is not UTF-8, not JSON, nested past 128
 //! levels or not shaped as an MCP message fails its request at once with
 //! an error saying which, instead of leaving it to time out. Answers to
 //! ids this client never sent are dropped. A listing stops at 1,000 pages,
-//! at a cursor that comes back, and at [`MAX_IMPORTED_TOOLS`] tools; a
+//! at a cursor that comes back, and at 10,000 tools; a
 //! flood of `list_changed` runs one refresh at a time with at most one
 //! waiting. `tests/tests/hostile_mcp.rs` holds each case to 5 s and
 //! 64 MiB of peak memory, with other servers unaffected.
@@ -98,7 +100,7 @@
 //! once with an error result; every call also has a timeout
 //! ([`McpServerConfig::call_timeout`]). Over HTTP, where nothing signals a
 //! vanished server, imports ping it ([`McpServerConfig::heartbeat`]) and
-//! can reconnect with a [`Backoff`].
+//! can reconnect with a backoff ([`McpServerConfig::reconnect`]).
 //!
 //! # Errors
 //!
@@ -130,19 +132,8 @@ mod replicas;
 mod server;
 mod shared;
 
-pub use approval::DEFAULT_APPROVAL_TIMEOUT;
-pub use child::{ChildReport, ChildStatus, StderrTo};
+pub use child::{ChildReport, StderrTo};
 pub use error::{ConnectError, ListError, McpError, ServeError};
-pub use http::{DEFAULT_SESSION_IDLE_TIMEOUT, HttpOptions, HttpServerHandle};
-pub use import::{
-    Backoff, DEFAULT_CALL_TIMEOUT, DEFAULT_CONNECT_TIMEOUT, DEFAULT_HEARTBEAT,
-    DEFAULT_MAX_CALL_DURATION, MAX_IMPORTED_TOOLS, McpImport, McpServerConfig, RefusedTool,
-};
-pub use server::{CacheScope, DEFAULT_LIST_TTL, DEFAULT_PAGE_SIZE, McpServer};
-pub use shared::CONVERSATION_META_KEY;
-// Naming and posture belong to the `declare` stage (a definition can be
-// imported without a connection); re-exported here where MCP users look.
-pub use crate::declare::imported::{
-    ALWAYS_LOAD_META_KEY, ImportedPosture, MAX_DESCRIPTION_CHARS, imported_description,
-    imported_tool_name, server_segment,
-};
+pub use http::{HttpOptions, HttpServerHandle};
+pub use import::{McpImport, McpServerConfig};
+pub use server::McpServer;

@@ -8,11 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
-pub use rmcp::model::CacheScope;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeRequestParams, InitializeResult, InputRequiredResult, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    Implementation, InitializeRequestParams, InitializeResult, InputRequiredResult,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
@@ -33,13 +32,13 @@ use crate::search::{ResultShape, TOOL_SEARCH_NAME, ToolSearchIndex, ToolSearchSc
 use crate::session::{DeferralPolicy, MemorySessionStore, Session, SessionStore, StoreLimits};
 
 /// Tools per `tools/list` page unless configured.
-pub const DEFAULT_PAGE_SIZE: usize = 100;
+const DEFAULT_PAGE_SIZE: usize = 100;
 
 /// How long a `tools/list` page is fresh unless configured
 /// ([`McpServer::with_list_freshness`]): a minute. A client that caches
 /// the list sees a tool added to the pool within that long; a tool
 /// removed or denied is refused when called, whatever the client cached.
-pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(60);
+const DEFAULT_LIST_TTL: Duration = Duration::from_secs(60);
 
 /// The prefix of every `tools/list` cursor this server hands out.
 const CURSOR_PREFIX: &str = "offset:";
@@ -63,10 +62,10 @@ const CURSOR_PREFIX: &str = "offset:";
 ///   tools are listed once the conversation's `tool_search` finds them.
 /// - `tools/call` is one executor turn of one call: deny rules, the
 ///   permission mode, caps and timeouts apply, and an `Ask` with no
-///   approver is an error result saying approval is needed. A typed
-///   output ([`mcp_output_schema`](crate::render::mcp_output_schema)) also
-///   returns `structuredContent` (not when the text was cut to its cap:
-///   a cut value is not a valid one).
+///   approver is an error result saying approval is needed. A tool with
+///   a typed output whose schema is an object schema (listed as its
+///   `outputSchema`) also returns `structuredContent` (not when the text
+///   was cut to its cap: a cut value is not a valid one).
 /// - `notifications/tools/list_changed` goes to every client when the
 ///   registry's plugin generation moves or
 ///   [`set_permissions`](Self::set_permissions) changes the context.
@@ -151,8 +150,8 @@ impl McpServer {
     /// session state never leak between clients), so a session given to
     /// the builder is not used; nor is its conflict rule or access root,
     /// since every `tools/call` is a turn of one call. Pages hold
-    /// [`DEFAULT_PAGE_SIZE`] tools and `serverInfo` names this crate until
-    /// configured otherwise.
+    /// 100 tools and `serverInfo` names this crate until configured
+    /// otherwise.
     pub fn new(executor: ExecutorBuilder) -> Self {
         let template = executor.into_template();
         McpServer {
@@ -187,7 +186,7 @@ impl McpServer {
         self
     }
 
-    /// Tools per `tools/list` page.
+    /// Tools per `tools/list` page (default 100).
     pub fn with_page_size(self, page_size: NonZeroUsize) -> Self {
         self.configure(|settings| settings.page_size = page_size)
     }
@@ -236,6 +235,8 @@ impl McpServer {
     /// result and retries with the answer. An "always" holds for the
     /// rest of the conversation, on every replica sharing its store. A
     /// client that cannot be asked is refused, as with no approver.
+    /// Five minutes (`Duration::from_secs(300)`) gives a person time to
+    /// read the question.
     ///
     /// The question is a form with one field, `decision` (`once`,
     /// `always` or `deny`); anything but an accepted `once` or `always`
@@ -278,17 +279,21 @@ impl McpServer {
         self
     }
 
-    /// How long a client may treat a `tools/list` page as fresh
-    /// (`ttlMs`, default [`DEFAULT_LIST_TTL`]) and who may cache it
-    /// (`cacheScope`, default private: only the asking client). The list
-    /// depends only on the server's configuration, so `Public` is right
-    /// when the tool names are no secret. Every replica of one
+    /// How long a client may treat a `tools/list` page as fresh (`ttlMs`,
+    /// default a minute). A client that caches the list sees a tool added
+    /// to the pool within that long; a tool removed or denied is refused
+    /// when called, whatever the client cached. Every replica of one
     /// configuration sends the same page, byte for byte.
-    pub fn with_list_freshness(self, ttl: Duration, scope: CacheScope) -> Self {
-        self.configure(|settings| {
-            settings.list_ttl = ttl;
-            settings.list_scope = scope;
-        })
+    pub fn with_list_freshness(self, ttl: Duration) -> Self {
+        self.configure(|settings| settings.list_ttl = ttl)
+    }
+
+    /// Lets any client or intermediary cache a `tools/list` page
+    /// (`cacheScope: public`) instead of only the asking client (`private`,
+    /// the default). The list depends only on the server's configuration,
+    /// so this is right when the tool names are no secret.
+    pub fn with_public_list(self) -> Self {
+        self.configure(|settings| settings.list_scope = CacheScope::Public)
     }
 
     /// Tools per `tools/list` page.
@@ -448,7 +453,7 @@ impl McpServer {
 }
 
 /// The pool's tools as rmcp tools: each read from its cached MCP
-/// definition ([`crate::render::mcp_tool_json`]) straight into rmcp's
+/// definition (`render::mcp_tool_json`) straight into rmcp's
 /// `Tool` (no `Value` in between), once per tool instance: a tool the
 /// previous view listed is shared with it, so a plugin coming or going
 /// costs only the new tools.

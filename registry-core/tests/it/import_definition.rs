@@ -472,7 +472,7 @@ mod live {
 
     use super::*;
     use registry_core::catalog::PluginRegistry;
-    use registry_core::render::{anthropic_tool, mcp_tool, openai_chat_tool};
+    use registry_core::render::ProviderFormat;
 
     use crate::mcp_support::{FakeServer, tool};
 
@@ -501,9 +501,19 @@ mod live {
         assert_eq!(a.origin(), b.origin(), "{name}");
         assert_eq!(format!("{a:?}"), format!("{b:?}"), "{name}");
         assert_eq!(live.input_schema(), offline.input_schema(), "{name}");
-        assert_eq!(mcp_tool(live), mcp_tool(offline), "{name}");
-        assert_eq!(anthropic_tool(live), anthropic_tool(offline), "{name}");
-        assert_eq!(openai_chat_tool(live), openai_chat_tool(offline), "{name}");
+        for format in [
+            ProviderFormat::Mcp,
+            ProviderFormat::Anthropic,
+            ProviderFormat::OpenAiChat,
+            ProviderFormat::OpenAiResponses,
+            ProviderFormat::Prompt,
+        ] {
+            assert_eq!(
+                format.definition(live),
+                format.definition(offline),
+                "{name} {format:?}"
+            );
+        }
         let args = json!({ "id": "n1", "text": "t", "z": { "b": 1, "a": [2, 1] } });
         let (a, b) = (live.prepare(args.clone()), offline.prepare(args));
         match (a, b) {
@@ -563,11 +573,7 @@ mod live {
             assert_eq!(&recorded, original, "{name}");
         }
         // The same tools are refused, for the same reasons.
-        let live_refused: BTreeMap<_, _> = import
-            .refused()
-            .into_iter()
-            .map(|r| (r.tool, r.reason))
-            .collect();
+        let live_refused: BTreeMap<_, _> = import.refused().into_iter().collect();
         assert_eq!(live_refused, refused);
         assert_eq!(
             refused.len(),

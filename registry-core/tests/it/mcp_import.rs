@@ -9,13 +9,15 @@ use crate::mcp_support;
 use std::time::Duration;
 
 use mcp_support::{FakeServer, names, plain, tool, until};
-use registry_core::mcp::{
-    ALWAYS_LOAD_META_KEY, MAX_DESCRIPTION_CHARS, McpImport, McpServerConfig, imported_tool_name,
+use registry_core::declare::imported::{
+    ALWAYS_LOAD_META_KEY, MAX_DESCRIPTION_CHARS, imported_tool_name,
 };
+use registry_core::mcp::{McpImport, McpServerConfig};
 use registry_core::{
     ToolContext, ToolHandle,
     catalog::PluginRegistry,
     declare::{Loading, PostureKind, validate_name},
+    render::ProviderFormat,
 };
 use serde_json::json;
 
@@ -105,16 +107,14 @@ async fn a_name_colliding_after_normalisation_refuses_only_that_tool() {
     let (import, _server) = fake.import(&registry, "srv", |c| c).await;
     let refused = import.refused();
     assert_eq!(refused.len(), 1, "{refused:?}");
+    let (tool, reason) = &refused[0];
     assert_eq!(
-        refused[0].tool, crafted,
+        *tool, crafted,
         "sorted by the server's name, `a b` came first"
     );
     assert!(
-        refused[0]
-            .reason
-            .contains("already taken by the server's tool `a b`"),
-        "{}",
-        refused[0].reason
+        reason.contains("already taken by the server's tool `a b`"),
+        "{reason}"
     );
     assert_eq!(names(&registry).len(), 2);
 }
@@ -134,11 +134,7 @@ async fn bad_input_schemas_refuse_that_tool_alone() {
     );
     let (import, _server) = fake.import(&registry, "srv", |c| c).await;
     assert_eq!(names(&registry), ["mcp__srv__good"]);
-    let refused: Vec<_> = import
-        .refused()
-        .into_iter()
-        .map(|r| (r.tool, r.reason))
-        .collect();
+    let refused = import.refused();
     assert_eq!(refused.len(), 4, "{refused:?}");
     for (tool, reason) in &refused {
         assert!(reason.starts_with("bad input schema: "), "{tool}: {reason}");
@@ -784,7 +780,7 @@ async fn what_a_server_declares_is_kept() {
         Some(&json!("number"))
     );
     // Re-served, the hints go out again.
-    let rendered = registry_core::render::mcp_tool(&forecast);
+    let rendered = ProviderFormat::Mcp.definition(&forecast);
     assert_eq!(
         rendered["annotations"],
         json!({ "readOnlyHint": true, "idempotentHint": true, "openWorldHint": false })

@@ -436,7 +436,6 @@ async fn raw_post(addr: std::net::SocketAddr, auth: &str) -> String {
 
 #[tokio::test]
 async fn an_http_import_reconnects_with_backoff_after_the_server_restarts() {
-    use registry_core::mcp::Backoff;
     let registry = registry();
     let server = server(&registry);
     let http = server
@@ -449,11 +448,7 @@ async fn an_http_import_reconnects_with_backoff_after_the_server_restarts() {
         &plugins,
         McpServerConfig::http("remote", http.url())
             .heartbeat(Some(Duration::from_millis(100)))
-            .reconnect(Backoff {
-                initial: Duration::from_millis(20),
-                max: Duration::from_millis(200),
-                attempts: 200,
-            }),
+            .reconnect(Duration::from_millis(20), Duration::from_millis(200), 200),
     )
     .await
     .unwrap();
@@ -923,10 +918,9 @@ fn message_of(response: &str) -> Value {
 async fn replicas_of_one_configuration_list_identical_pages() {
     let registry = registry();
     let replica = || {
-        McpServer::new(Arc::clone(&registry).executor()).with_list_freshness(
-            Duration::from_secs(30),
-            registry_core::mcp::CacheScope::Public,
-        )
+        McpServer::new(Arc::clone(&registry).executor())
+            .with_list_freshness(Duration::from_secs(30))
+            .with_public_list()
     };
     let mut pages = Vec::new();
     for server in [replica(), replica(), replica()] {

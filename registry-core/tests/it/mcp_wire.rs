@@ -1,8 +1,8 @@
 //! `tools/list` on the wire is the MCP render, byte for byte: the raw
 //! JSON-RPC text our server writes to its transport, read by a client
 //! written here (no SDK in between to normalise anything), holds each
-//! tool exactly as [`mcp_tool_json`] and `render_mcp_tools_list` write it,
-//! including unicode, escapes and number formatting.
+//! tool exactly as `render_mcp_tools_list` writes it, including unicode,
+//! escapes and number formatting.
 
 #![cfg(feature = "mcp")]
 
@@ -11,7 +11,7 @@ use std::sync::Arc;
 use registry_core::mcp::McpServer;
 use registry_core::{
     Json, PermissionContext, Tool, ToolBuilder, ToolContext, ToolOutput, ToolRegistry,
-    catalog::BaseTools, render::mcp_tool_json, tool,
+    catalog::BaseTools, render::ProviderFormat, tool,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -167,8 +167,19 @@ async fn tools_list_on_the_wire_is_the_render_byte_for_byte() {
         .unwrap_or_else(|| panic!("the render is not a tools object: {render}"));
 
     // Tool by tool first, for a readable failure; then the whole array.
-    let expected: Vec<String> = pool.iter().map(mcp_tool_json).collect();
+    // Each rendered item is its tool's MCP definition, in pool order.
+    let expected = raw_items(rendered);
     assert!(expected.len() >= hostile_tools().len());
+    assert_eq!(expected.len(), pool.iter().count());
+    for (item, tool) in expected.iter().zip(pool.iter()) {
+        let item: Value = serde_json::from_str(item).unwrap();
+        assert_eq!(
+            item,
+            ProviderFormat::Mcp.definition(tool),
+            "{}",
+            tool.name()
+        );
+    }
     assert_eq!(raw_items(wire), expected);
     assert_eq!(wire, rendered);
     // The hostile text really is on the wire as UTF-8, not re-escaped.

@@ -9,7 +9,7 @@ use registry_core::{
     Flags, Tool, ToolBuilder, ToolContext, ToolOutput,
     catalog::{CatalogError, try_all_base_tools},
     declare::DefinitionError,
-    render::anthropic_tool,
+    render::ProviderFormat,
     tool,
 };
 use serde_json::json;
@@ -62,7 +62,7 @@ impl Tool for BadExample {
 fn good_examples_and_strict_reach_the_anthropic_definition() {
     let tools = try_all_base_tools(&Flags::new()).unwrap();
     let read = tools.get("read_file").unwrap();
-    let definition = anthropic_tool(read);
+    let definition = ProviderFormat::Anthropic.definition(read);
     assert_eq!(
         definition["input_examples"],
         // Under strict every property is listed: the left-out one is null.
@@ -105,5 +105,10 @@ fn runtime_tools_check_their_examples_when_built() {
         .build(|_, _| async { Ok(ToolOutput::text("")) })
         .unwrap();
     // A schema strict mode cannot hold is sent without `strict`.
-    assert!(anthropic_tool(&strict_refused).get("strict").is_none());
+    assert!(
+        ProviderFormat::Anthropic
+            .definition(&strict_refused)
+            .get("strict")
+            .is_none()
+    );
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use registry_core::mcp::{CONVERSATION_META_KEY, HttpOptions, HttpServerHandle, McpServer};
+use registry_core::mcp::{HttpOptions, HttpServerHandle, McpServer};
 use registry_core::search::ToolSearch;
 use registry_core::session::{DeferralPolicy, MemorySessionStore, StoreLimits};
 use registry_core::{Tool, ToolContext, ToolHandle, ToolRegistry, catalog::BaseTools, tool};
@@ -25,6 +25,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Notify;
+
+/// The `_meta` key a stateless (2026-07-28) request names its
+/// conversation by, and a result hands the handle out under: part of the
+/// wire protocol, so written out here as a client would.
+const CONVERSATION_META_KEY: &str = "tool-registry.dev/conversation";
 
 #[derive(Deserialize, JsonSchema)]
 struct Note {
