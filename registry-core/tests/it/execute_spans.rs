@@ -91,7 +91,6 @@ impl Subscriber for Shared {
 
 #[test]
 fn each_call_has_a_span_with_its_batch_and_a_child_per_phase() {
-    let spans = Arc::new(Spans::default());
     let recorder = Arc::new(Recorder::default());
     let exec = registry_of(vec![probe(&recorder)]).executor().build();
     let calls = vec![
@@ -101,13 +100,36 @@ fn each_call_has_a_span_with_its_batch_and_a_child_per_phase() {
         ToolCall::new("x", "missing", json!({})),
     ];
     let rt = paused_runtime();
-    tracing::subscriber::with_default(Shared(Arc::clone(&spans)), || {
-        // The test binary is shared: another test thread's subscriber
-        // coming or going can leave a callsite's cached interest stale for
-        // this thread; ask every callsite again.
-        tracing::callsite::rebuild_interest_cache();
-        rt.block_on(exec.run_turn(calls))
-    });
+    let record = || {
+        let spans = Arc::new(Spans::default());
+        tracing::subscriber::with_default(Shared(Arc::clone(&spans)), || {
+            // The test binary is shared: another test thread's subscriber
+            // coming or going can leave a callsite's cached interest stale
+            // for this thread; ask every callsite again.
+            tracing::callsite::rebuild_interest_cache();
+            rt.block_on(exec.run_turn(calls.clone()))
+        });
+        spans
+    };
+    // A callsite another test thread registers for the first time while
+    // this subscriber is being installed can keep the interest it
+    // computed without it (tracing-core registers a callsite and reads
+    // the dispatchers in two steps): then one phase span goes unseen. The
+    // executor is not at fault, so such a run is repeated, at most twice;
+    // the assertions below hold for the last run.
+    let complete = |spans: &Spans| {
+        let all = spans.spans.lock().unwrap();
+        ["cap", "classify", "parse", "permission", "run"]
+            .iter()
+            .all(|phase| all.values().filter(|s| s.name == *phase).count() == 3)
+    };
+    let mut spans = record();
+    for _ in 0..2 {
+        if complete(&spans) {
+            break;
+        }
+        spans = record();
+    }
 
     let all = spans.spans.lock().unwrap().clone();
     let batches: Vec<String> = all
