@@ -12,9 +12,7 @@ use std::sync::Arc;
 
 use registry_core::mcp::{McpImport, McpServerConfig};
 use registry_core::{
-    Flags, PermissionContext, ToolCall, ToolRegistry,
-    catalog::{BaseTools, try_all_base_tools},
-    declare::Loading,
+    Flags, PermissionContext, ToolCall, ToolRegistry, catalog::BaseTools, declare::Loading,
     session::Session,
 };
 use serde_json::json;
@@ -28,7 +26,7 @@ pub async fn run_if_requested(args: &[String]) -> Option<ExitCode> {
     if args != [FLAG] {
         return None;
     }
-    let tools = match try_all_base_tools(&Flags::new()) {
+    let tools = match BaseTools::linked(&Flags::new()) {
         Ok(tools) => tools,
         Err(err) => {
             eprintln!("error: the tool list could not be built: {err}");
@@ -121,7 +119,7 @@ pub async fn print_mcp_import(tools: BaseTools) -> Result<(), Box<dyn std::error
     println!();
     println!(
         "after shutdown: {} imported tools left",
-        registry.plugins().snapshot().tools().len()
+        registry.plugins().len()
     );
     Ok(())
 }

@@ -87,13 +87,13 @@ pub fn plan_text(tools: &BaseTools, workspace: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
-    use registry_core::{Flags, catalog::try_all_base_tools};
+    use registry_core::{Flags, catalog::BaseTools};
 
     use super::plan_text;
 
     #[test]
     fn the_sample_turn_batches_by_what_each_call_touches() {
-        let tools = try_all_base_tools(&Flags::new()).unwrap();
+        let tools = BaseTools::linked(&Flags::new()).unwrap();
         let dir = tempfile::tempdir().unwrap();
         // The files the turn names exist, as in the demo's scratch
         // workspace: `./src/../src/a.rs` is `src/a.rs` only when `src`

@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use registry_core::{
-    Flags, PermissionContext, ToolBuilder, ToolCall, ToolContext, ToolOutput, ToolRegistry,
-    catalog::try_all_base_tools, declare::RemoteOrigin, session::Session,
+    Flags, ToolBuilder, ToolCall, ToolOutput, ToolRegistry, catalog::BaseTools,
+    declare::RemoteOrigin,
 };
 use registry_core::{
     render::ProviderFormat,
-    search::{ResultShape, TOOL_SEARCH_FLAG, ToolSearchIndex, ToolSearchScope},
-    session::{AutoDeferral, DeferralPolicy},
+    search::{TOOL_SEARCH_FLAG, ToolSearchIndex},
+    session::DeferralPolicy,
 };
 use serde_json::json;
 
@@ -66,22 +66,24 @@ pub async fn print_tool_search() -> Result<(), Box<dyn std::error::Error>> {
 
 async fn section() -> Result<(), Box<dyn std::error::Error>> {
     println!("\n== Deferred tools and tool_search\n");
-    let registry = Arc::new(ToolRegistry::new(try_all_base_tools(
+    let registry = Arc::new(ToolRegistry::new(BaseTools::linked(
         &Flags::new().with(TOOL_SEARCH_FLAG),
     )?));
     let guards = register_github(&registry)?;
     let index = Arc::new(ToolSearchIndex::new(&registry));
-    let pool = registry.assemble_tool_pool(&PermissionContext::new());
-    let session = Arc::new(Session::new());
-    // A small budget so these few tools cross it: 10% of 10 kB.
-    let policy = DeferralPolicy::Auto(AutoDeferral::new(10_000, 10)?);
-    let deferral = session.decide_deferral(&pool, policy, ProviderFormat::Anthropic);
+    // A small budget so these few tools cross it: 1,000 bytes.
+    let policy = DeferralPolicy::Auto {
+        threshold_bytes: 1_000,
+    };
+    let executor = registry
+        .executor()
+        .tool_search_with(index, policy, ProviderFormat::Anthropic)
+        .build();
+    let view = executor.pool().for_session(executor.session());
     println!(
-        "auto policy: the deferrable tools take {} bytes (Anthropic format), over the 1000-byte share: {} deferred",
-        deferral.deferrable_bytes(),
-        deferral.deferred().len()
+        "auto policy: the deferrable tools take more than 1000 bytes (Anthropic format): {} deferred",
+        view.pending().len()
     );
-    let view = pool.for_session(&session);
     println!("prompt catalog lists them by name:");
     for line in view
         .render_prompt_catalog()
@@ -91,12 +93,6 @@ async fn section() -> Result<(), Box<dyn std::error::Error>> {
         println!("  {line}");
     }
 
-    let scope = ToolSearchScope::new(index, &registry, &pool, ResultShape::ToolReferences);
-    let executor = registry
-        .executor()
-        .session(Arc::clone(&session))
-        .context(ToolContext::new().with(scope))
-        .build();
     let turns = [
         ToolCall::new("1", "mcp__github__merge_pull_request", json!({})),
         ToolCall::new(

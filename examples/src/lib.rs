@@ -4,7 +4,7 @@
 //! `impl Tool`: the attribute says what the tool is (name, description,
 //! safety posture), the impl says what it does. Linking this crate is all it
 //! takes for the tools to appear in
-//! [`registry_core::catalog::try_all_base_tools`]:
+//! [`registry_core::catalog::BaseTools::linked`]:
 //!
 //! | tool | does | posture |
 //! |---|---|---|
@@ -31,7 +31,7 @@
 //! ```
 //! registry_core::link!(registry_examples);
 //!
-//! use registry_core::{Flags, ToolContext, catalog::try_all_base_tools};
+//! use registry_core::{Flags, ToolContext, catalog::BaseTools};
 //! use registry_examples::Sandbox;
 //! use serde_json::json;
 //!
@@ -39,7 +39,7 @@
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let dir = tempfile::tempdir()?;
 //! let cx = Sandbox::new(dir.path())?.context();
-//! let tools = try_all_base_tools(&Flags::new())?;
+//! let tools = BaseTools::linked(&Flags::new())?;
 //!
 //! let write = tools.get("write_file").ok_or("no write_file")?;
 //! write.call_json(json!({"path": "a.txt", "content": "hello\n"}), &cx).await?;

@@ -78,7 +78,7 @@
 //!   path is normalised, matched against rules or resolved: each of those
 //!   walks it component by component, and a 100 MB `a/a/a/…` has fifty
 //!   million of them. Such a path's access key is every path
-//!   ([`Resource::path`](registry_core::access::Resource::path) decides it
+//!   ([`AccessKey::path`](registry_core::access::AccessKey::path) decides it
 //!   by the length too), which costs nothing and is never looser.
 //! - **Over-long patterns** ([`MAX_PATTERN_CHARS`]) and patterns whose
 //!   compiled form is too big are error results naming the argument.

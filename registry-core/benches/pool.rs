@@ -18,10 +18,7 @@
 use divan::{Bencher, black_box};
 use registry_core::{
     Flags, PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
-    catalog::{BaseTools, try_all_base_tools},
-    pool::ToolPool,
-    render::AnthropicOptions,
-    tool,
+    catalog::BaseTools, pool::ToolPool, render::AnthropicOptions, tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -112,7 +109,7 @@ impl Fixture {
         // A tenth built-in (the mix): the three `#[tool]`s above plus
         // runtime-built ones, so narrowing and the built-in name lookup are
         // measured at scale too.
-        let declared = try_all_base_tools(&Flags::new()).expect("bench catalog");
+        let declared = BaseTools::linked(&Flags::new()).expect("bench catalog");
         let builtin_count = n / 10;
         let mut builtins: Vec<ToolHandle> = declared.iter().cloned().collect();
         for k in builtins.len()..builtin_count {

@@ -57,7 +57,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use registry_core::catalog::{PluginGuard, try_all_base_tools};
+use registry_core::catalog::{BaseTools, PluginGuard};
 use registry_core::execute::ExecutorConfig;
 use registry_core::permission::{PermissionPolicy, RuleBehavior, RuleSource};
 use registry_core::session::Session;
@@ -521,7 +521,7 @@ async fn soak(target: usize) {
         )
         .expect("deny rule");
     let setup = Setup {
-        registry: ToolRegistry::new(try_all_base_tools(&Flags::new()).expect("the tool list")),
+        registry: ToolRegistry::new(BaseTools::linked(&Flags::new()).expect("the tool list")),
         permissions,
         policy: PermissionPolicy::new(PermissionMode::Default),
         session: Arc::new(Session::new()),

@@ -28,7 +28,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), registry_core::catalog::CatalogError> {
-//! let registry = ToolRegistry::new(registry_core::catalog::try_all_base_tools(&Flags::new())?);
+//! let registry = ToolRegistry::new(registry_core::catalog::BaseTools::linked(&Flags::new())?);
 //! let executor = registry.executor().mode(PermissionMode::Default).build();
 //! let calls = vec![ToolCall::new("toolu_1", "cat", serde_json::json!({ "path": "notes.txt" }))];
 //! assert_eq!(executor.run_turn(calls).await[0].content(), "hello");
@@ -79,6 +79,7 @@
 //!   `tools.lock.json`; enable it for test builds only.
 
 #![warn(missing_docs)]
+#![warn(unnameable_types)]
 
 // `#[tool]` expands to `::registry_core::...` paths; this lets the crate's
 // own built-in (`tool_search`) use the macro too.
@@ -145,7 +146,7 @@ pub use pool::ToolRegistry;
 ///     concurrency_safe = true,            // true | false | fn(&Input) -> bool: a fn path or closure
 ///     read_only = true,                   // true | false | fn(&Input) -> bool: a fn path or closure
 ///     destructive = false,                // true | false | fn(&Input) -> bool: a fn path or closure
-///     access = |i: &Input| Access::write(Resource::path(&i.path)), // fn(&Input) -> Access: what a call touches
+///     access = |i: &Input| Access::write(AccessKey::path(&i.path)), // fn(&Input) -> Access: what a call touches
 ///     search_hint = "open view file",     // words for tool search
 ///     input_examples = [r#"{"path": "src/lib.rs"}"#], // JSON objects; checked against Input when the list is built
 ///     strict = true,                      // ask the provider to hold the model to the schema

@@ -12,7 +12,7 @@
 //! Component by component, as the kernel walks it: a name is looked up in
 //! the directory reached so far; a symbolic link is replaced by its target
 //! (an absolute target restarts at `/`, a relative one continues from the
-//! link's directory), at most [`MAX_SYMLINKS`] times; `..` leaves the
+//! link's directory), at most `MAX_SYMLINKS` times; `..` leaves the
 //! directory reached so far, *after* its links were followed (so
 //! `link/..` is the parent of the link's target, not the directory holding
 //! the link). Names that do not exist yet are appended as written (they
@@ -32,7 +32,7 @@
 //!   open the path afterwards should open it without following a link in
 //!   the last component.
 //!
-//! Also here: [`normalize_path`], the lexical normalisation path rules are
+//! Also here: `normalize_path`, the lexical normalisation path rules are
 //! written in.
 //!
 //! Never does: decide whether a path may be used (the permission pipeline
@@ -47,7 +47,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// How many symbolic links one resolution follows, as Linux's `ELOOP`
 /// limit.
-pub const MAX_SYMLINKS: usize = 40;
+pub(crate) const MAX_SYMLINKS: usize = 40;
 
 /// The longest path resolved, in bytes (Linux's `PATH_MAX`).
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -74,7 +74,7 @@ pub enum ResolveError {
         /// Its length.
         len: usize,
     },
-    /// More than [`MAX_SYMLINKS`] symbolic links (a loop).
+    /// More than `MAX_SYMLINKS` symbolic links (a loop).
     #[error("the path goes through more than {MAX_SYMLINKS} symbolic links (a loop?)")]
     Loop,
     /// A `..` after a name that does not exist.
@@ -333,16 +333,7 @@ mod tests {
 /// ordinary character on Unix) and Unicode normalisation. Rules about
 /// paths are a first filter; the tool's own sandbox check, which resolves
 /// the real path, remains the gate.
-///
-/// ```
-/// use registry_core::path::normalize_path;
-///
-/// assert_eq!(normalize_path("src/./a//b/../c.rs"), "src/a/c.rs");
-/// assert_eq!(normalize_path("/../etc/passwd"), "/etc/passwd");
-/// assert_eq!(normalize_path("../outside"), "../outside");
-/// assert_eq!(normalize_path("./"), ".");
-/// ```
-pub fn normalize_path(path: &str) -> String {
+pub(crate) fn normalize_path(path: &str) -> String {
     // Built in place, in one string no longer than the input (plus the
     // `/` or `.` an empty result gets), and in one pass: the text is
     // anything a model sent, and a vector of its components would cost
@@ -457,5 +448,20 @@ mod lexical_tests {
         path.push_str("../../../b");
         assert_eq!(normalize_path(&path), "../../b");
         assert_eq!(normalize_path(&format!("/{path}")), "/b");
+    }
+}
+
+/// The examples that were this module's doc tests, kept as tests now
+/// that the items they show are crate-private.
+#[cfg(test)]
+mod examples {
+    use super::normalize_path;
+
+    #[test]
+    fn normalize_path_examples() {
+        assert_eq!(normalize_path("src/./a//b/../c.rs"), "src/a/c.rs");
+        assert_eq!(normalize_path("/../etc/passwd"), "/etc/passwd");
+        assert_eq!(normalize_path("../outside"), "../outside");
+        assert_eq!(normalize_path("./"), ".");
     }
 }

@@ -14,7 +14,7 @@ pub use serde_json;
 pub use crate::catalog::base_list::{LinkedCrate, Registration};
 pub use crate::catalog::gate::CfgPredicate;
 pub use crate::declare::definition::{Declaration, ErasedAccess, ErasedPosture, Origin};
-pub use crate::declare::posture::{Loading, ResultCap};
+pub use crate::declare::posture::{DeclaredAccess, Loading, Posture, ResultCap};
 
 pub use crate::access::Access;
 pub use crate::declare::declared::{Sealed, ToolDeclaration};
@@ -44,4 +44,15 @@ pub const fn cap(chars: usize) -> ResultCap {
         Some(n) => ResultCap::Chars(n),
         None => ResultCap::DEFAULT,
     }
+}
+
+/// Not public API. The enforcement interface between a call's rules and
+/// the process that runs it, for `registry-sandbox`: what a program start
+/// and a path are judged by. Changes with the sandbox, in lockstep.
+pub mod enforce {
+    pub use crate::permission::enforce::{
+        CallRules, GuardError, Lineage, PathAccess, PathGuard, PathRule, ProgramRules,
+        ProgramStart, ProgramVerdict, Scope,
+    };
+    pub use crate::permission::pattern::ContentPattern;
 }

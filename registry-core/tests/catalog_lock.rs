@@ -18,10 +18,7 @@ use registry_core::catalog::lock::{
     self, CatalogLock, LockError, LockMode, LockOptions, LockProblem, LockReport, update_requested,
 };
 use registry_core::{
-    Flags, Tool, ToolContext, ToolHandle,
-    catalog::{BaseTools, try_all_base_tools},
-    declare::PostureField,
-    tool,
+    Flags, Tool, ToolContext, ToolHandle, catalog::BaseTools, declare::PostureKind, tool,
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -61,7 +58,7 @@ impl Tool for LockDelete {
 }
 
 fn catalog() -> BaseTools {
-    try_all_base_tools(&Flags::all()).expect("the catalog is consistent")
+    BaseTools::linked(&Flags::all()).expect("the catalog is consistent")
 }
 
 fn update(path: &Path, options: LockOptions) -> Result<LockReport, LockError> {
@@ -89,11 +86,8 @@ fn the_whole_catalog_is_locked_runtime_flags_included() {
     );
     let delete = lock.get("lock_delete").unwrap();
     assert_eq!(
-        delete
-            .posture()
-            .value(PostureField::Destructive)
-            .to_string(),
-        "true"
+        delete.posture().destructive().value(),
+        &PostureKind::Fixed(true)
     );
     assert_eq!(lock.get("lock_read").unwrap().aliases(), ["lock_cat"]);
 

@@ -10,7 +10,7 @@
 
 use registry_core::{
     Tool, ToolBuilder, ToolContext, ToolOutput,
-    catalog::{CatalogError, try_all_base_tools},
+    catalog::{BaseTools, CatalogError},
     declare::{DefinitionError, ObjectSchemaError},
     tool,
 };
@@ -32,7 +32,7 @@ impl Tool for Shell {
 
 #[test]
 fn a_declared_tool_with_a_string_input_stops_the_list() {
-    let err = try_all_base_tools(&registry_core::Flags::new()).unwrap_err();
+    let err = BaseTools::linked(&registry_core::Flags::new()).unwrap_err();
     let CatalogError::InputNotObject {
         tool,
         origin,
@@ -101,7 +101,7 @@ fn a_declared_tool_with_a_string_input_cannot_become_a_plugin_either() {
         matches!(&err, registry_core::catalog::PluginError::InputNotObject { tool, .. } if tool == "sh"),
         "{err}"
     );
-    assert!(registry.snapshot().tools().is_empty());
+    assert!(registry.is_empty());
     let err =
         registry_core::catalog::BaseTools::__from_handles(vec![registry_core::ToolHandle::new(
             Shell,

@@ -6,7 +6,7 @@
 //! files in `tests/golden/`.
 //!
 //! A test binary of its own, not a module of the shared `it`: the golden
-//! pool's built-ins are the binary's linked list (`try_all_base_tools`),
+//! pool's built-ins are the binary's linked list (`BaseTools::linked`),
 //! exactly the tools declared here, and `schemas_are_generated_once_per_tool`
 //! counts what building that list computes. Its `read_file` (and alias
 //! `cat`) is declared by `pool` in `it` and by `input_examples` in
@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use registry_core::{
     Flags, PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
-    catalog::{BaseTools, try_all_base_tools},
+    catalog::BaseTools,
     declare::Loading,
     pool::ToolPool,
     render::{AnthropicOptions, ProviderFormat},
@@ -335,7 +335,7 @@ fn plugins() -> Vec<(&'static str, ToolHandle)> {
 }
 
 fn base() -> BaseTools {
-    try_all_base_tools(&Flags::new()).unwrap_or_else(|err| panic!("fixture catalog: {err}"))
+    BaseTools::linked(&Flags::new()).unwrap_or_else(|err| panic!("fixture catalog: {err}"))
 }
 
 /// The golden pool. `reverse` registers the plugins in reverse order,
@@ -830,9 +830,9 @@ fn schemas_are_generated_once_per_tool() {
     // process; do that first, so the count below is the handle's alone:
     // once, when the list checks that it is an object; everything after
     // reuses it.
-    try_all_base_tools(&Flags::new()).unwrap();
+    BaseTools::linked(&Flags::new()).unwrap();
     let before = SCHEMA_CALLS.load(Ordering::SeqCst);
-    let base = try_all_base_tools(&Flags::new().with("counted")).unwrap();
+    let base = BaseTools::linked(&Flags::new().with("counted")).unwrap();
     assert_eq!(SCHEMA_CALLS.load(Ordering::SeqCst) - before, 1);
     let registry = ToolRegistry::new(base);
     let pool = registry.assemble_tool_pool(&PermissionContext::new());

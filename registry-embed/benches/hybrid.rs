@@ -1,7 +1,8 @@
 //! Hybrid tool search at 1,000 and 10,000 tools with all-MiniLM-L6-v2:
-//! one query through words and meaning (the query embedded, cosine over
-//! every admitted tool, fusion), beside the lexical query on the same
-//! index and the query embedding alone.
+//! one `tool_search` call through an executor, as a model makes it, ranked
+//! by words and meaning (the query embedded, cosine over every admitted
+//! tool, fusion), beside the lexical call over the same tools and the
+//! query embedding alone.
 //!
 //! `REGISTRY_EMBED_MODEL_DIR=<model dir> cargo bench -p registry-embed --bench hybrid`
 //!
@@ -16,8 +17,7 @@ mod harness;
 use std::sync::{Arc, OnceLock};
 
 use divan::{Bencher, black_box};
-use registry_core::search::{Embedder, SemanticRanking, ToolSearchScope};
-use registry_core::session::Session;
+use registry_core::search::{Embedder, SemanticRanking};
 use registry_embed::SentenceEmbedder;
 
 fn main() {
@@ -54,10 +54,12 @@ fn queries() -> Vec<String> {
     .collect()
 }
 
-/// `(hybrid scope, lexical scope)` over `n` tools, built once per size.
-fn scopes(n: usize) -> &'static (ToolSearchScope, ToolSearchScope) {
-    static SCOPES: OnceLock<Vec<(usize, (ToolSearchScope, ToolSearchScope))>> = OnceLock::new();
-    let all = SCOPES.get_or_init(|| {
+/// `(hybrid searcher, lexical searcher)` over `n` tools, built once per
+/// size.
+fn searchers(n: usize) -> &'static (harness::Searcher, harness::Searcher) {
+    static SEARCHERS: OnceLock<Vec<(usize, (harness::Searcher, harness::Searcher))>> =
+        OnceLock::new();
+    let all = SEARCHERS.get_or_init(|| {
         let mut base = harness::load_tools(include_str!(
             "../../registry-core/tests/it/search_eval/heldout/catalogs_a.json"
         ));
@@ -85,25 +87,23 @@ const SIZES: &[usize] = &[1_000, 10_000];
 
 #[divan::bench(args = SIZES, sample_count = 60)]
 fn hybrid_query(bencher: Bencher, n: usize) {
-    let (hybrid, _) = scopes(n);
+    let (hybrid, _) = searchers(n);
     let queries = queries();
-    let session = Session::new();
     let mut i = 0;
     bencher.bench_local(|| {
         i = (i + 1) % queries.len();
-        black_box(hybrid.search(&session, &queries[i], 5).unwrap());
+        black_box(hybrid.search(&queries[i], 5));
     });
 }
 
 #[divan::bench(args = SIZES, sample_count = 60)]
 fn lexical_query(bencher: Bencher, n: usize) {
-    let (_, lexical) = scopes(n);
+    let (_, lexical) = searchers(n);
     let queries = queries();
-    let session = Session::new();
     let mut i = 0;
     bencher.bench_local(|| {
         i = (i + 1) % queries.len();
-        black_box(lexical.search(&session, &queries[i], 5).unwrap());
+        black_box(lexical.search(&queries[i], 5));
     });
 }
 

@@ -12,12 +12,12 @@
 //! ```no_run
 //! use std::sync::Arc;
 //! use registry_core::search::{Fusion, SemanticRanking, ToolSearchIndex};
-//! use registry_core::{Flags, ToolRegistry, catalog::try_all_base_tools};
+//! use registry_core::{Flags, ToolRegistry, catalog::BaseTools};
 //! use registry_embed::SentenceEmbedder;
 //!
 //! // A directory with config.json, tokenizer.json and model.safetensors.
 //! let model = SentenceEmbedder::load("models/all-MiniLM-L6-v2")?;
-//! let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+//! let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
 //! let ranking = SemanticRanking::new(Arc::new(model))
 //!     .fusion(Fusion::Scores { semantic_weight: 0.5 });
 //! let index = Arc::new(ToolSearchIndex::with_semantic(&registry, ranking));

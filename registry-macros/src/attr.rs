@@ -104,7 +104,7 @@ fn example(key: &str) -> &'static str {
         "concurrency_safe" => "concurrency_safe = true",
         "read_only" => "read_only = true",
         "destructive" => "destructive = false",
-        "access" => "access = |i: &Input| Access::write(Resource::path(&i.path))",
+        "access" => "access = |i: &Input| Access::write(AccessKey::path(&i.path))",
         "search_hint" => "search_hint = \"open view file\"",
         "input_examples" => "input_examples = [r#\"{\"path\": \"src/lib.rs\"}\"#]",
         "strict" => "strict = true",

@@ -26,10 +26,15 @@
 //! # }
 //! ```
 
+use std::future::Future;
+use std::pin::Pin;
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use registry_core::session::{SessionStore, StoreError, StoreFuture, Stored};
+use registry_core::session::{SessionStore, StoreError, Stored};
+
+/// What every [`SessionStore`] method returns.
+type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
 /// How the store talks to Redis.
 #[derive(Debug, Clone, PartialEq, Eq)]

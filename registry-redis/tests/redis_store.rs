@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use registry_core::permission::GrantRecord;
 use registry_core::session::{
-    RECORD_FORMAT, Session, SessionRecord, SessionStore, StoreError, StoreLimits, Stored,
+    Session, SessionRecord, SessionStore, StoreError, StoreLimits, Stored,
 };
 use registry_redis::{RedisOptions, RedisSessionStore};
 use tokio::process::{Child, Command};
@@ -214,7 +214,7 @@ async fn a_session_saved_by_one_replica_is_restored_by_another() {
     session.discover("create_issue");
     session.restore(
         SessionRecord {
-            format: RECORD_FORMAT,
+            format: SessionRecord::FORMAT,
             grants: vec![
                 GrantRecord {
                     tool: "run_command".into(),

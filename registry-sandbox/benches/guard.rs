@@ -24,8 +24,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use registry_core::__private::enforce::PathAccess;
 use registry_core::permission::{
-    AllowedBy, CallRules, PathAccess, PermissionContext, PermissionMode, RuleBehavior, RuleSource,
+    AllowedBy, CallRules, PermissionContext, PermissionMode, RuleBehavior, RuleSource,
 };
 use registry_sandbox::{Policy, Prediction, SandboxedCommand};
 

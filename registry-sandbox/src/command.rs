@@ -6,7 +6,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-use registry_core::permission::GuardError;
+use registry_core::__private::enforce::GuardError;
 
 use crate::policy::Policy;
 

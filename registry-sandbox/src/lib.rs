@@ -18,7 +18,7 @@
 //!   thread and has run no instruction, so its program file and argument
 //!   vector can no longer change. Both are read from the kernel
 //!   (`/proc/PID/exe`, `/proc/PID/cmdline`) and judged by
-//!   [`ProgramRules::judge`](registry_core::permission::ProgramRules::judge):
+//!   [`ProgramRules::judge`](registry_core::__private::enforce::ProgramRules::judge):
 //!   a deny rule (`run_command(rm:*)`) holds for every process of the
 //!   tree, whoever starts it; outside `bypass` the command's own shell may
 //!   start only what the call was decided on or what allow rules cover.

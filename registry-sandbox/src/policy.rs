@@ -5,10 +5,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use registry_core::__private::enforce::{PathGuard, ProgramRules};
 use registry_core::ToolContext;
-use registry_core::permission::{
-    CallRules, PathGuard, PermissionContext, PermissionMode, ProgramRules,
-};
+use registry_core::permission::{CallRules, PermissionContext, PermissionMode};
 use shell_reading::Reading;
 
 use crate::command::SandboxError;
@@ -276,7 +275,8 @@ impl Policy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use registry_core::permission::{AllowedBy, PathAccess, RuleBehavior, RuleSource};
+    use registry_core::__private::enforce::PathAccess;
+    use registry_core::permission::{AllowedBy, RuleBehavior, RuleSource};
 
     fn machine(exec: bool, fs: Option<FsMechanism>, net: bool, abi: i32) -> Guarantees {
         Guarantees {

@@ -9,8 +9,9 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::Arc;
 
+use registry_core::__private::enforce::PathAccess;
 use registry_core::permission::{
-    AllowedBy, CallRules, PathAccess, PermissionContext, PermissionMode, RuleBehavior, RuleSource,
+    AllowedBy, CallRules, PermissionContext, PermissionMode, RuleBehavior, RuleSource,
 };
 use registry_sandbox::{NetworkAllow, Output, Policy, Prediction, SandboxedCommand};
 

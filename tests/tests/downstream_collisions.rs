@@ -8,7 +8,7 @@ mod downstream_support;
 use downstream_support::{ALPHA_EDIT, ALPHA_LIB, BETA_LIB, BETA_SEARCH};
 use registry_core::{
     Flags,
-    catalog::{CatalogError, Claim, Collision, try_all_base_tools},
+    catalog::{BaseTools, CatalogError, Claim, Collision},
     declare::{NameRole, Origin},
 };
 
@@ -93,7 +93,7 @@ and as an alias of tool `beta_search` (crate `tools_beta`, module `tools_beta::s
 }
 
 fn collisions_for(flags: &Flags) -> Vec<Collision> {
-    match try_all_base_tools(flags) {
+    match BaseTools::linked(flags) {
         Err(CatalogError::Collisions(collisions)) => collisions,
         Err(other) => panic!("expected collisions, got: {other}"),
         Ok(tools) => panic!("expected collisions, got a list of {} tools", tools.len()),
@@ -113,7 +113,7 @@ fn origins_point_at_the_struct_line_not_the_attribute() {
     let attribute = downstream_support::line_of(ALPHA_LIB.source, r#"name = "alpha_experimental""#);
     assert!(attribute < origin.line, "{attribute} < {}", origin.line);
 
-    let tools = match try_all_base_tools(&Flags::new()) {
+    let tools = match BaseTools::linked(&Flags::new()) {
         Err(CatalogError::Collisions(collisions)) => collisions,
         other => panic!("expected collisions, got {other:?}"),
     };
@@ -125,13 +125,13 @@ fn origins_point_at_the_struct_line_not_the_attribute() {
 }
 
 #[test]
-fn try_all_base_tools_names_both_definitions_of_every_collision() {
+fn linked_names_both_definitions_of_every_collision() {
     assert_eq!(collisions_for(&Flags::new()), expected_collisions());
 }
 
 #[test]
 fn the_error_message_says_exactly_what_collided_and_where() {
-    let err = try_all_base_tools(&Flags::new()).expect_err("the catalog is inconsistent");
+    let err = BaseTools::linked(&Flags::new()).expect_err("the catalog is inconsistent");
     assert_eq!(err.to_string(), expected_message());
 }
 

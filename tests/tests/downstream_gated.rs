@@ -7,14 +7,14 @@ mod downstream_support;
 use downstream_support::{GATED_LIB, names};
 use registry_core::{
     Flags,
-    catalog::{CfgPredicate, Missing, try_all_base_tools},
+    catalog::{BaseTools, CfgPredicate, Missing},
 };
 
 registry_core::link!(tools_gated);
 
 #[test]
 fn compiled_out_tools_are_recorded_not_listed() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     assert_eq!(names(&tools), ["gated_plain", "gated_shell"]);
     let out: Vec<_> = tools.compiled_out().iter().map(|t| t.name).collect();
     assert_eq!(out, ["gated_extra", "gated_shell"], "the other twin too");
@@ -26,7 +26,7 @@ fn compiled_out_tools_are_recorded_not_listed() {
 
 #[test]
 fn a_missing_tool_is_explained_by_its_gate() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     for asked in ["gated_extra", "gx"] {
         let missing = tools.explain_missing(asked).unwrap();
         assert!(matches!(
@@ -46,7 +46,7 @@ fn a_missing_tool_is_explained_by_its_gate() {
 
 #[test]
 fn platform_twins_share_a_name_without_clashing() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     let (shell, _) = tools.resolve("gsh").unwrap();
     assert_eq!(shell.name(), "gated_shell");
     let (present, absent, gate) = if cfg!(unix) {

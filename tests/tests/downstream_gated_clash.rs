@@ -7,7 +7,7 @@ mod downstream_support;
 use downstream_support::{GATED_CLASH_LIB, GATED_LIB};
 use registry_core::{
     Flags,
-    catalog::{CatalogError, CfgPredicate, try_all_base_tools},
+    catalog::{BaseTools, CatalogError, CfgPredicate},
     declare::NameRole,
 };
 
@@ -15,7 +15,7 @@ registry_core::link!(tools_gated, tools_gated_clash);
 
 #[test]
 fn a_feature_gated_clash_fails_the_default_build() {
-    let Err(CatalogError::Collisions(collisions)) = try_all_base_tools(&Flags::new()) else {
+    let Err(CatalogError::Collisions(collisions)) = BaseTools::linked(&Flags::new()) else {
         panic!("the gated clash must be reported");
     };
     assert_eq!(collisions.len(), 1, "{collisions:?}");

@@ -7,7 +7,7 @@ mod downstream_support;
 use downstream_support::{ALPHA_EDIT, ALPHA_LIB, names};
 use registry_core::{
     Flags, ToolContext,
-    catalog::try_all_base_tools,
+    catalog::BaseTools,
     declare::{NameRole, PostureKind},
 };
 use serde_json::json;
@@ -16,7 +16,7 @@ registry_core::link!(tools_alpha);
 
 #[test]
 fn linked_tools_arrive_sorted_with_their_origins() {
-    let tools = try_all_base_tools(&Flags::new()).expect("tools-alpha alone is consistent");
+    let tools = BaseTools::linked(&Flags::new()).expect("tools-alpha alone is consistent");
     assert_eq!(names(&tools), ["alpha_read", "alpha_write"]);
 
     let read = tools.get("alpha_read").expect("alpha_read arrived");
@@ -43,14 +43,14 @@ fn linked_tools_arrive_sorted_with_their_origins() {
 
     // The panicking form builds the same list.
     assert_eq!(
-        names(&try_all_base_tools(&Flags::new()).unwrap()),
+        names(&BaseTools::linked(&Flags::new()).unwrap()),
         names(&tools)
     );
 }
 
 #[test]
 fn require_crates_passes_once_linked() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     // registry_core registers its own `tool_search` (behind a flag).
     assert_eq!(
         tools.crates().iter().copied().collect::<Vec<_>>(),
@@ -63,7 +63,7 @@ fn require_crates_passes_once_linked() {
 
 #[test]
 fn aliases_of_linked_tools_resolve() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     let (tool, role) = tools.resolve("aread").expect("the alias resolves");
     assert_eq!(tool.name(), "alpha_read");
     assert_eq!(role, NameRole::Alias);
@@ -75,7 +75,7 @@ fn aliases_of_linked_tools_resolve() {
 
 #[tokio::test]
 async fn linked_tools_run() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     let out = tools
         .get("alpha_read")
         .unwrap()
@@ -88,7 +88,7 @@ async fn linked_tools_run() {
 #[test]
 fn a_flagged_tool_is_absent_without_its_flag() {
     for flags in [Flags::new(), Flags::new().with("some_other_flag")] {
-        let tools = try_all_base_tools(&flags).unwrap();
+        let tools = BaseTools::linked(&flags).unwrap();
         assert_eq!(names(&tools), ["alpha_read", "alpha_write"], "{flags:?}");
         assert!(tools.get("alpha_experimental").is_none());
         assert!(
@@ -100,7 +100,7 @@ fn a_flagged_tool_is_absent_without_its_flag() {
 
 #[test]
 fn a_flagged_tool_is_present_with_its_flag() {
-    let tools = try_all_base_tools(&Flags::new().with("alpha_experimental")).unwrap();
+    let tools = BaseTools::linked(&Flags::new().with("alpha_experimental")).unwrap();
     assert_eq!(
         names(&tools),
         ["alpha_experimental", "alpha_read", "alpha_write"]

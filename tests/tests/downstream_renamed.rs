@@ -7,7 +7,7 @@ mod downstream_support;
 use downstream_support::{RENAMED_LIB, names};
 use registry_core::{
     Flags, ToolContext,
-    catalog::try_all_base_tools,
+    catalog::BaseTools,
     declare::{NameRole, PostureKind, ResultCap},
 };
 use serde_json::json;
@@ -33,7 +33,7 @@ fn the_fixture_really_renames_registry_core() {
 
 #[test]
 fn a_tool_from_a_crate_that_renamed_registry_core_arrives() {
-    let tools = try_all_base_tools(&Flags::new()).expect("consistent");
+    let tools = BaseTools::linked(&Flags::new()).expect("consistent");
     assert_eq!(names(&tools), ["renamed_echo"]);
     tools
         .require_crates(&["renamed_core_user"])
@@ -65,7 +65,7 @@ fn a_tool_from_a_crate_that_renamed_registry_core_arrives() {
 
 #[tokio::test]
 async fn the_renamed_crates_tool_classifies_and_runs() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     let echo = tools.get("renamed_echo").unwrap();
     assert!(
         echo.prepare(json!({"text": "hi"}))

@@ -12,7 +12,7 @@ mod downstream_support;
 use downstream_support::{BETA_LIB, BETA_SEARCH, names};
 use registry_core::{
     Flags,
-    catalog::{CatalogError, try_all_base_tools},
+    catalog::{BaseTools, CatalogError},
     declare::NameRole,
 };
 
@@ -29,7 +29,7 @@ fn the_unnamed_crate_is_a_dependency_of_this_test_crate() {
 
 #[test]
 fn a_dependency_the_binary_never_names_contributes_no_tools() {
-    let tools = try_all_base_tools(&Flags::new()).expect("beta alone is consistent");
+    let tools = BaseTools::linked(&Flags::new()).expect("beta alone is consistent");
     assert_eq!(
         names(&tools),
         ["alpha_write", "beta_lab", "beta_plain", "beta_search"]
@@ -48,14 +48,14 @@ fn a_dependency_the_binary_never_names_contributes_no_tools() {
     assert!(tools.resolve("alpha_exp").is_none());
 
     // Not even behind its runtime flag.
-    let flagged = try_all_base_tools(&Flags::new().with("alpha_experimental")).unwrap();
+    let flagged = BaseTools::linked(&Flags::new().with("alpha_experimental")).unwrap();
     assert_eq!(names(&flagged), names(&tools));
     assert!(flagged.resolve("alpha_exp").is_none());
 }
 
 #[test]
 fn require_crates_reports_the_unlinked_crate_and_the_remedy() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     tools
         .require_crates(&["tools_beta"])
         .expect("the linked crate is present");
@@ -80,7 +80,7 @@ fn require_crates_reports_the_unlinked_crate_and_the_remedy() {
 /// notices.
 #[test]
 fn a_missing_crate_also_hides_the_collisions_it_would_cause() {
-    let tools = try_all_base_tools(&Flags::new()).expect("no collision without tools-alpha");
+    let tools = BaseTools::linked(&Flags::new()).expect("no collision without tools-alpha");
 
     let shadow = tools.get("alpha_write").expect("beta's tool has the name");
     assert_eq!(

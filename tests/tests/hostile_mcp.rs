@@ -17,9 +17,11 @@ use std::time::{Duration, Instant};
 
 use registry_core::ToolContext;
 use registry_core::catalog::PluginRegistry;
-use registry_core::declare::imported::MAX_DESCRIPTION_CHARS;
 use registry_core::mcp::{McpError, McpImport, McpServerConfig};
 use serde_json::json;
+
+/// The longest description an imported tool keeps, in characters.
+const MAX_DESCRIPTION_CHARS: usize = 2048;
 
 /// The most a case's peak resident memory may rise over what it was
 /// before the hostile import.
@@ -50,14 +52,9 @@ fn status_bytes(field: &str) -> u64 {
 
 /// Calls `tool` of `registry` with `{"text": text}`.
 async fn call(registry: &PluginRegistry, tool: &str, text: &str) -> Result<String, String> {
-    let snapshot = registry.snapshot();
-    let handle = snapshot
-        .tools()
-        .iter()
-        .find(|t| t.tool().name() == tool)
-        .ok_or_else(|| format!("`{tool}` is not registered"))?
-        .tool()
-        .clone();
+    let handle = registry
+        .get(tool)
+        .ok_or_else(|| format!("`{tool}` is not registered"))?;
     handle
         .call_json(json!({ "text": text }), &ToolContext::new())
         .await
@@ -165,10 +162,9 @@ async fn refused(registry: &PluginRegistry, name: &str, case: &str, why: &[&str]
     }
     assert!(
         !registry
-            .snapshot()
             .tools()
             .iter()
-            .any(|t| t.tool().name().starts_with(&format!("mcp__{name}__"))),
+            .any(|t| t.name().starts_with(&format!("mcp__{name}__"))),
         "nothing of the failed import stays registered"
     );
     err
@@ -190,13 +186,10 @@ fn a_ten_megabyte_description() {
         let import = McpImport::connect(&registry, server("huge", "huge-description"))
             .await
             .expect("imports");
-        let snapshot = registry.snapshot();
-        let huge = snapshot
-            .tools()
-            .iter()
-            .find(|t| t.tool().name() == "mcp__huge__huge")
+        let huge = registry
+            .get("mcp__huge__huge")
             .expect("the tool is imported, its description cut");
-        let description = huge.tool().spec().description();
+        let description = huge.spec().description();
         assert!(description.chars().count() <= MAX_DESCRIPTION_CHARS);
         assert!(
             description.contains("cut"),

@@ -91,7 +91,7 @@ fn write_workspace(dir: &Path, a: (&str, &str), b: (&str, &str), uses: &[&str], 
     write(
         "app/src/main.rs",
         &format!(
-            "registry_core::link!({links});\n\nfn main() {{\n    let tools = registry_core::catalog::try_all_base_tools(&registry_core::Flags::new());\n    println!(\"{{}}\", tools.is_ok());\n}}\n"
+            "registry_core::link!({links});\n\nfn main() {{\n    let tools = registry_core::catalog::BaseTools::linked(&registry_core::Flags::new());\n    println!(\"{{}}\", tools.is_ok());\n}}\n"
         ),
     );
     // The checkout's lock keeps the versions (and the offline build) the same.

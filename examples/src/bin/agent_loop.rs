@@ -19,12 +19,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use registry_core::{
-    Flags, PermissionContext, PermissionMode, ToolContext, ToolRegistry,
-    catalog::try_all_base_tools,
-    provider::{NextRequest, ProviderError, anthropic, openai_chat, openai_responses},
-    render::{AnthropicOptions, ProviderFormat},
-    search::{ResultShape, TOOL_SEARCH_FLAG, ToolSearchIndex, ToolSearchScope},
-    session::{DeferralPolicy, Session},
+    Flags, PermissionMode, ToolContext, ToolRegistry, catalog::BaseTools, provider::Provider,
+    render::AnthropicOptions, search::TOOL_SEARCH_FLAG, session::DeferralPolicy,
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};
@@ -47,18 +43,24 @@ async fn main() -> ExitCode {
     if flag != "--provider" {
         return usage();
     }
-    let format = match provider.as_str() {
-        "anthropic" => ProviderFormat::Anthropic,
-        "openai-chat" => ProviderFormat::OpenAiChat,
-        "openai-responses" => ProviderFormat::OpenAiResponses,
+    let provider = match provider.as_str() {
+        "anthropic" => Provider::Anthropic,
+        "openai-chat" => Provider::OpenAiChat,
+        "openai-responses" => Provider::OpenAiResponses,
         other => {
             eprintln!("agent_loop: unknown provider `{other}`");
             return usage();
         }
     };
-    match run(format, file).await {
+    match run(provider, file).await {
         Ok(request) => {
-            println!("{}", registry_core::text::to_canonical_pretty(&request));
+            match serde_json::to_string_pretty(&request) {
+                Ok(text) => println!("{text}"),
+                Err(err) => {
+                    eprintln!("agent_loop: {err}");
+                    return ExitCode::FAILURE;
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(err) => {
@@ -73,7 +75,7 @@ fn usage() -> ExitCode {
     ExitCode::FAILURE
 }
 
-async fn run(format: ProviderFormat, file: &str) -> Result<Value, Box<dyn std::error::Error>> {
+async fn run(provider: Provider, file: &str) -> Result<Value, Box<dyn std::error::Error>> {
     let text =
         std::fs::read_to_string(file).map_err(|err| format!("cannot read `{file}`: {err}"))?;
     let response: Value =
@@ -85,49 +87,32 @@ async fn run(format: ProviderFormat, file: &str) -> Result<Value, Box<dyn std::e
     std::fs::write(scratch.path().join("screen.png"), PNG)?;
     let sandbox = Sandbox::new(scratch.path())?;
 
-    let registry = Arc::new(ToolRegistry::new(try_all_base_tools(
+    let registry = Arc::new(ToolRegistry::new(BaseTools::linked(
         &Flags::new().with(TOOL_SEARCH_FLAG),
     )?));
     let _github = registry_examples::demo_search::register_github(&registry)?;
-    let index = Arc::new(ToolSearchIndex::new(&registry));
-    let pool = registry.assemble_tool_pool(&PermissionContext::new());
-    let session = Arc::new(Session::new());
-    session.decide_deferral(&pool, DeferralPolicy::Always, format);
-    let shape = match format {
-        ProviderFormat::Anthropic => ResultShape::ToolReferences,
-        other => ResultShape::Definitions(other),
-    };
-    let scope = ToolSearchScope::new(index, &registry, &pool, shape);
+    // Tool search on: every imported tool deferred, `tool_search`
+    // answering in the format's way, found tools loaded into the
+    // executor's session.
     let executor = registry
         .executor()
         .mode(PermissionMode::Default)
-        .session(Arc::clone(&session))
-        .context(sandbox.install(ToolContext::new()).with(scope))
+        .context(sandbox.install(ToolContext::new()))
+        .tool_search(DeferralPolicy::Always, provider.into())
         .build();
+    let (pool, session) = (executor.pool(), executor.session());
 
     // The tools sent with this request and the next: the session's render.
-    let view = pool.for_session(&session);
-    let (tools, key, next): (String, &str, Result<NextRequest, ProviderError>) = match format {
-        ProviderFormat::Anthropic => (
-            view.render_anthropic(AnthropicOptions::new()),
-            "messages",
-            anthropic::respond(&executor, &response).await,
-        ),
-        ProviderFormat::OpenAiChat => (
-            String::new(),
-            "messages",
-            openai_chat::respond(&executor, &response).await,
-        ),
-        _ => (
-            view.render_openai_responses(),
-            "input",
-            openai_responses::respond(&executor, &response).await,
-        ),
+    let view = pool.for_session(session);
+    let (tools, key) = match provider {
+        Provider::Anthropic => (view.render_anthropic(AnthropicOptions::new()), "messages"),
+        Provider::OpenAiChat => (String::new(), "messages"),
+        _ => (view.render_openai_responses(), "input"),
     };
-    let next = next?;
+    let next = provider.respond(&executor, &response).await?;
     // Chat appends what was discovered: render after the turn.
-    let tools = if format == ProviderFormat::OpenAiChat {
-        pool.for_session(&session).render_openai_chat()
+    let tools = if provider == Provider::OpenAiChat {
+        pool.for_session(session).render_openai_chat()
     } else {
         tools
     };

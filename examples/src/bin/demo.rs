@@ -32,13 +32,13 @@ use std::sync::Arc;
 use registry_core::{
     Flags, PermissionContext, PermissionDecision, PermissionMode, ToolCall, ToolContext,
     ToolRegistry,
-    catalog::{BaseTools, try_all_base_tools},
-    declare::{PostureField, PostureValue, SafetyPosture, Source},
+    catalog::BaseTools,
+    declare::{SafetyPosture, Source},
     execute::ExecEvent,
     permission::{
-        AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierError,
-        ClassifierRequest, DeniedBy, Grants, JudgeFuture, PermissionPolicy, RuleBehavior,
-        RuleSource, SafetyClassifier, SafetyVerdict,
+        AllowedBy, Approval, ApprovalRequest, Approver, Authorization, ClassifierRequest, Grants,
+        JudgeFuture, PermissionPolicy, Refusal, RefusedBy, RuleBehavior, RuleSource,
+        SafetyClassifier, SafetyVerdict,
     },
 };
 use registry_examples::Sandbox;
@@ -66,7 +66,7 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let tools = match try_all_base_tools(&Flags::new()) {
+    let tools = match BaseTools::linked(&Flags::new()) {
         Ok(tools) => tools,
         Err(err) => {
             eprintln!("error: the tool list could not be built: {err}");
@@ -150,7 +150,7 @@ impl Drop for ScratchDir {
 /// did not declare (the default).
 fn print_table(tools: &BaseTools) {
     let mut header = vec!["tool", "aliases"];
-    header.extend(PostureField::ALL.map(PostureField::key));
+    header.extend(SafetyPosture::DEFAULT.fields().map(|(key, _, _)| key));
     let rows: Vec<Vec<String>> = tools
         .iter()
         .map(|tool| {
@@ -161,7 +161,14 @@ fn print_table(tools: &BaseTools) {
                 spec.aliases().join(", ")
             };
             let mut row = vec![spec.name().to_owned(), aliases];
-            row.extend(PostureField::ALL.map(|field| marked(spec.posture(), field)));
+            row.extend(
+                spec.posture()
+                    .fields()
+                    .map(|(_, value, source)| match source {
+                        Source::Declared => value,
+                        Source::Default => format!("{value}*"),
+                    }),
+            );
             row
         })
         .collect();
@@ -195,21 +202,6 @@ fn print_table(tools: &BaseTools) {
     println!("    classifier_input*: false, which skips the safety classifier");
     println!("per input = decided on each call's parsed input");
     println!();
-}
-
-/// One field's value, with `*` when it is the default rather than
-/// declared. A posture expression displays as `per input`, not in full.
-fn marked(posture: &SafetyPosture, field: PostureField) -> String {
-    let (value, source) = posture.get(field);
-    let text = match value {
-        PostureValue::Kind(kind) => kind.to_string(),
-        PostureValue::Access(kind) => kind.to_string(),
-        other => other.to_string(),
-    };
-    match source {
-        Source::Declared => text,
-        Source::Default => format!("{text}*"),
-    }
 }
 
 async fn run_calls(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
@@ -367,7 +359,7 @@ impl SafetyClassifier for ToyClassifier {
     fn classify<'a>(
         &'a self,
         request: &'a ClassifierRequest,
-    ) -> JudgeFuture<'a, Result<SafetyVerdict, ClassifierError>> {
+    ) -> JudgeFuture<'a, Result<SafetyVerdict, registry_core::BoxError>> {
         Box::pin(async move {
             Ok(if request.text.starts_with("git push") {
                 SafetyVerdict::Block {
@@ -460,8 +452,8 @@ async fn print_modes(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::e
                 )
                 .await;
             row.push(cell(&alone, &approved));
-            if let Some(reason) = alone.denial_reason() {
-                let reason = reason.replace(&root, "$SANDBOX");
+            if let Some(refusal) = alone.refusal() {
+                let reason = refusal.reason.replace(&root, "$SANDBOX");
                 match case_reasons.iter_mut().find(|(r, _)| *r == reason) {
                     Some((_, modes)) => modes.push(mode),
                     None => case_reasons.push((reason, vec![mode])),
@@ -526,10 +518,10 @@ fn case_label(args: &str) -> String {
 fn cell(alone: &Authorization, approved: &Authorization) -> String {
     match (alone, approved) {
         (
-            Authorization::Denied {
-                by: DeniedBy::NoApprover,
+            Authorization::Refused(Refusal {
+                by: RefusedBy::NoApprover,
                 ..
-            },
+            }),
             Authorization::Allowed {
                 by: AllowedBy::Approver,
             },
@@ -554,15 +546,16 @@ fn short(answer: &Authorization) -> String {
                 _ => "other",
             }
         ),
-        Authorization::Denied { by, .. } => format!(
+        Authorization::Refused(Refusal { by, .. }) => format!(
             "deny: {}",
             match by {
-                DeniedBy::DenyRule(_) => "rule",
-                DeniedBy::Tool => "tool",
-                DeniedBy::Mode(_) => "mode",
-                DeniedBy::Approver => "approver",
-                DeniedBy::NoApprover => "no approver",
-                DeniedBy::Classifier => "classifier",
+                RefusedBy::DenyRule(_) => "rule",
+                RefusedBy::Tool => "tool",
+                RefusedBy::Mode(_) => "mode",
+                RefusedBy::Approver => "approver",
+                RefusedBy::NoApprover => "no approver",
+                RefusedBy::Unapproved => "unapproved",
+                RefusedBy::Classifier => "classifier",
                 _ => "other",
             }
         ),
@@ -659,7 +652,7 @@ async fn run_turn(tools: BaseTools, dir: &Path) -> Result<(), Box<dyn std::error
         println!("#{index} {}", result.id());
         match answers.get(&index) {
             Some(Authorization::Allowed { by }) => println!("  permission: allowed ({by:?})"),
-            Some(Authorization::Denied { by, reason }) => {
+            Some(Authorization::Refused(Refusal { by, reason })) => {
                 println!("  permission: denied ({by:?}): {reason}")
             }
             None => println!("  permission: not asked (refused before it could run)"),

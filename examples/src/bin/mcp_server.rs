@@ -40,7 +40,7 @@ use registry_core::mcp::{HttpOptions, McpServer};
 use registry_core::search::TOOL_SEARCH_FLAG;
 use registry_core::session::{DeferralPolicy, StoreLimits};
 use registry_core::{
-    Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools, permission::PermissionPolicy,
+    Flags, PermissionMode, ToolRegistry, catalog::BaseTools, permission::PermissionPolicy,
 };
 use registry_examples::Sandbox;
 use registry_redis::{RedisOptions, RedisSessionStore};
@@ -137,7 +137,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     if args.defer {
         flags = flags.with(TOOL_SEARCH_FLAG);
     }
-    let tools = try_all_base_tools(&flags)?;
+    let tools = BaseTools::linked(&flags)?;
     tools.require_crates(&["registry_examples"])?;
     let registry = Arc::new(ToolRegistry::new(tools));
     let sandbox = Sandbox::new(&args.workspace)?;

@@ -16,7 +16,7 @@ pub use shell_reading::{
     is_destructive_command, is_read_only_command, read, read_paths,
 };
 
-use registry_core::access::{Access, Resource};
+use registry_core::access::{Access, AccessKey};
 
 /// The resources `command` touches, as far as its words tell: see
 /// [`reading_access`].
@@ -44,7 +44,7 @@ pub fn command_access(command: &str) -> Access {
 ///   alone, as an undeclared unsafe call would.
 pub fn reading_access(reading: &Reading) -> Access {
     match read_paths(reading) {
-        ReadPaths::Paths(paths) => Access::read_all(paths.into_iter().map(Resource::path)),
+        ReadPaths::Paths(paths) => Access::read_all(paths.into_iter().map(AccessKey::path)),
         ReadPaths::Everything => Access::read_everything(),
         ReadPaths::NotReadOnly => Access::everything(),
     }

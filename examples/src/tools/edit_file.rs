@@ -34,7 +34,7 @@ use std::path::Path;
 
 use registry_core::{
     PermissionContent, PermissionDecision, Tool, ToolContext,
-    access::{Access, Resource},
+    access::{Access, AccessKey},
     tool,
 };
 use schemars::JsonSchema;
@@ -75,7 +75,7 @@ pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
     concurrency_safe = false,
     read_only = false,
     destructive = false,
-    access = |i: &EditFileInput| Access::write(Resource::path(&i.path)),
+    access = |i: &EditFileInput| Access::write(AccessKey::path(&i.path)),
     search_hint = "modify change replace text in file"
 )]
 #[derive(Debug, Clone, Copy, Default)]

@@ -22,7 +22,7 @@ use std::io;
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use registry_core::{
     PermissionContent, PermissionDecision, Tool, ToolContext,
-    access::{Access, Resource},
+    access::{Access, AccessKey},
     text::cap_error_text,
     tool,
 };
@@ -55,7 +55,7 @@ pub const MAX_RESULTS: usize = 1000;
     name = "glob",
     concurrency_safe = true,
     read_only = true,
-    access = |i: &GlobInput| Access::read(Resource::path(&i.path)),
+    access = |i: &GlobInput| Access::read(AccessKey::path(&i.path)),
     search_hint = "find files by name pattern wildcard extension"
 )]
 #[derive(Debug, Clone, Copy, Default)]

@@ -31,7 +31,7 @@ use globset::GlobSet;
 use regex::{Regex, RegexBuilder};
 use registry_core::{
     PermissionContent, PermissionDecision, Tool, ToolContext,
-    access::{Access, Resource},
+    access::{Access, AccessKey},
     text::cap_error_text,
     tool,
 };
@@ -76,7 +76,7 @@ pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
     name = "grep",
     concurrency_safe = true,
     read_only = true,
-    access = |i: &GrepInput| Access::read(Resource::path(&i.path)),
+    access = |i: &GrepInput| Access::read(AccessKey::path(&i.path)),
     search_hint = "search find text regex in files ripgrep"
 )]
 #[derive(Debug, Clone, Copy, Default)]

@@ -18,7 +18,7 @@ use std::io;
 
 use registry_core::{
     PermissionContent, PermissionDecision, Tool, ToolContext,
-    access::{Access, Resource},
+    access::{Access, AccessKey},
     tool,
 };
 use schemars::JsonSchema;
@@ -39,7 +39,7 @@ use crate::sandbox::{Sandbox, SandboxError, check_path_argument, check_paths, sh
     name = "list_dir",
     concurrency_safe = true,
     read_only = true,
-    access = |i: &ListDirInput| Access::read(Resource::path(&i.path)),
+    access = |i: &ListDirInput| Access::read(AccessKey::path(&i.path)),
     search_hint = "ls directory folder entries"
 )]
 #[derive(Debug, Clone, Copy, Default)]

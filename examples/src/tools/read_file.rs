@@ -29,7 +29,7 @@
 //!   is an error result from `validate_input`, decided by its length alone:
 //!   no system call takes it, and walking a 100 MB `a/a/a/…` component by
 //!   component would cost seconds and gigabytes. Its `access` key is
-//!   every path ([`Resource::path`] decides that by the length too), so
+//!   every path ([`AccessKey::path`] decides that by the length too), so
 //!   planning the batch does not walk it either.
 //! - `aliases = ["Read", "cat"]`: names other agents use for this tool, so
 //!   transcripts and prompts written for them keep working.
@@ -44,7 +44,7 @@ use std::path::Path;
 
 use registry_core::{
     PermissionContent, PermissionDecision, Tool, ToolContext, ToolOutput,
-    access::{Access, Resource},
+    access::{Access, AccessKey},
     declare::Image,
     tool,
 };
@@ -101,7 +101,7 @@ const IMAGE_KINDS: [(&str, &str, &[u8]); 5] = [
     concurrency_safe = true,
     read_only = true,
     max_result_chars = 100_000,
-    access = |i: &ReadFileInput| Access::read(Resource::path(&i.path)),
+    access = |i: &ReadFileInput| Access::read(AccessKey::path(&i.path)),
     search_hint = "open view show file contents lines",
 )]
 #[derive(Debug, Clone, Copy, Default)]

@@ -37,7 +37,7 @@ use std::path::Path;
 
 use registry_core::{
     PermissionContent, PermissionDecision, Tool, ToolContext,
-    access::{Access, Resource},
+    access::{Access, AccessKey},
     tool,
 };
 use schemars::JsonSchema;
@@ -74,7 +74,7 @@ pub const MAX_WRITE_BYTES: u64 = crate::tools::edit_file::MAX_EDIT_BYTES;
     concurrency_safe = false,
     read_only = false,
     destructive = true,
-    access = |i: &WriteFileInput| Access::write(Resource::path(&i.path)),
+    access = |i: &WriteFileInput| Access::write(AccessKey::path(&i.path)),
     search_hint = "create save overwrite file"
 )]
 #[derive(Debug, Clone, Copy, Default)]

@@ -3,12 +3,12 @@
 
 use registry_core::{
     Flags, ToolHandle,
-    catalog::try_all_base_tools,
+    catalog::BaseTools,
     declare::{Loading, NameRole, PostureKind, ResultCap, Setting, Source},
 };
 
 fn list() -> registry_core::catalog::BaseTools {
-    try_all_base_tools(&Flags::new()).expect("the catalog is consistent")
+    BaseTools::linked(&Flags::new()).expect("the catalog is consistent")
 }
 
 #[test]

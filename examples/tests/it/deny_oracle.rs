@@ -21,7 +21,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
 use registry_core::{
     Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry,
-    catalog::try_all_base_tools,
+    catalog::BaseTools,
     permission::{RuleBehavior, RuleSource},
 };
 use registry_examples::Sandbox;
@@ -269,7 +269,7 @@ const SHELLS: [Shell; 2] = [Shell::Sh, Shell::Bash];
 
 fn registry() -> Arc<ToolRegistry> {
     Arc::new(ToolRegistry::new(
-        try_all_base_tools(&Flags::new()).expect("catalog"),
+        BaseTools::linked(&Flags::new()).expect("catalog"),
     ))
 }
 

@@ -33,7 +33,7 @@ use registry_core::permission::{
 };
 use registry_core::{
     Flags, PermissionContext, PermissionMode, ToolCall, ToolContext, ToolRegistry,
-    catalog::try_all_base_tools,
+    catalog::BaseTools,
 };
 use registry_examples::Sandbox;
 use registry_examples::tools::run_command::Shell;
@@ -67,7 +67,7 @@ fn guarded() -> bool {
 
 fn registry() -> Arc<ToolRegistry> {
     Arc::new(ToolRegistry::new(
-        try_all_base_tools(&Flags::new()).expect("catalog"),
+        BaseTools::linked(&Flags::new()).expect("catalog"),
     ))
 }
 

@@ -4,14 +4,14 @@
 
 use registry_core::{
     Flags,
-    catalog::{CfgPredicate, Missing, try_all_base_tools},
+    catalog::{BaseTools, CfgPredicate, Missing},
 };
 
 const WEB: CfgPredicate = CfgPredicate::KeyValue("feature", "web");
 
 #[test]
 fn web_fetch_is_listed_or_explained_never_unknown() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     if cfg!(feature = "web") {
         assert!(tools.get("web_fetch").is_some());
         assert_eq!(tools.gate_of("web_fetch"), Some(&WEB));

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use registry_core::{
-    Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry, catalog::try_all_base_tools,
+    Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry, catalog::BaseTools,
 };
 use registry_examples::Sandbox;
 use registry_examples::command_safety::classify;
@@ -88,7 +88,7 @@ fn hostile_repo(dir: &Path) {
 
 async fn run(dir: &Path, mode: PermissionMode, shell: Shell, command: &str) -> String {
     let registry = Arc::new(ToolRegistry::new(
-        try_all_base_tools(&Flags::new()).expect("catalog"),
+        BaseTools::linked(&Flags::new()).expect("catalog"),
     ));
     let rules = PermissionContext::new();
     let _pool = registry.assemble_tool_pool(&rules);

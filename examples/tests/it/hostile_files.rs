@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use registry_core::{
     Flags, PermissionDecision, ToolContext, ToolError,
-    catalog::{BaseTools, try_all_base_tools},
+    catalog::BaseTools,
+    permission::{Refusal, RefusedBy},
     text::MAX_ERROR_MESSAGE_CHARS,
 };
 use registry_examples::sandbox::{MAX_LINE_BYTES, MAX_PATTERN_CHARS, SpecialFile};
@@ -41,7 +42,7 @@ impl Fixture {
         std::fs::write(dir.path().join("notes.txt"), "one\ntwo\n").expect("write");
         let sandbox = configure(Sandbox::new(dir.path()).expect("sandbox"));
         let cx = sandbox.context();
-        let tools = try_all_base_tools(&Flags::new()).expect("catalog");
+        let tools = BaseTools::linked(&Flags::new()).expect("catalog");
         Fixture { dir, tools, cx }
     }
 
@@ -55,9 +56,9 @@ impl Fixture {
         let tool = self.tools.get(name).expect("tool");
         let prepared = tool.prepare(args)?;
         if let PermissionDecision::Deny { reason } = prepared.check_permissions(&self.cx) {
-            return Err(ToolError::PermissionDenied {
+            return Err(ToolError::Refused {
                 tool: name.to_owned(),
-                reason,
+                refusal: Refusal::new(RefusedBy::Tool, reason),
             });
         }
         tokio::time::timeout(HANG_GUARD, prepared.run(&self.cx))
@@ -534,7 +535,7 @@ fn writes_that_fail_halfway_leave_the_original() {
 async fn child_writes_under_a_file_size_limit() {
     let dir = std::env::var_os(FSIZE_DIR_VAR).expect("run by the parent test");
     let cx = Sandbox::new(&dir).expect("sandbox").context();
-    let tools = try_all_base_tools(&Flags::new()).expect("catalog");
+    let tools = BaseTools::linked(&Flags::new()).expect("catalog");
     let big = "x".repeat(8 * 1024);
     for (name, args) in [
         (
@@ -775,7 +776,7 @@ async fn writes_into_git_internals_are_refused_however_they_are_reached() {
         ] {
             let err = f.call(tool, args.clone()).await.unwrap_err();
             assert!(
-                matches!(&err, ToolError::PermissionDenied { reason, .. } if reason.contains("inside git's internal files")),
+                matches!(&err, ToolError::Refused { refusal, .. } if refusal.reason.contains("inside git's internal files")),
                 "{tool} {path}: {err}"
             );
             // `call` refuses on its own too.
@@ -848,7 +849,7 @@ async fn every_spelling_of_dot_git_is_git_internals() {
             ] {
                 let err = f.call(tool, args.clone()).await.unwrap_err();
                 assert!(
-                    matches!(&err, ToolError::PermissionDenied { reason, .. } if reason.contains("inside git's internal files")),
+                    matches!(&err, ToolError::Refused { refusal, .. } if refusal.reason.contains("inside git's internal files")),
                     "{tool} {path:?}: {err}"
                 );
                 // `call` refuses on its own too.

@@ -12,7 +12,7 @@
 //! cost was in those steps, and in the batch planner's access key (one
 //! part per component, built before validation): 3.5 GiB and 8–9 s in
 //! release, in every mode. The key is every path now, decided by
-//! `Resource::path` from the length, for every tool that declares one.
+//! `AccessKey::path` from the length, for every tool that declares one.
 //!
 //! Measured by hand (see [`by_hand`]): release build, 100 MiB path,
 //! `read_file` and `edit_file` in bypass mode: well under a second and
@@ -23,12 +23,12 @@ use std::sync::Arc;
 
 use registry_core::execute::ExecEvent;
 use registry_core::permission::{
-    Approval, ApprovalRequest, Approver, Authorization, Grants, JudgeFuture, PermissionPolicy,
+    Approval, ApprovalRequest, Approver, Grants, JudgeFuture, PermissionPolicy, Refusal,
     RuleBehavior, RuleSource,
 };
 use registry_core::{
     Flags, PermissionContext, PermissionMode, Tool, ToolCall, ToolCallResult, ToolHandle,
-    ToolRegistry, catalog::try_all_base_tools, path::MAX_PATH_BYTES,
+    ToolRegistry, catalog::BaseTools, path::MAX_PATH_BYTES,
 };
 use registry_examples::tools::read_file::{ReadFile, ReadFileError, ReadFileInput};
 use registry_examples::{Sandbox, SandboxError};
@@ -176,7 +176,7 @@ fn refused_by_length(len: usize) -> String {
 /// the time.
 #[tokio::test]
 async fn a_100_mb_path_is_refused_by_its_length_in_every_mode() {
-    let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).expect("catalog"));
+    let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).expect("catalog"));
     let path = huge_path(HUGE);
     let cut = &path[..HUGE / 10];
     for mode in MODES {
@@ -223,7 +223,7 @@ async fn a_100_mb_path_is_refused_by_its_length_in_every_mode() {
 /// above shows for `read_file` in all five.
 #[tokio::test]
 async fn a_100_mb_path_is_refused_by_every_file_tool() {
-    let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).expect("catalog"));
+    let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).expect("catalog"));
     let dir = sandbox();
     let path = huge_path(HUGE);
     let cut = &path[..HUGE / 10];
@@ -287,7 +287,7 @@ async fn without_validation_the_pipeline_still_denies_it() {
                 .authorize(&rules(deny), &Grants::default(), &call, "1", &cx)
                 .await;
             let case = format!("{mode}, deny rules {deny:?}");
-            let Authorization::Denied { reason, .. } = &answer else {
+            let Some(Refusal { reason, .. }) = answer.refusal() else {
                 panic!("{case}: {answer:?}");
             };
             assert!(
@@ -325,7 +325,7 @@ async fn a_direct_call_is_refused_by_its_length() {
 /// names, as any other.
 #[tokio::test]
 async fn a_path_at_the_limit_is_judged_as_usual() {
-    let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).expect("catalog"));
+    let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).expect("catalog"));
     // `./././…/.env`, exactly `MAX_PATH_BYTES` long.
     let mut path = "./".repeat((MAX_PATH_BYTES - ".env".len()) / 2);
     path.push_str(".env");
@@ -375,7 +375,7 @@ async fn by_hand() {
         .ok()
         .and_then(|mib| mib.parse().ok())
         .unwrap_or(100);
-    let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).expect("catalog"));
+    let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).expect("catalog"));
     let dir = sandbox();
     let call = ToolCall::new(
         "call-1",

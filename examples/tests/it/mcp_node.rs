@@ -171,16 +171,7 @@ async fn server_everything_is_imported_with_all_it_sends() {
         .unwrap_or_else(|| panic!("not refused: {refused:?}"));
     assert!(reason.contains("Tasks extension"), "{reason}");
     // Annotations: believed from a trusted server, and kept as sent.
-    let echo = e
-        .registry
-        .plugins()
-        .snapshot()
-        .tools()
-        .iter()
-        .find(|t| t.tool().name() == "mcp__everything__echo")
-        .unwrap()
-        .tool()
-        .clone();
+    let echo = e.registry.plugins().get("mcp__everything__echo").unwrap();
     assert!(*echo.spec().posture().idempotent().value());
     assert!(!*echo.spec().posture().open_world().value());
     let definition = e.import.definition("mcp__everything__echo").unwrap();

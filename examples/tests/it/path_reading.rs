@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use registry_core::{
     Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry,
-    catalog::try_all_base_tools,
+    catalog::BaseTools,
     permission::{RuleBehavior, RuleSource},
 };
 use registry_examples::Sandbox;
@@ -24,7 +24,7 @@ struct Setup<'a> {
 
 async fn run(setup: &Setup<'_>, tool: &str, args: Value) -> String {
     let registry = Arc::new(ToolRegistry::new(
-        try_all_base_tools(&Flags::new()).expect("catalog"),
+        BaseTools::linked(&Flags::new()).expect("catalog"),
     ));
     let mut rules = PermissionContext::new();
     for rule in setup.deny {

@@ -4,16 +4,17 @@
 
 use registry_core::{
     Flags, PermissionContext, PermissionMode, ToolHandle,
-    catalog::try_all_base_tools,
+    catalog::BaseTools,
     permission::{
-        AllowedBy, Authorization, DeniedBy, Grants, PermissionPolicy, RuleBehavior, RuleSource,
+        AllowedBy, Authorization, Grants, PermissionPolicy, Refusal, RefusedBy, RuleBehavior,
+        RuleSource,
     },
 };
 use registry_examples::Sandbox;
 use serde_json::{Value, json};
 
 fn tool(name: &str) -> ToolHandle {
-    let tools = try_all_base_tools(&Flags::new()).expect("catalog");
+    let tools = BaseTools::linked(&Flags::new()).expect("catalog");
     tools
         .resolve(name)
         .map(|(tool, _)| tool.clone())
@@ -80,7 +81,7 @@ async fn rules_reach_past_the_tools_own_allow_and_modes_use_the_path() {
     // comes first, however the path is spelt.
     let answer = decide("read_file", json!({ "path": "src/../secrets/key" })).await;
     assert!(
-        matches!(&answer, Authorization::Denied { by: DeniedBy::DenyRule(rule), .. } if rule == "cat(secrets:*)"),
+        matches!(&answer, Authorization::Refused(Refusal { by: RefusedBy::DenyRule(rule), .. }) if rule == "cat(secrets:*)"),
         "{answer:?}"
     );
     assert_eq!(
@@ -102,10 +103,10 @@ async fn rules_reach_past_the_tools_own_allow_and_modes_use_the_path() {
     let write = json!({ "path": "src/new.rs", "content": "" });
     assert!(matches!(
         decide("write_file", write).await,
-        Authorization::Denied {
-            by: DeniedBy::NoApprover,
+        Authorization::Refused(Refusal {
+            by: RefusedBy::NoApprover,
             ..
-        }
+        })
     ));
     // A read-only command runs; a command is not a path, so accept_edits
     // never takes a writing one for an edit.

@@ -2,7 +2,8 @@
 //! permission answers, and real runs in a sandbox.
 
 use registry_core::{
-    Flags, PermissionDecision, ToolContext, ToolError, ToolHandle, catalog::try_all_base_tools,
+    Flags, PermissionDecision, ToolContext, ToolError, ToolHandle, catalog::BaseTools,
+    permission::RefusedBy,
 };
 use registry_examples::Sandbox;
 use registry_examples::tools::run_command::RunCommandError;
@@ -10,7 +11,7 @@ use serde_json::json;
 use tempfile::TempDir;
 
 fn run_command() -> ToolHandle {
-    try_all_base_tools(&Flags::new())
+    BaseTools::linked(&Flags::new())
         .expect("catalog")
         .get("run_command")
         .expect("run_command")
@@ -144,7 +145,10 @@ async fn a_destructive_command_runs_only_once_approved() {
     assert!(prepare().is_destructive());
     let err = prepare().run(&cx).await.unwrap_err();
     assert!(
-        matches!(err, registry_core::ToolError::NeedsApproval { .. }),
+        matches!(
+            &err,
+            ToolError::Refused { refusal, .. } if refusal.by == RefusedBy::Unapproved
+        ),
         "{err}"
     );
     assert!(dir.path().join("notes.txt").exists(), "nothing ran");

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
-use registry_core::{Flags, ToolHandle, catalog::try_all_base_tools};
+use registry_core::{Flags, ToolHandle, catalog::BaseTools};
 use registry_examples::Sandbox;
 use registry_examples::command_safety::classify;
 use registry_examples::tools::run_command::Shell;
@@ -594,7 +594,7 @@ fn scratch() -> tempfile::TempDir {
 }
 
 fn run_command() -> ToolHandle {
-    try_all_base_tools(&Flags::new())
+    BaseTools::linked(&Flags::new())
         .expect("catalog")
         .get("run_command")
         .expect("run_command")

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use registry_core::{
     Flags, PermissionDecision, Tool, ToolContext, ToolError, ToolHandle,
-    catalog::{BaseTools, try_all_base_tools},
+    catalog::BaseTools,
+    permission::{Refusal, RefusedBy},
 };
 use registry_examples::tools::ReadFile;
 use registry_examples::tools::edit_file::EditFileError;
@@ -43,7 +44,7 @@ impl Fixture {
         std::fs::write(dir.path().join("blob.bin"), [0xff, 0xfe, b'T', b'O', 0x00])
             .expect("write blob");
         let cx = Sandbox::new(dir.path()).expect("sandbox").context();
-        let tools = try_all_base_tools(&Flags::new()).expect("catalog");
+        let tools = BaseTools::linked(&Flags::new()).expect("catalog");
         Fixture { dir, tools, cx }
     }
 
@@ -58,9 +59,9 @@ impl Fixture {
     async fn call(&self, name: &str, args: Value) -> Result<String, ToolError> {
         let prepared = self.tool(name).prepare(args)?;
         if let PermissionDecision::Deny { reason } = prepared.check_permissions(&self.cx) {
-            return Err(ToolError::PermissionDenied {
+            return Err(ToolError::Refused {
                 tool: name.to_owned(),
-                reason,
+                refusal: Refusal::new(RefusedBy::Tool, reason),
             });
         }
         prepared.run(&self.cx).await.map(|out| out.into_string())
@@ -464,7 +465,7 @@ async fn todo_write_keeps_each_sessions_list_in_its_session_state() {
 
     let dir = tempfile::tempdir().expect("tempdir");
     let registry = Arc::new(ToolRegistry::new(
-        try_all_base_tools(&Flags::new()).expect("tools"),
+        BaseTools::linked(&Flags::new()).expect("tools"),
     ));
     let write = |session: &Arc<Session>, todos: Value| {
         let executor = Arc::clone(&registry)
@@ -546,7 +547,7 @@ async fn each_list_gets_its_own_todo_state() {
     )
     .await;
     // A second list constructs a second TodoWrite (via Default): empty.
-    let other = try_all_base_tools(&Flags::new()).expect("catalog");
+    let other = BaseTools::linked(&Flags::new()).expect("catalog");
     let todo = other.get("todo_write").expect("todo_write");
     assert!(!todo.ptr_eq(f.tool("todo_write")));
     let clone = f.tool("todo_write").clone();
@@ -669,7 +670,7 @@ async fn symlinks_pointing_out_are_refused() {
     ] {
         let err = f.call("read_file", args).await.unwrap_err();
         assert!(
-            matches!(&err, ToolError::PermissionDenied { reason, .. } if reason.contains("outside the sandbox")),
+            matches!(&err, ToolError::Refused { refusal, .. } if refusal.reason.contains("outside the sandbox")),
             "{err}"
         );
     }
@@ -680,7 +681,7 @@ async fn symlinks_pointing_out_are_refused() {
         )
         .await
         .unwrap_err();
-    assert!(matches!(err, ToolError::PermissionDenied { .. }), "{err}");
+    assert!(matches!(err, ToolError::Refused { .. }), "{err}");
     assert!(!outside.path().join("planted.txt").exists());
 
     // Walks list symlinks but never follow or read them.
@@ -701,7 +702,7 @@ async fn symlinks_pointing_out_are_refused() {
 
 #[tokio::test]
 async fn a_missing_sandbox_is_a_typed_error() {
-    let tools = try_all_base_tools(&Flags::new()).expect("catalog");
+    let tools = BaseTools::linked(&Flags::new()).expect("catalog");
     let cx = ToolContext::new();
     let read = tools.get("read_file").expect("read_file");
     let prepared = read.prepare(json!({"path": "a.txt"})).expect("parses");
@@ -712,7 +713,7 @@ async fn a_missing_sandbox_is_a_typed_error() {
     // The tool's own Deny stops the call before it runs...
     let err = prepared.run(&cx).await.unwrap_err();
     assert!(
-        matches!(&err, ToolError::PermissionDenied { reason, .. } if reason.contains("no sandbox")),
+        matches!(&err, ToolError::Refused { refusal, .. } if refusal.reason.contains("no sandbox")),
         "{err}"
     );
     // ...and the call refuses on its own too (defence in depth), typed.

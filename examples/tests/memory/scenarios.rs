@@ -10,12 +10,12 @@ use registry_core::declare::imported::{DefinitionImport, RemoteToolDefinition};
 use registry_core::execute::ExecutorConfig;
 use registry_core::permission::{Approval, ApprovalRequest, Approver, JudgeFuture};
 use registry_core::permission::{RuleBehavior, RuleSource};
-use registry_core::provider::{anthropic, openai_chat};
+use registry_core::provider::Provider;
 use registry_core::render::AnthropicOptions;
 use registry_core::serde_json::{self, Value, json};
 use registry_core::{
     Flags, PermissionContent, PermissionContext, PermissionMode, Tool, ToolCall, ToolContext,
-    ToolOutput, ToolRegistry, catalog::try_all_base_tools, tool,
+    ToolOutput, ToolRegistry, catalog::BaseTools, tool,
 };
 use registry_examples::Sandbox;
 use schemars::JsonSchema;
@@ -157,7 +157,7 @@ impl Setup {
         let dir = tempfile::tempdir().expect("tempdir");
         let sandbox = dir.path().to_path_buf();
         Setup {
-            registry: ToolRegistry::new(try_all_base_tools(&Flags::new()).expect("catalog")),
+            registry: ToolRegistry::new(BaseTools::linked(&Flags::new()).expect("catalog")),
             _dir: dir,
             sandbox,
         }
@@ -176,7 +176,7 @@ impl Setup {
 }
 
 /// A model's Anthropic response holding one `tool_use` of `store_note`
-/// with a `size`-byte `text`: parsed, run by `anthropic::respond` (rules
+/// with a `size`-byte `text`: parsed, run by `Provider::respond` (rules
 /// checked on its path, the body run), to the next request's
 /// `tool_result`.
 async fn argument(size: usize) {
@@ -186,7 +186,8 @@ async fn argument(size: usize) {
     let suffix = r#""}}],"stop_reason":"tool_use"}"#;
     let response = payload::response(prefix, payload::Kind::Note, size, 1, suffix);
 
-    let next = anthropic::respond(&executor, &response)
+    let next = Provider::Anthropic
+        .respond(&executor, &response)
         .await
         .expect("a Messages response");
     let result = &next.results[0]["content"][0];
@@ -239,7 +240,8 @@ async fn imported_argument(size: usize) {
     let suffix = r#"\"}"}}]}}]}"#;
     let response = payload::response(prefix, payload::Kind::Note, size, 2, suffix);
 
-    let next = openai_chat::respond(&executor, &response)
+    let next = Provider::OpenAiChat
+        .respond(&executor, &response)
         .await
         .expect("a Chat response");
     let said = next.results[0]["content"].as_str().expect("text");
@@ -278,7 +280,8 @@ async fn result(size: usize, spill: bool) {
     } else {
         assert!(result.spilled_to().is_none());
     }
-    let next = serde_json::to_string(&anthropic::results_to(&results)).expect("serialises");
+    let next =
+        serde_json::to_string(&Provider::Anthropic.results_to(&results)).expect("serialises");
     assert!(next.len() < 60_000);
 }
 
@@ -294,7 +297,8 @@ async fn command(size: usize) {
     let suffix = r#""}}],"stop_reason":"tool_use"}"#;
     let response = payload::response(prefix, payload::Kind::Script, size, 1, suffix);
 
-    let next = anthropic::respond(&executor, &response)
+    let next = Provider::Anthropic
+        .respond(&executor, &response)
         .await
         .expect("a Messages response");
     let result = &next.results[0]["content"][0];
@@ -336,7 +340,7 @@ fn catalog(size: usize) {
     let list: List = serde_json::from_str(&text).expect("a tools/list result");
     drop(text);
 
-    let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).expect("catalog"));
+    let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).expect("catalog"));
     let import = DefinitionImport::new("catalog").trusted(true);
     let tools: Vec<_> = list
         .tools

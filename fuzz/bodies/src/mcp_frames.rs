@@ -16,8 +16,7 @@ use std::sync::{LazyLock, Mutex, PoisonError};
 use std::time::Duration;
 
 use registry_core::{
-    PermissionContext, ToolRegistry, catalog::try_all_base_tools, mcp::McpServer,
-    permission::PoolMode,
+    PermissionContext, ToolRegistry, catalog::BaseTools, mcp::McpServer, permission::PoolMode,
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
@@ -53,7 +52,7 @@ static CONNECTION: LazyLock<Connection> = LazyLock::new(|| {
 /// Starts the server on one end of a duplex and shakes hands on the other.
 async fn connect() -> Client {
     let registry = std::sync::Arc::new(ToolRegistry::new(
-        try_all_base_tools(&registry_core::Flags::new()).expect("the fuzz catalog builds"),
+        BaseTools::linked(&registry_core::Flags::new()).expect("the fuzz catalog builds"),
     ));
     let permissions = PermissionContext::with_policy_rules([
         "run_command",

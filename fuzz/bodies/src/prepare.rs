@@ -7,12 +7,12 @@
 
 use std::sync::LazyLock;
 
-use registry_core::{PermissionContext, ToolHandle, ToolRegistry, catalog::try_all_base_tools};
+use registry_core::{PermissionContext, ToolHandle, ToolRegistry, catalog::BaseTools};
 
 /// Every tool of the linked catalog, sorted by name.
 pub static HANDLES: LazyLock<Vec<ToolHandle>> = LazyLock::new(|| {
     let registry = ToolRegistry::new(
-        try_all_base_tools(&registry_core::Flags::new()).expect("the fuzz catalog builds"),
+        BaseTools::linked(&registry_core::Flags::new()).expect("the fuzz catalog builds"),
     );
     registry.tools(&PermissionContext::new())
 });

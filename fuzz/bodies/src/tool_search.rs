@@ -1,32 +1,39 @@
 //! `tool_search`: queries against the linked catalog (the example tools
-//! and the fuzz tools) and imported tools of two servers.
+//! and the fuzz tools) and imported tools of two servers, called through
+//! an executor with tool search on, as a model calls it.
 //!
 //! Property: no panic; a query that parses finds at most `max` tools,
 //! each in the pool, and the same query finds the same tools twice; a
 //! `max` out of range is an error, never a panic.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
 use registry_core::{
-    PermissionContext, ToolBuilder, ToolOutput, ToolRegistry,
-    catalog::{PluginGuard, try_all_base_tools},
+    Executor, ToolBuilder, ToolCall, ToolOutput, ToolRegistry,
+    catalog::{BaseTools, PluginGuard},
     declare::RemoteOrigin,
-    pool::ToolPool,
-    search::{MAX_RESULTS, ResultShape, ToolSearchIndex, ToolSearchScope},
-    session::Session,
+    render::ProviderFormat,
+    search::TOOL_SEARCH_FLAG,
+    session::DeferralPolicy,
 };
+use serde_json::{Value, json};
 
-/// The registry, its pool and index, built once.
+/// The largest `max_results` `tool_search` takes.
+const MAX_RESULTS: usize = 50;
+
+/// The registry, an executor with tool search on, and the runtime its
+/// turns run on, built once.
 struct World {
-    registry: ToolRegistry,
-    pool: ToolPool,
-    index: Arc<ToolSearchIndex>,
+    executor: Executor,
+    runtime: tokio::runtime::Runtime,
+    _registry: ToolRegistry,
     _guards: Vec<PluginGuard>,
 }
 
 static WORLD: LazyLock<World> = LazyLock::new(|| {
     let registry = ToolRegistry::new(
-        try_all_base_tools(&registry_core::Flags::new()).expect("the fuzz catalog builds"),
+        BaseTools::linked(&registry_core::Flags::new().with(TOOL_SEARCH_FLAG))
+            .expect("the fuzz catalog builds"),
     );
     let mut guards = Vec::new();
     for (server, tool, description) in [
@@ -51,15 +58,53 @@ static WORLD: LazyLock<World> = LazyLock::new(|| {
                 .expect("a fuzz plugin registers"),
         );
     }
-    let pool = registry.assemble_tool_pool(&PermissionContext::new());
-    let index = Arc::new(ToolSearchIndex::new(&registry));
+    let executor = registry
+        .executor()
+        .tool_search(DeferralPolicy::Always, ProviderFormat::Anthropic)
+        .build();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
     World {
-        registry,
-        pool,
-        index,
+        executor,
+        runtime,
+        _registry: registry,
         _guards: guards,
     }
 });
+
+/// One `tool_search` call: whether it failed, and what the model reads.
+fn search(world: &World, query: &str, max: usize) -> (bool, String) {
+    let call = ToolCall::new(
+        "fuzz",
+        "tool_search",
+        json!({ "query": query, "max_results": max }),
+    );
+    let mut results = world.runtime.block_on(world.executor.run_turn(vec![call]));
+    let result = results.remove(0);
+    (result.is_error(), result.into_content())
+}
+
+/// The tool names of a result's `tool_reference` blocks (none when it
+/// says nothing matched).
+fn names(content: &str) -> Vec<String> {
+    let Some(Ok(Value::Array(blocks))) = serde_json::Deserializer::from_str(content)
+        .into_iter::<Value>()
+        .next()
+    else {
+        return Vec::new();
+    };
+    blocks
+        .iter()
+        .map(|block| {
+            block["tool_name"]
+                .as_str()
+                .expect("a tool_reference block names its tool")
+                .to_owned()
+        })
+        .collect()
+}
 
 /// The first byte is `max` (0 to 255, so out-of-range values are tried
 /// too); the rest is the query.
@@ -72,36 +117,27 @@ pub fn run(data: &[u8]) {
     };
     let max = usize::from(max);
     let world = &*WORLD;
-    let scope = ToolSearchScope::new(
-        Arc::clone(&world.index),
-        &world.registry,
-        &world.pool,
-        ResultShape::ToolReferences,
-    );
-    let session = Session::new();
-    let first = scope.search(&session, query, max);
+    let (error, first) = search(world, query, max);
     if !(1..=MAX_RESULTS).contains(&max) {
-        assert!(first.is_err(), "max {max} is out of range, and was taken");
+        assert!(error, "max {max} is out of range, and was taken: {first}");
         return;
     }
-    let Ok(first) = first else {
+    if error {
         return;
-    };
-    let names = first.names();
+    }
+    let found = names(&first);
     assert!(
-        names.len() <= max,
+        found.len() <= max,
         "{query:?}: {} tools for max {max}",
-        names.len()
+        found.len()
     );
-    for name in &names {
+    for name in &found {
         assert!(
-            world.pool.get(name).is_some(),
+            world.executor.pool().get(name).is_some(),
             "{query:?} found {name}, not in the pool"
         );
     }
-    let _ = first.render();
-    let again = scope
-        .search(&session, query, max)
-        .expect("the same query parses twice");
-    assert_eq!(again.names(), names, "{query:?}: two answers");
+    let (error, again) = search(world, query, max);
+    assert!(!error, "{query:?}: the same query parses twice: {again}");
+    assert_eq!(names(&again), found, "{query:?}: two answers");
 }

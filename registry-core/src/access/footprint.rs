@@ -3,7 +3,7 @@
 //! map lookups per key instead of a scan of every earlier call.
 //!
 //! Keys are indexed by the hashes of their prefixes (see
-//! [`Resource`]): a key meets a stored key when one of its prefixes is a
+//! [`AccessKey`]): a key meets a stored key when one of its prefixes is a
 //! stored key (an ancestor, or itself) or when it is a prefix of a stored
 //! key (a descendant). Two different keys with the same 64-bit hash would
 //! count as meeting: the error can only serialise two calls, never let
@@ -13,19 +13,19 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::resource::{Namespace, Resource};
+use super::key::{AccessKey, Namespace};
 use super::set::{Access, AccessMode, Scope, Touch};
 
 /// Why a call may not join a batch: one of its touches excludes one of an
 /// earlier call's.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Conflict {
+pub(crate) struct Conflict {
     /// The earlier call, by its index in the turn.
-    pub earlier: usize,
+    pub(crate) earlier: usize,
     /// The earlier call's touch.
-    pub earlier_touch: Touch,
+    pub(crate) earlier_touch: Touch,
     /// The later call's touch.
-    pub touch: Touch,
+    pub(crate) touch: Touch,
 }
 
 impl fmt::Display for Conflict {
@@ -74,7 +74,7 @@ struct Keys {
 
 impl Keys {
     /// A stored key that `resource` covers or is covered by.
-    fn meeting(&self, resource: &Resource) -> Option<(u32, u32)> {
+    fn meeting(&self, resource: &AccessKey) -> Option<(u32, u32)> {
         if self.exact.is_empty() {
             return None;
         }
@@ -86,7 +86,7 @@ impl Keys {
             .copied()
     }
 
-    fn insert(&mut self, resource: &Resource, at: (u32, u32)) {
+    fn insert(&mut self, resource: &AccessKey, at: (u32, u32)) {
         self.exact.entry(resource.key_hash()).or_insert(at);
         for &h in resource.prefix_hashes() {
             self.prefixes.entry(h).or_insert(at);
@@ -99,7 +99,7 @@ type First = Option<(u32, u32)>;
 
 /// Everything the calls of one open batch touch.
 #[derive(Default)]
-pub struct Footprint {
+pub(crate) struct Footprint {
     /// The batch's calls: their index in the turn and their access.
     members: Vec<(usize, Access)>,
     /// The first touch of anything, and the first write.
@@ -127,7 +127,7 @@ impl fmt::Debug for Footprint {
 
 impl Footprint {
     /// An empty batch.
-    pub fn new() -> Footprint {
+    pub(crate) fn new() -> Footprint {
         Footprint::default()
     }
 
@@ -138,7 +138,7 @@ impl Footprint {
     /// Touches only are compared: a call that touches nothing admits a
     /// later write of everything. The planner never asks that, since a
     /// call that writes everything runs alone.
-    pub fn admit(&mut self, index: usize, access: &Access) -> Result<(), Box<Conflict>> {
+    pub(crate) fn admit(&mut self, index: usize, access: &Access) -> Result<(), Box<Conflict>> {
         for touch in access.touches() {
             if let Some((member, at)) = self.first_conflict(touch) {
                 let (earlier, earlier_access) = &self.members[member as usize];
@@ -162,7 +162,7 @@ impl Footprint {
         let resource = match &touch.scope {
             Scope::Everything if write => return self.any,
             Scope::Everything => return self.any_write,
-            Scope::Resource(resource) => resource,
+            Scope::AccessKey(resource) => resource,
         };
         if self.write_everything.is_some() {
             return self.write_everything;
@@ -202,7 +202,7 @@ impl Footprint {
         let resource = match &touch.scope {
             Scope::Everything if write => return first(&mut self.write_everything),
             Scope::Everything => return first(&mut self.read_everything),
-            Scope::Resource(resource) => resource,
+            Scope::AccessKey(resource) => resource,
         };
         if *resource.namespace() == Namespace::Path {
             let anchoring = if resource.is_relative_path() {

@@ -6,12 +6,12 @@ use std::ops::BitOr;
 use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
-use super::resource::Resource;
+use super::key::AccessKey;
 
 /// Whether a call reads or writes a resource. Reads share a resource; a
 /// write excludes every other access to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum AccessMode {
+pub(crate) enum AccessMode {
     /// Only looks.
     Read,
     /// Changes it (or may).
@@ -29,19 +29,19 @@ impl fmt::Display for AccessMode {
 
 /// What a touch is about: one resource key, or everything at once.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Every resource of every namespace.
     Everything,
     /// One key and everything it covers.
-    Resource(Resource),
+    AccessKey(AccessKey),
 }
 
 impl Scope {
     /// Whether the two scopes can meet.
-    pub fn overlaps(&self, other: &Scope) -> bool {
+    pub(crate) fn overlaps(&self, other: &Scope) -> bool {
         match (self, other) {
             (Scope::Everything, _) | (_, Scope::Everything) => true,
-            (Scope::Resource(a), Scope::Resource(b)) => a.overlaps(b),
+            (Scope::AccessKey(a), Scope::AccessKey(b)) => a.overlaps(b),
         }
     }
 }
@@ -50,24 +50,24 @@ impl fmt::Display for Scope {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Scope::Everything => f.write_str("everything"),
-            Scope::Resource(resource) => write!(f, "{resource}"),
+            Scope::AccessKey(resource) => write!(f, "{resource}"),
         }
     }
 }
 
 /// One read or write.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Touch {
+pub(crate) struct Touch {
     /// Read or write.
-    pub mode: AccessMode,
+    pub(crate) mode: AccessMode,
     /// Of what.
-    pub scope: Scope,
+    pub(crate) scope: Scope,
 }
 
 impl Touch {
     /// Whether two touches exclude each other: they meet, and at least one
     /// writes.
-    pub fn conflicts_with(&self, other: &Touch) -> bool {
+    pub(crate) fn conflicts_with(&self, other: &Touch) -> bool {
         (self.mode == AccessMode::Write || other.mode == AccessMode::Write)
             && self.scope.overlaps(&other.scope)
     }
@@ -89,19 +89,18 @@ impl fmt::Display for Touch {
 /// other call [writes everything](Self::everything) and runs alone.
 ///
 /// ```
-/// use registry_core::access::{Access, Resource};
+/// use registry_core::access::{Access, AccessKey};
 ///
-/// let edit_a = Access::write(Resource::path("/w/a.rs"));
-/// let edit_b = Access::write(Resource::path("/w/b.rs"));
-/// let list_w = Access::read(Resource::path("/w"));
-/// assert!(edit_a.conflict_with(&edit_b).is_none());
+/// let edit_a = Access::write(AccessKey::path("/w/a.rs"));
+/// let edit_b = Access::write(AccessKey::path("/w/b.rs"));
+/// let list_w = Access::read(AccessKey::path("/w"));
+/// assert!(!edit_a.conflicts(&edit_b));
 /// // Writing a file conflicts with reading its directory.
-/// let (mine, theirs) = edit_a.conflict_with(&list_w).unwrap();
-/// assert_eq!(format!("{mine}; {theirs}"), "writes path /w/a.rs; reads path /w");
+/// assert!(edit_a.conflicts(&list_w));
 /// // Reads share; `everything` excludes every access.
-/// assert!(list_w.conflict_with(&Access::read(Resource::path("/w/a.rs"))).is_none());
-/// assert!(Access::everything().conflict_with(&list_w).is_some());
-/// let both = edit_a | Access::read(Resource::table("main", "users"));
+/// assert!(!list_w.conflicts(&Access::read(AccessKey::path("/w/a.rs"))));
+/// assert!(Access::everything().conflicts(&list_w));
+/// let both = edit_a | Access::read(AccessKey::table("main", "users"));
 /// assert_eq!(both.to_string(), "writes path /w/a.rs, reads table main.users");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -140,22 +139,22 @@ impl Access {
     }
 
     /// Reads one resource.
-    pub fn read(resource: Resource) -> Access {
-        Access::one(AccessMode::Read, Scope::Resource(resource))
+    pub fn read(resource: AccessKey) -> Access {
+        Access::one(AccessMode::Read, Scope::AccessKey(resource))
     }
 
     /// Writes one resource.
-    pub fn write(resource: Resource) -> Access {
-        Access::one(AccessMode::Write, Scope::Resource(resource))
+    pub fn write(resource: AccessKey) -> Access {
+        Access::one(AccessMode::Write, Scope::AccessKey(resource))
     }
 
     /// Reads each of `resources`.
-    pub fn read_all(resources: impl IntoIterator<Item = Resource>) -> Access {
+    pub fn read_all(resources: impl IntoIterator<Item = AccessKey>) -> Access {
         Access::many(AccessMode::Read, resources)
     }
 
     /// Writes each of `resources`.
-    pub fn write_all(resources: impl IntoIterator<Item = Resource>) -> Access {
+    pub fn write_all(resources: impl IntoIterator<Item = AccessKey>) -> Access {
         Access::many(AccessMode::Write, resources)
     }
 
@@ -178,10 +177,10 @@ impl Access {
         }
     }
 
-    fn many(mode: AccessMode, resources: impl IntoIterator<Item = Resource>) -> Access {
+    fn many(mode: AccessMode, resources: impl IntoIterator<Item = AccessKey>) -> Access {
         Access::from_touches(resources.into_iter().map(|resource| Touch {
             mode,
-            scope: Scope::Resource(resource),
+            scope: Scope::AccessKey(resource),
         }))
     }
 
@@ -212,7 +211,7 @@ impl Access {
     }
 
     /// The reads and writes, ordered by scope.
-    pub fn touches(&self) -> &[Touch] {
+    pub(crate) fn touches(&self) -> &[Touch] {
         &self.touches
     }
 
@@ -237,9 +236,16 @@ impl Access {
         self.touches.iter().any(|t| t.scope == Scope::Everything)
     }
 
+    /// Whether this access and `other` exclude each other: some key one
+    /// writes, the other reads or writes. Calls whose accesses do not
+    /// conflict may run at the same time.
+    pub fn conflicts(&self, other: &Access) -> bool {
+        self.conflict_with(other).is_some()
+    }
+
     /// The first pair of touches, this one's and `other`'s, that exclude
     /// each other; `None` when the two may run at the same time.
-    pub fn conflict_with<'a>(&'a self, other: &'a Access) -> Option<(&'a Touch, &'a Touch)> {
+    pub(crate) fn conflict_with<'a>(&'a self, other: &'a Access) -> Option<(&'a Touch, &'a Touch)> {
         self.touches.iter().find_map(|mine| {
             other
                 .touches
@@ -250,18 +256,18 @@ impl Access {
     }
 
     /// Every path key anchored at `root` and canonicalised where it exists
-    /// (see [`Resource::resolve`]; with no root, a relative path covers
+    /// (see [`AccessKey::resolve`]; with no root, a relative path covers
     /// every path).
     pub fn resolve(&self, root: Option<&Path>) -> Access {
         if !self.touches.iter().any(
-            |t| matches!(&t.scope, Scope::Resource(r) if r.namespace() == &super::Namespace::Path),
+            |t| matches!(&t.scope, Scope::AccessKey(r) if r.namespace() == &super::Namespace::Path),
         ) {
             return self.clone();
         }
         Access::from_touches(self.touches.iter().map(|t| Touch {
             mode: t.mode,
             scope: match &t.scope {
-                Scope::Resource(r) => Scope::Resource(r.resolve(root)),
+                Scope::AccessKey(r) => Scope::AccessKey(r.resolve(root)),
                 Scope::Everything => Scope::Everything,
             },
         }))

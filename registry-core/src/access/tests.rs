@@ -4,8 +4,8 @@ use proptest::prelude::*;
 
 use super::*;
 
-fn p(path: &str) -> Resource {
-    Resource::path(path)
+fn p(path: &str) -> AccessKey {
+    AccessKey::path(path)
 }
 
 #[test]
@@ -30,17 +30,17 @@ fn a_key_covers_what_it_prefixes_by_component() {
     assert!(!p("a/b.txt").covers(&p("a")));
     assert!(!p("a").covers(&p("ab")));
     assert!(!p("a").covers(&p("ab/c")));
-    assert!(Resource::all_paths().covers(&p("/anything")));
-    assert!(Resource::database("main").covers(&Resource::table("main", "users")));
-    assert!(!Resource::table("main", "users").overlaps(&Resource::table("main", "orders")));
+    assert!(AccessKey::all_paths().covers(&p("/anything")));
+    assert!(AccessKey::database("main").covers(&AccessKey::table("main", "users")));
+    assert!(!AccessKey::table("main", "users").overlaps(&AccessKey::table("main", "orders")));
 }
 
 #[test]
 fn namespaces_never_meet() {
     let path = p("users");
-    let table = Resource::table("users", "users");
-    let db = Resource::database("users");
-    let named = Resource::named("path", "users");
+    let table = AccessKey::table("users", "users");
+    let db = AccessKey::database("users");
+    let named = AccessKey::named("path", "users");
     for (a, b) in [
         (&path, &table),
         (&path, &db),
@@ -113,7 +113,7 @@ fn resolving_anchors_relative_paths_and_follows_symlinks() {
     std::fs::create_dir(root.join("real")).unwrap();
     std::fs::write(root.join("real/file.txt"), "x").unwrap();
     let anchored = p("./real/../real/file.txt").resolve(Some(&root));
-    assert_eq!(anchored, Resource::path(root.join("real/file.txt")));
+    assert_eq!(anchored, AccessKey::path(root.join("real/file.txt")));
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
@@ -125,36 +125,36 @@ fn resolving_anchors_relative_paths_and_follows_symlinks() {
         // under the directory's target.
         assert_eq!(
             p("link/new.txt").resolve(Some(&root)),
-            Resource::path(root.join("real/new.txt"))
+            AccessKey::path(root.join("real/new.txt"))
         );
         // A dangling symlink leads to its target, as it does for the OS.
         std::os::unix::fs::symlink(root.join("missing"), root.join("dangling")).unwrap();
         assert_eq!(
             p("dangling/x").resolve(Some(&root)),
-            Resource::path(root.join("missing/x"))
+            AccessKey::path(root.join("missing/x"))
         );
         // A loop leads nowhere anyone can say: every path.
         std::os::unix::fs::symlink("loop", root.join("loop")).unwrap();
-        assert_eq!(p("loop/x").resolve(Some(&root)), Resource::all_paths());
+        assert_eq!(p("loop/x").resolve(Some(&root)), AccessKey::all_paths());
     }
     // Paths that do not exist stay lexical under the canonical root.
     assert_eq!(
         p("no/such/file").resolve(Some(&root)),
-        Resource::path(root.join("no/such/file"))
+        AccessKey::path(root.join("no/such/file"))
     );
     // Other namespaces are left alone.
-    let table = Resource::table("main", "users");
+    let table = AccessKey::table("main", "users");
     assert_eq!(table.resolve(Some(&root)), table);
     // Without a root a relative key covers every path; an absolute one
     // is still canonicalised.
-    assert_eq!(p("real/file.txt").resolve(None), Resource::all_paths());
+    assert_eq!(p("real/file.txt").resolve(None), AccessKey::all_paths());
     assert_eq!(
         p(&root.join("real/../real/file.txt").display().to_string()).resolve(None),
         anchored
     );
     // An absolute key is canonicalised too.
     assert_eq!(
-        Resource::path(root.join("real/file.txt")).resolve(Some(Path::new("/elsewhere"))),
+        AccessKey::path(root.join("real/file.txt")).resolve(Some(Path::new("/elsewhere"))),
         anchored
     );
 }
@@ -186,15 +186,15 @@ fn the_footprint_names_the_earlier_call_and_both_keys() {
 fn touch() -> impl Strategy<Value = Access> {
     let resource = prop_oneof![
         6 => prop::collection::vec(prop::sample::select(vec!["a", "b", "c"]), 0..3)
-            .prop_map(|parts| Resource::path(format!("/{}", parts.join("/")))),
+            .prop_map(|parts| AccessKey::path(format!("/{}", parts.join("/")))),
         1 => prop::collection::vec(prop::sample::select(vec!["a", "b"]), 1..3)
-            .prop_map(|parts| Resource::path(parts.join("/"))),
+            .prop_map(|parts| AccessKey::path(parts.join("/"))),
         2 => (prop::sample::select(vec!["a", "b"]), prop::option::of(prop::sample::select(vec!["a", "b"])))
             .prop_map(|(db, table)| match table {
-                Some(table) => Resource::table(db, table),
-                None => Resource::database(db),
+                Some(table) => AccessKey::table(db, table),
+                None => AccessKey::database(db),
             }),
-        1 => prop::sample::select(vec!["a", "b"]).prop_map(|k| Resource::named("n", k)),
+        1 => prop::sample::select(vec!["a", "b"]).prop_map(|k| AccessKey::named("n", k)),
     ];
     prop_oneof![
         8 => (resource, any::<bool>()).prop_map(|(r, w)| if w { Access::write(r) } else { Access::read(r) }),
@@ -238,9 +238,9 @@ proptest! {
     #[test]
     fn lexical_normalisation_is_idempotent(parts in prop::collection::vec(prop::sample::select(vec!["a", "b", ".", "..", ""]), 0..8), absolute in any::<bool>()) {
         let text = format!("{}{}", if absolute { "/" } else { "" }, parts.join("/"));
-        let once = Resource::path(&text);
+        let once = AccessKey::path(&text);
         let shown = once.to_string();
-        let again = Resource::path(shown.trim_start_matches("path "));
+        let again = AccessKey::path(shown.trim_start_matches("path "));
         prop_assert_eq!(once, again);
     }
 }
@@ -270,13 +270,13 @@ fn dot_dot_after_a_symlink_is_the_targets_parent() {
     // one can say what the call names, so the key covers every path.
     assert_eq!(
         p("sub/missing/../../x/y").resolve(Some(&root)),
-        Resource::all_paths()
+        AccessKey::all_paths()
     );
     // Where the filesystem cannot answer (a file used as a directory),
     // the key covers every path.
     assert_eq!(
         p("other/f/../f").resolve(Some(&root)),
-        Resource::all_paths()
+        AccessKey::all_paths()
     );
 }
 
@@ -295,7 +295,7 @@ fn a_path_over_path_max_is_every_path_whatever_it_holds() {
     assert_eq!(at_limit.len(), MAX_PATH_BYTES);
     let key = p(&at_limit);
     assert_eq!(key, p(at_limit.trim_end_matches('/')));
-    assert_ne!(key, Resource::all_paths());
+    assert_ne!(key, AccessKey::all_paths());
     assert!(p("a/a").covers(&key));
     // One byte over, relative or absolute: every path, even when it
     // would normalise to something short and harmless.
@@ -308,7 +308,7 @@ fn a_path_over_path_max_is_every_path_whatever_it_holds() {
     for path in &over {
         assert!(path.len() > MAX_PATH_BYTES);
         let key = p(path);
-        assert_eq!(key, Resource::all_paths(), "{} bytes", path.len());
+        assert_eq!(key, AccessKey::all_paths(), "{} bytes", path.len());
         for other in [p("x"), p("/w/a.rs"), p("../up")] {
             assert!(key.overlaps(&other), "{other}");
             assert!(
@@ -318,14 +318,14 @@ fn a_path_over_path_max_is_every_path_whatever_it_holds() {
             );
         }
         // Resolving it walks nothing and stays every path.
-        assert_eq!(key.resolve(Some(Path::new("/w"))), Resource::all_paths());
-        assert_eq!(key.resolve(None), Resource::all_paths());
+        assert_eq!(key.resolve(Some(Path::new("/w"))), AccessKey::all_paths());
+        assert_eq!(key.resolve(None), AccessKey::all_paths());
     }
     // A 100 MB `a/a/a/…` (fifty million components): the same answer,
     // from its length alone. Nothing is timed; finishing is the point
     // (it took seconds and gigabytes when every component was a part).
     let huge = "a/".repeat(50 * 1024 * 1024);
-    assert_eq!(p(&huge), Resource::all_paths());
+    assert_eq!(p(&huge), AccessKey::all_paths());
     let mut batch = Footprint::new();
     batch.admit(0, &Access::read(p(&huge))).unwrap();
     let conflict = batch.admit(1, &Access::write(p("/w/b.txt"))).unwrap_err();

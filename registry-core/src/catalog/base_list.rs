@@ -233,6 +233,27 @@ pub enum Missing {
 }
 
 impl BaseTools {
+    /// Builds the authoritative list: every linked `#[tool]` whose runtime flag
+    /// (if any) is set in `flags`, constructed now, sorted by name.
+    ///
+    /// Names and aliases are checked across every linked tool, flagged off or
+    /// not, so a clash cannot hide until someone flips a flag. Tools a `#[cfg]`
+    /// gate compiled out are not in the list, but their names are checked too
+    /// (a clash that needs a feature turned on fails every build) and
+    /// [`BaseTools::explain_missing`] can name their gate.
+    ///
+    /// ```standalone_crate
+    /// let tools = registry_core::catalog::BaseTools::linked(&registry_core::Flags::new()).unwrap();
+    /// let names: Vec<_> = tools.iter().map(|t| t.name().to_owned()).collect();
+    /// let mut sorted = names.clone();
+    /// sorted.sort();
+    /// assert_eq!(names, sorted);
+    /// ```
+    pub fn linked(flags: &Flags) -> Result<BaseTools, CatalogError> {
+        warn_about_empty_links();
+        build_list(inventory::iter::<Registration>().collect(), flags)
+    }
+
     /// The tools, sorted by name (byte order).
     pub fn iter(&self) -> std::slice::Iter<'_, ToolHandle> {
         self.tools.iter()
@@ -324,7 +345,7 @@ impl BaseTools {
 impl BaseTools {
     /// Not public API: a list from explicit handles, for benchmarks and
     /// tests of narrowing at scale. Programs get the authoritative list from
-    /// [`try_all_base_tools`]. Sorts by name and rejects collisions like it.
+    /// [`BaseTools::linked`]. Sorts by name and rejects collisions like it.
     #[doc(hidden)]
     pub fn __from_handles(mut tools: Vec<ToolHandle>) -> Result<BaseTools, CatalogError> {
         for tool in &tools {
@@ -379,27 +400,6 @@ impl<'a> IntoIterator for &'a BaseTools {
     fn into_iter(self) -> Self::IntoIter {
         self.tools.iter()
     }
-}
-
-/// Builds the authoritative list: every linked `#[tool]` whose runtime flag
-/// (if any) is set in `flags`, constructed now, sorted by name.
-///
-/// Names and aliases are checked across every linked tool, flagged off or
-/// not, so a clash cannot hide until someone flips a flag. Tools a `#[cfg]`
-/// gate compiled out are not in the list, but their names are checked too
-/// (a clash that needs a feature turned on fails every build) and
-/// [`BaseTools::explain_missing`] can name their gate.
-///
-/// ```standalone_crate
-/// let tools = registry_core::catalog::try_all_base_tools(&registry_core::Flags::new()).unwrap();
-/// let names: Vec<_> = tools.iter().map(|t| t.name().to_owned()).collect();
-/// let mut sorted = names.clone();
-/// sorted.sort();
-/// assert_eq!(names, sorted);
-/// ```
-pub fn try_all_base_tools(flags: &Flags) -> Result<BaseTools, CatalogError> {
-    warn_about_empty_links();
-    build_list(inventory::iter::<Registration>().collect(), flags)
 }
 
 /// The list from an explicit set of registrations (inventory's, in

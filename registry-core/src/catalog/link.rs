@@ -1,7 +1,7 @@
 //! Making sure tools declared in other crates reach the binary's list.
 
 /// Links tool crates that the binary never names, so their `#[tool]`s reach
-/// [`try_all_base_tools`](crate::catalog::try_all_base_tools).
+/// [`BaseTools::linked`](crate::catalog::BaseTools::linked).
 ///
 /// Rust links a dependency only when the program refers to something in
 /// it. A crate that holds nothing but `#[tool]` structs is often never

@@ -6,7 +6,7 @@
 //! Owns, in the order the list is built: compile-time gates kept as data
 //! (`gate`: [`CfgPredicate`]), collecting, constructing, flag-gating,
 //! sorting and collision-checking the list (`base_list`: [`Flags`],
-//! [`try_all_base_tools`]), making sure tool crates are linked
+//! [`BaseTools::linked`]), making sure tool crates are linked
 //! ([`link!`](crate::link)), runtime plugins with owners and guards
 //! (`plugins`), the catalog's errors (`error`) and, with the crate feature
 //! `lock`, the committed catalog lock ([`lock`]).
@@ -47,7 +47,7 @@
 //! >>> defined at lib.rs:24 (other_tools/src/lib.rs:24)
 //! ```
 //!
-//! The run-time check in [`try_all_base_tools`] stays: `cargo check` does
+//! The run-time check in [`BaseTools::linked`] stays: `cargo check` does
 //! not link, a crate the binary never links cannot clash at link time, and
 //! compiled-out tools have no symbol. A crate that must link a clash on
 //! purpose (a test of the run-time report) opts out from its build script:
@@ -86,7 +86,8 @@ mod link;
 pub mod lock;
 pub(crate) mod plugins;
 
-pub use base_list::{BaseTools, CompiledOut, FlaggedOff, Flags, Missing, try_all_base_tools};
+pub use base_list::{BaseTools, CompiledOut, Flags, Missing};
 pub use error::{CatalogError, Claim, Collision};
 pub use gate::CfgPredicate;
-pub use plugins::{PluginError, PluginGuard, PluginRegistry, PluginSnapshot, PluginTool};
+pub use plugins::{PluginError, PluginGuard, PluginRegistry};
+pub(crate) use plugins::{PluginSnapshot, PluginTool};

@@ -54,9 +54,9 @@ impl PluginTool {
 ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
 ///     .unwrap();
 /// let guard = registry.register("notes", tool).unwrap();
-/// assert_eq!(registry.snapshot().tools().len(), 1);
+/// assert_eq!(registry.len(), 1);
 /// drop(guard); // the plugin went away: so did its tool
-/// assert!(registry.snapshot().tools().is_empty());
+/// assert!(registry.is_empty());
 /// ```
 #[derive(Clone, Default)]
 pub struct PluginRegistry {
@@ -199,9 +199,7 @@ impl PluginRegistry {
     /// registry.replace_owner("srv", vec![kept.clone(), tool("new")]);
     /// assert_eq!(registry.generation(), before + 1);
     /// // Replacing with the same handles changes nothing.
-    /// let snapshot = registry.snapshot();
-    /// let same: Vec<_> = snapshot.tools().iter().map(|t| t.tool().clone()).collect();
-    /// registry.replace_owner("srv", same);
+    /// registry.replace_owner("srv", registry.tools());
     /// assert_eq!(registry.generation(), before + 1);
     /// ```
     pub fn replace_owner(
@@ -266,6 +264,30 @@ impl PluginRegistry {
         removed
     }
 
+    /// The plugin tools registered now, by owner, then name.
+    pub fn tools(&self) -> Vec<ToolHandle> {
+        self.snapshot().tools.into_iter().map(|t| t.tool).collect()
+    }
+
+    /// The plugin tool registered under `name` now, if any.
+    pub fn get(&self, name: &str) -> Option<ToolHandle> {
+        self.snapshot()
+            .tools
+            .into_iter()
+            .find(|t| t.tool.name() == name)
+            .map(|t| t.tool)
+    }
+
+    /// How many plugin tools are registered now.
+    pub fn len(&self) -> usize {
+        self.snapshot().tools.len()
+    }
+
+    /// Whether no plugin tool is registered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Whether any tool `owner` contributed is registered now.
     pub fn has_owner(&self, owner: &str) -> bool {
         self.inner
@@ -289,7 +311,7 @@ impl PluginRegistry {
 
     /// The tools registered now, in registration order, with the generation
     /// they belong to.
-    pub fn snapshot(&self) -> PluginSnapshot {
+    pub(crate) fn snapshot(&self) -> PluginSnapshot {
         let entries = self.inner.read();
         let generation = self.generation();
         PluginSnapshot {

@@ -28,7 +28,7 @@ pub enum ContentBlock {
     ResourceLink(ResourceLink),
     /// A resource carried in the result: a document (a PDF, a text file)
     /// or any other named data.
-    Resource(Resource),
+    Resource(EmbeddedResource),
 }
 
 /// An image block's data.
@@ -64,7 +64,7 @@ pub struct ResourceLink {
 
 /// A resource embedded in a result.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resource {
+pub struct EmbeddedResource {
     /// Its URI (for a document made up on the spot, any stable name such
     /// as `file:///report.pdf`).
     pub uri: String,
@@ -129,10 +129,10 @@ impl ResourceLink {
     }
 }
 
-impl Resource {
+impl EmbeddedResource {
     /// A text resource at `uri`.
     pub fn text(uri: impl Into<String>, text: impl Into<String>) -> Self {
-        Resource {
+        EmbeddedResource {
             uri: uri.into(),
             name: None,
             media_type: None,
@@ -146,7 +146,7 @@ impl Resource {
         data: impl Into<Vec<u8>>,
         media_type: impl Into<String>,
     ) -> Self {
-        Resource {
+        EmbeddedResource {
             uri: uri.into(),
             name: None,
             media_type: Some(media_type.into()),
@@ -162,7 +162,7 @@ impl Resource {
         media_type: impl Into<String>,
     ) -> Self {
         let name = name.into();
-        let mut resource = Resource::bytes(format!("file:///{name}"), data, media_type);
+        let mut resource = EmbeddedResource::bytes(format!("file:///{name}"), data, media_type);
         resource.name = Some(name);
         resource
     }
@@ -267,7 +267,7 @@ impl ContentBlock {
         match self {
             ContentBlock::Image(image) => Some(&image.data),
             ContentBlock::Audio(audio) => Some(&audio.data),
-            ContentBlock::Resource(Resource {
+            ContentBlock::Resource(EmbeddedResource {
                 data: ResourceData::Bytes(bytes),
                 ..
             }) => Some(bytes),
@@ -308,8 +308,8 @@ impl From<ResourceLink> for ContentBlock {
     }
 }
 
-impl From<Resource> for ContentBlock {
-    fn from(resource: Resource) -> Self {
+impl From<EmbeddedResource> for ContentBlock {
+    fn from(resource: EmbeddedResource) -> Self {
         ContentBlock::Resource(resource)
     }
 }
@@ -368,8 +368,8 @@ mod tests {
                 .media_type("text/plain")
                 .description("the notes")
                 .into(),
-            Resource::document("r.pdf", vec![1u8; 3], "application/pdf").into(),
-            Resource::text("mem://x", "inside").into(),
+            EmbeddedResource::document("r.pdf", vec![1u8; 3], "application/pdf").into(),
+            EmbeddedResource::text("mem://x", "inside").into(),
             ContentBlock::Json(serde_json::json!({"b": 1, "a": 2})),
         ];
         assert_eq!(

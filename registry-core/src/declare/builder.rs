@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::access::Access;
 use crate::declare::PermissionContent;
-use crate::declare::definition::{Declaration, Origin, RemoteOrigin};
+use crate::declare::definition::{Declaration, RemoteOrigin};
 use crate::declare::posture::{DeclaredAccess, Loading, Posture, ResultCap};
 
 /// The error a runtime tool's handler returns.
@@ -132,12 +132,12 @@ impl ToolBuilder {
     ///
     /// ```
     /// use registry_core::{
-    ///     ToolBuilder, ToolOutput, access::{Access, Resource}, declare::AccessKind,
+    ///     ToolBuilder, ToolOutput, access::{Access, AccessKey}, declare::AccessKind,
     /// };
     ///
     /// let put = ToolBuilder::new("kv_put", "Store a value under `key`.")
     ///     .access(|args| match args["key"].as_str() {
-    ///         Some(key) => Access::write(Resource::named("kv", key)),
+    ///         Some(key) => Access::write(AccessKey::named("kv", key)),
     ///         None => Access::everything(),
     ///     })
     ///     .build(|_, _| async { Ok(ToolOutput::text("ok")) })
@@ -230,12 +230,6 @@ impl ToolBuilder {
     /// Keeps the tool out of the ordinary pool.
     pub fn internal(mut self) -> Self {
         self.declaration = self.declaration.internal();
-        self
-    }
-
-    /// Where the tool came from (defaults to [`Origin::RUNTIME`]).
-    pub fn origin(mut self, origin: Origin) -> Self {
-        self.declaration = self.declaration.origin(origin);
         self
     }
 

@@ -45,11 +45,10 @@ pub enum ContentKind {
 /// [`Tool::permission_content`](crate::declare::Tool::permission_content).
 ///
 /// ```
-/// use registry_core::{PermissionContent, declare::ContentKind};
+/// use registry_core::PermissionContent;
 ///
 /// let path = PermissionContent::path("./src/../secrets//key.pem");
 /// assert_eq!(path.as_str(), "secrets/key.pem");
-/// assert_eq!(path.kind(), ContentKind::Path);
 ///
 /// let command = PermissionContent::command("git status");
 /// assert_eq!(command.as_str(), "git status");
@@ -93,7 +92,7 @@ impl PermissionContent {
     }
 
     /// A shell command line, kept as written and read once (see
-    /// [`ContentKind::Command`]).
+    /// `ContentKind::Command`).
     pub fn command(command: impl Into<String>) -> Self {
         Self::from_command_line(Arc::new(CommandLine::new(command)))
     }
@@ -105,7 +104,7 @@ impl PermissionContent {
         PermissionContent::of(Inner::Command(line))
     }
 
-    /// A file path, normalised lexically with [`normalize_path`] (a path
+    /// A file path, normalised lexically with `normalize_path` (a path
     /// longer than [`MAX_PATH_BYTES`](crate::path::MAX_PATH_BYTES) is kept
     /// as written: it cannot be resolved, so no rule can be checked
     /// against it).
@@ -126,7 +125,7 @@ impl PermissionContent {
     }
 
     /// How the text is compared.
-    pub fn kind(&self) -> ContentKind {
+    pub(crate) fn kind(&self) -> ContentKind {
         match *self.inner {
             Inner::Text(_) => ContentKind::Text,
             Inner::Command(_) => ContentKind::Command,

@@ -80,7 +80,7 @@
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // The one authoritative list: every #[tool] in every linked crate,
 //! // gated by runtime flags, sorted by name, names and aliases unique.
-//! let tools = registry_core::catalog::try_all_base_tools(&registry_core::Flags::new())?;
+//! let tools = registry_core::catalog::BaseTools::linked(&registry_core::Flags::new())?;
 //! let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
 //! assert_eq!(names, ["delete_file", "read_file"]);
 //!
@@ -154,22 +154,26 @@ pub(crate) mod naming;
 pub(crate) mod object_schema;
 pub(crate) mod output;
 pub(crate) mod posture;
+#[cfg(test)]
+mod posture_tests;
 pub(crate) mod state;
 pub(crate) mod tool;
 
-pub use blocks::{Audio, ContentBlock, Image, Resource, ResourceData, ResourceLink};
+pub use blocks::{Audio, ContentBlock, EmbeddedResource, Image, ResourceData, ResourceLink};
 pub use builder::{BoxError, ToolBuilder};
-pub use content::{ContentKind, PermissionContent};
+pub use content::PermissionContent;
 pub use context::ToolContext;
 pub use decision::PermissionDecision;
-pub use definition::{Declaration, Origin, RemoteOrigin, ToolSpec};
+pub use definition::ToolSpec;
+pub use definition::{Origin, RemoteOrigin};
 pub use error::{DefinitionError, NameError, NameRole};
-pub use naming::{MAX_NAME_LEN, validate_name};
-pub use object_schema::{ObjectSchemaError, require_object_schema};
+
+pub use object_schema::ObjectSchemaError;
+pub(crate) use object_schema::require_object_schema;
 pub use output::{IntoToolOutput, Json, ToolOutput, Truncation};
 pub use posture::{
-    AccessKind, DeclaredAccess, Loading, Posture, PostureField, PostureKind, PostureValue,
-    ResultCap, SafetyPosture, Setting, Source,
+    AccessKind, Loading, PostureField, PostureKind, PostureValue, ResultCap, SafetyPosture,
+    Setting, Source,
 };
 pub use tool::{Tool, ToolInput};
 
@@ -178,4 +182,4 @@ pub use tool::{Tool, ToolInput};
 ///
 /// Only `#[tool]` implements it (the impl lives in its expansion, through a
 /// doc-hidden module); a hand-written impl is not supported.
-pub use declared::ToolDeclaration as DeclaredTool;
+pub(crate) use declared::ToolDeclaration as DeclaredTool;

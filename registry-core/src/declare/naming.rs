@@ -11,11 +11,8 @@ pub const MAX_NAME_LEN: usize = 64;
 /// Checks `name` against `^[a-zA-Z0-9_-]{1,64}$`, the strictest rule among
 /// the providers (Anthropic, OpenAI, MCP clients).
 ///
-/// ```
-/// assert!(registry_core::declare::validate_name("read_file").is_ok());
-/// assert!(registry_core::declare::validate_name("read file").is_err());
-/// ```
-pub fn validate_name(name: &str) -> Result<(), NameError> {
+/// (`read_file` passes, `read file` does not.)
+pub(crate) fn validate_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
         return Err(NameError::Empty);
     }

@@ -7,13 +7,6 @@ use serde_json::Value;
 
 /// Why a tool's input schema cannot be sent to a provider: Anthropic,
 /// OpenAI and MCP all require `{"type": "object", ...}` at the root.
-///
-/// ```
-/// use registry_core::declare::ObjectSchemaError;
-///
-/// let err = registry_core::declare::require_object_schema(&serde_json::json!({ "type": "string" })).unwrap_err();
-/// assert_eq!(err, ObjectSchemaError::NotAnObject { found: "`\"type\": \"string\"`".into() });
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ObjectSchemaError {
@@ -33,15 +26,6 @@ pub enum ObjectSchemaError {
 /// (an enum as the input), `["object", "null"]` (an `Option` as the input)
 /// or a bare `true` (`serde_json::Value`) are refused: providers reject
 /// them, so the tool could never be offered to a model.
-///
-/// ```
-/// use registry_core::declare::require_object_schema;
-/// use serde_json::json;
-///
-/// assert!(require_object_schema(&json!({ "type": "object", "properties": {} })).is_ok());
-/// assert!(require_object_schema(&json!({ "type": ["object", "null"] })).is_err());
-/// assert!(require_object_schema(&json!(true)).is_err());
-/// ```
 pub fn require_object_schema(schema: &Value) -> Result<(), ObjectSchemaError> {
     let found = match schema {
         Value::Object(map) => match map.get("type") {
@@ -99,6 +83,32 @@ mod tests {
             message,
             "the input schema is `\"type\": \"string\"`, not `\"type\": \"object\"`; \
              every provider requires an object schema"
+        );
+    }
+}
+
+/// The examples that were this module's doc tests, kept as tests now
+/// that the items they show are crate-private.
+#[cfg(test)]
+mod examples {
+    use super::{ObjectSchemaError, require_object_schema};
+    use serde_json::json;
+
+    #[test]
+    fn only_an_object_schema_passes() {
+        assert!(require_object_schema(&json!({ "type": "object", "properties": {} })).is_ok());
+        assert!(require_object_schema(&json!({ "type": ["object", "null"] })).is_err());
+        assert!(require_object_schema(&json!(true)).is_err());
+    }
+
+    #[test]
+    fn the_error_says_what_the_root_is() {
+        let err = require_object_schema(&json!({ "type": "string" })).unwrap_err();
+        assert_eq!(
+            err,
+            ObjectSchemaError::NotAnObject {
+                found: "`\"type\": \"string\"`".into()
+            }
         );
     }
 }

@@ -2,7 +2,8 @@
 //! structured JSON, resources), their one text view, and whether the text
 //! was cut.
 
-use std::sync::OnceLock;
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
 
 use crate::declare::blocks::{ContentBlock, Image, text_view_of};
 use crate::declare::posture::ResultCap;
@@ -18,7 +19,17 @@ pub struct ToolOutput {
     /// The text view of several blocks, made on first use.
     view: OnceLock<String>,
     truncated: Option<Truncation>,
+    /// The typed value the blocks were rendered from, for the crate's own
+    /// readers: the provider adapters answer `tool_search` from its hits
+    /// instead of parsing its text back. Dropped whenever the blocks
+    /// change, so it never disagrees with them.
+    source: Option<Source>,
 }
+
+/// A typed value a [`ToolOutput`]'s blocks were rendered from (see
+/// [`ToolOutput::with_source`]).
+#[derive(Clone)]
+pub(crate) struct Source(Arc<dyn Any + Send + Sync>);
 
 /// How much of an over-long result was kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,6 +52,7 @@ impl ToolOutput {
             blocks: blocks.into_iter().collect(),
             view: OnceLock::new(),
             truncated: None,
+            source: None,
         }
     }
 
@@ -58,7 +70,38 @@ impl ToolOutput {
     pub fn with(mut self, block: impl Into<ContentBlock>) -> Self {
         self.blocks.push(block.into());
         self.view = OnceLock::new();
+        self.source = None;
         self
+    }
+
+    /// The same output, remembering the typed value its blocks were
+    /// rendered from, for readers in this crate that want the value rather
+    /// than its text ([`source`](Self::source)).
+    pub(crate) fn with_source<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.source = Some(Source(Arc::new(value)));
+        self
+    }
+
+    /// The typed value the blocks were rendered from, when it is a `T` and
+    /// the blocks are still as rendered.
+    pub(crate) fn source<T: Any>(&self) -> Option<&T> {
+        self.source.as_ref()?.0.downcast_ref()
+    }
+
+    /// Consumes the output, returning its blocks and its source: for the
+    /// executor's cap, which may rewrite the blocks and gives the source
+    /// back ([`from_parts`](Self::from_parts)) only when it left them as
+    /// they were.
+    pub(crate) fn into_parts(self) -> (Vec<ContentBlock>, Option<Source>) {
+        (self.blocks, self.source)
+    }
+
+    /// An output of `blocks` rendered from `source`.
+    pub(crate) fn from_parts(blocks: Vec<ContentBlock>, source: Option<Source>) -> Self {
+        ToolOutput {
+            source,
+            ..ToolOutput::new(blocks)
+        }
     }
 
     /// The blocks, in order.
@@ -159,11 +202,13 @@ impl Clone for ToolOutput {
             blocks: self.blocks.clone(),
             view: OnceLock::new(),
             truncated: self.truncated,
+            source: self.source.clone(),
         }
     }
 }
 
-// Equal outputs have equal blocks; the cached text view is not part of it.
+// Equal outputs have equal blocks; the cached text view is not part of it,
+// nor the source the blocks were rendered from.
 impl PartialEq for ToolOutput {
     fn eq(&self, other: &Self) -> bool {
         self.blocks == other.blocks && self.truncated == other.truncated

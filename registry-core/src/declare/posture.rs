@@ -457,8 +457,31 @@ impl SafetyPosture {
         &self.open_world
     }
 
+    /// Every field, in the order reports list them: its key (as `#[tool]`
+    /// spells it), its value as text (a per-input expression shows as `per
+    /// input`), and whether the tool declared it or left the default.
+    ///
+    /// ```
+    /// use registry_core::declare::{SafetyPosture, Source};
+    ///
+    /// let fields: Vec<_> = SafetyPosture::DEFAULT.fields().collect();
+    /// assert_eq!(fields[0], ("concurrency_safe", "false".to_owned(), Source::Default));
+    /// assert!(fields.iter().all(|(_, _, source)| *source == Source::Default));
+    /// ```
+    pub fn fields(&self) -> impl Iterator<Item = (&'static str, String, Source)> + '_ {
+        PostureField::ALL.into_iter().map(|field| {
+            let (value, source) = self.get(field);
+            let text = match value {
+                PostureValue::Kind(kind) => kind.to_string(),
+                PostureValue::Access(kind) => kind.to_string(),
+                other => other.to_string(),
+            };
+            (field.key(), text, source)
+        })
+    }
+
     /// One field's value and source.
-    pub fn get(&self, field: PostureField) -> (PostureValue, Source) {
+    pub(crate) fn get(&self, field: PostureField) -> (PostureValue, Source) {
         fn of<T: Clone>(
             setting: &Setting<T>,
             wrap: fn(T) -> PostureValue,
@@ -477,16 +500,6 @@ impl SafetyPosture {
             PostureField::Idempotent => of(&self.idempotent, PostureValue::Flag),
             PostureField::OpenWorld => of(&self.open_world, PostureValue::Flag),
         }
-    }
-
-    /// The value of one field.
-    pub fn value(&self, field: PostureField) -> PostureValue {
-        self.get(field).0
-    }
-
-    /// Whether one field was declared or left to its default.
-    pub fn source(&self, field: PostureField) -> Source {
-        self.get(field).1
     }
 
     /// What no declaration can produce, for records read from outside (a

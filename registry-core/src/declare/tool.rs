@@ -80,10 +80,11 @@ pub trait Tool: Send + Sync + 'static {
     ///
     /// [`PreparedCall::run`](crate::input::PreparedCall::run) enforces the answer
     /// itself: `Deny` never runs
-    /// ([`ToolError::PermissionDenied`](crate::input::ToolError::PermissionDenied));
-    /// `Ask` does not run
-    /// ([`ToolError::NeedsApproval`](crate::input::ToolError::NeedsApproval)) until
-    /// a person approved the call and the runtime calls
+    /// ([`ToolError::Refused`](crate::input::ToolError::Refused) by
+    /// [`RefusedBy::Tool`](crate::permission::RefusedBy::Tool)); `Ask` does
+    /// not run (refused by
+    /// [`RefusedBy::Unapproved`](crate::permission::RefusedBy::Unapproved))
+    /// until a person approved the call and the runtime calls
     /// [`run_approved`](crate::input::PreparedCall::run_approved); `Allow` and
     /// `Delegate` run, `run` assuming that the runtime's general policy,
     /// if it has one, has already allowed a delegated call. The

@@ -29,15 +29,15 @@ use crate::session::Session;
 /// that says approval was needed), no safety classifier, a fresh
 /// [`Session`], [`ExecutorConfig::default`] (output caps, at most 10
 /// concurrent calls, no timeout), an empty [`ToolContext`], and calls
-/// planned by their declared accesses ([`AccessRule`]).
+/// planned by their declared accesses (`AccessRule`).
 ///
 /// ```
-/// use registry_core::catalog::try_all_base_tools;
+/// use registry_core::catalog::BaseTools;
 /// use registry_core::{Flags, PermissionMode, ToolBuilder, ToolCall, ToolOutput, ToolRegistry};
 ///
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
-/// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+/// let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
 /// let echo = ToolBuilder::new("echo", "Repeat `text`.")
 ///     .read_only(true)
 ///     .build(|args, _| async move { Ok(ToolOutput::text(args["text"].to_string())) })
@@ -199,13 +199,6 @@ impl ExecutorBuilder {
     /// typed extensions and working directory (default: empty).
     pub fn context(mut self, context: ToolContext) -> Self {
         self.template.context = context;
-        self
-    }
-
-    /// The rule that decides which calls share a batch (default:
-    /// [`AccessRule`]).
-    pub fn conflict_rule(mut self, rule: Arc<dyn ConflictRule>) -> Self {
-        self.template.rule = rule;
         self
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::declare::{ContentBlock, ToolOutput};
+use crate::permission::Refusal;
 
 /// One call from the model's turn.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +43,9 @@ pub struct ToolCallResult {
     pub(crate) binary_spills: Vec<PathBuf>,
     /// The tool's primary name, shared with its spec.
     pub(crate) tool: Option<Arc<str>>,
+    /// Who refused the call, when it was refused (boxed: refusals are
+    /// rare, and every result carries the field).
+    pub(crate) refusal: Option<Box<Refusal>>,
 }
 
 impl ToolCallResult {
@@ -53,6 +57,7 @@ impl ToolCallResult {
             spilled_to: None,
             binary_spills: Vec::new(),
             tool: None,
+            refusal: None,
         }
     }
 
@@ -67,6 +72,7 @@ impl ToolCallResult {
             spilled_to: None,
             binary_spills: Vec::new(),
             tool: None,
+            refusal: None,
         }
     }
 
@@ -117,10 +123,22 @@ impl ToolCallResult {
         self.output
     }
 
-    /// Whether the call failed (refused, invalid, denied, panicked, timed
-    /// out, cancelled, or the tool's own error).
+    /// Whether the call failed (refused, see [`refusal`](Self::refusal);
+    /// unknown, invalid, panicked, timed out, cancelled, or the tool's own
+    /// error).
     pub fn is_error(&self) -> bool {
         self.is_error
+    }
+
+    /// Who refused the call and why, when the executor refused it: the
+    /// permission pipeline's answer (a deny rule, the tool's own `Deny`,
+    /// the mode, the approver or its absence, the classifier), or the
+    /// tool's own check as the call ran. `None` for a call that ran, and
+    /// for every other error (unknown tool, bad input, the tool's own
+    /// failure, a timeout). The result's text is then the refusal as the
+    /// model reads it.
+    pub fn refusal(&self) -> Option<&Refusal> {
+        self.refusal.as_deref()
     }
 
     /// Where the full text output was written, when it was too long to

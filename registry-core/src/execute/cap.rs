@@ -90,7 +90,10 @@ pub(crate) fn cap_output(
     call_id: &str,
     config: &CapConfig,
 ) -> Capped {
-    let mut blocks = output.into_blocks();
+    // What the blocks were rendered from stays with them only while they
+    // are left as they are.
+    let (mut blocks, source) = output.into_parts();
+    let mut touched = false;
     let mut spilled_to = None;
     let mut binary_spills = Vec::new();
     if blocks
@@ -111,10 +114,11 @@ pub(crate) fn cap_output(
             drop(text);
             replace_text_part(&mut blocks, capped);
             spilled_to = path;
+            touched = true;
         }
     }
     if let Some(limit) = config.max_binary_bytes {
-        cap_binary(
+        touched |= cap_binary(
             &mut blocks,
             limit,
             index,
@@ -123,7 +127,7 @@ pub(crate) fn cap_output(
             &mut binary_spills,
         );
     }
-    let output = ToolOutput::new(blocks);
+    let output = ToolOutput::from_parts(blocks, (!touched).then_some(source).flatten());
     let chars = output.as_str().chars().count();
     Capped {
         output,
@@ -198,6 +202,7 @@ fn cap_text(
 /// Holds the binary blocks to `limit` bytes in total, in order: a block
 /// that would pass it is written to the spill directory (when there is
 /// one) and replaced by a notice of what it was and where it went.
+/// Returns whether it replaced any.
 fn cap_binary(
     blocks: &mut [ContentBlock],
     limit: usize,
@@ -205,7 +210,8 @@ fn cap_binary(
     call_id: &str,
     config: &CapConfig,
     spilled_to: &mut Vec<PathBuf>,
-) {
+) -> bool {
+    let mut replaced = false;
     let mut used: usize = 0;
     for block in blocks.iter_mut() {
         if block.binary_data().is_none() {
@@ -248,7 +254,9 @@ fn cap_binary(
             None => notice.push(']'),
         }
         *block = ContentBlock::Text(notice);
+        replaced = true;
     }
+    replaced
 }
 
 /// A spill file's extension for a media type: its subtype's letters and

@@ -11,18 +11,18 @@ use crate::input::handle::PreparedCall;
 /// expression that panicked answers the strict way (not concurrency-safe,
 /// not read-only, destructive) and is counted in the tool's metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CallClass {
+pub(crate) struct CallClass {
     /// May share a concurrent batch.
-    pub concurrency_safe: bool,
+    pub(crate) concurrency_safe: bool,
     /// Only reads.
-    pub read_only: bool,
+    pub(crate) read_only: bool,
     /// Can destroy data.
-    pub destructive: bool,
+    pub(crate) destructive: bool,
 }
 
 impl CallClass {
     /// The strictest class: runs alone, writes, destroys.
-    pub const STRICT: CallClass = CallClass {
+    pub(crate) const STRICT: CallClass = CallClass {
         concurrency_safe: false,
         read_only: false,
         destructive: true,
@@ -32,7 +32,7 @@ impl CallClass {
     /// the boolean rule in access terms. A concurrency-safe call reads
     /// everything (it shares a batch with readers, never with a writer);
     /// any other call writes everything (it runs alone).
-    pub fn undeclared_access(self) -> Access {
+    pub(crate) fn undeclared_access(self) -> Access {
         if self.concurrency_safe {
             Access::read_everything()
         } else {

@@ -28,14 +28,14 @@ pub struct ExecutorConfig {
 }
 
 /// The default limit of calls running at once in a concurrent batch.
-pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
+pub(crate) const DEFAULT_MAX_CONCURRENCY: usize = 10;
 /// The default per-turn output budget, in characters.
-pub const DEFAULT_TURN_BUDGET_CHARS: usize = 200_000;
+pub(crate) const DEFAULT_TURN_BUDGET_CHARS: usize = 200_000;
 /// The default limit of one result's binary content (images, audio,
 /// embedded resources), in bytes: 10 MiB.
-pub const DEFAULT_MAX_RESULT_BYTES: usize = 10 * 1024 * 1024;
+pub(crate) const DEFAULT_MAX_RESULT_BYTES: usize = 10 * 1024 * 1024;
 /// The default size of a spilled result's preview, in characters.
-pub const DEFAULT_PREVIEW_CHARS: usize = 2_000;
+pub(crate) const DEFAULT_PREVIEW_CHARS: usize = 2_000;
 
 // Checked at compile time.
 const MAX_CONCURRENCY: NonZeroUsize = NonZeroUsize::new(DEFAULT_MAX_CONCURRENCY).unwrap();

@@ -3,13 +3,15 @@
 
 use std::time::Duration;
 
+use crate::input::ToolError;
+use crate::permission::Refusal;
 use crate::pool::Removed;
-use crate::{input::ToolError, text::cap_error_text};
+use crate::text::cap_error_text;
 
 /// Why one call failed. Its `Display` is the text the model reads.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum CallError {
+pub(crate) enum CallError {
     /// No tool answers to the name. The message lists nothing else: the
     /// model must not learn about tools it was not offered.
     #[error("no such tool: `{}`", cap_error_text(.name))]
@@ -51,13 +53,13 @@ pub enum CallError {
     /// Parsing, validation or the body failed (see [`ToolError`]).
     #[error(transparent)]
     Tool(#[from] ToolError),
-    /// The permission pipeline denied the call.
-    #[error("permission to run `{tool}` was denied: {}", cap_error_text(.reason))]
-    Denied {
+    /// The permission pipeline refused the call.
+    #[error("permission to run `{tool}` was denied: {}", cap_error_text(&.refusal.reason))]
+    Refused {
         /// The tool's primary name.
         tool: String,
-        /// The pipeline's reason.
-        reason: String,
+        /// Who refused it, and why.
+        refusal: Refusal,
     },
     /// The call ran past its timeout and was stopped.
     #[error("tool `{tool}` timed out after {} ms and was stopped", .after.as_millis())]
@@ -77,4 +79,46 @@ pub enum CallError {
         /// The failing sibling's call id.
         sibling_id: String,
     },
+}
+
+impl CallError {
+    /// Who refused the call and why, when it was refused: by the
+    /// permission pipeline, or by the tool's own check as it ran.
+    pub(crate) fn refusal(&self) -> Option<&Refusal> {
+        match self {
+            CallError::Refused { refusal, .. }
+            | CallError::Tool(ToolError::Refused { refusal, .. }) => Some(refusal),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permission::RefusedBy;
+
+    #[test]
+    fn a_refusal_is_found_wherever_the_call_was_refused() {
+        let refusal = Refusal::new(RefusedBy::Tool, "not here");
+        let by_pipeline = CallError::Refused {
+            tool: "t".into(),
+            refusal: refusal.clone(),
+        };
+        let as_it_ran = CallError::Tool(ToolError::Refused {
+            tool: "t".into(),
+            refusal: refusal.clone(),
+        });
+        assert_eq!(by_pipeline.refusal(), Some(&refusal));
+        assert_eq!(as_it_ran.refusal(), Some(&refusal));
+        assert_eq!(
+            by_pipeline.to_string(),
+            "permission to run `t` was denied: not here"
+        );
+        let failed = CallError::Tool(ToolError::Failed {
+            tool: "t".into(),
+            source: "broke".into(),
+        });
+        assert_eq!(failed.refusal(), None);
+    }
 }

@@ -30,13 +30,15 @@ pub enum ExecEvent {
         id: String,
     },
     /// The permission pipeline's answer for the call (after its input was
-    /// validated, before its body runs).
+    /// validated, before its body runs). A refused call's `Finished`
+    /// result carries the same [`Refusal`](crate::permission::Refusal)
+    /// ([`ToolCallResult::refusal`]).
     Permission {
         /// Position in the turn.
         index: usize,
         /// The call id.
         id: String,
-        /// The answer.
+        /// The answer: allowed by whom, or refused by whom and why.
         authorization: Authorization,
     },
     /// The tool reported progress through its `ToolContext`.

@@ -4,8 +4,8 @@
 //! alias of a pooled tool runs it, anything else is refused with the layer
 //! that removed it), parsing (through [`ToolHandle::prepare`](crate::input::ToolHandle::prepare)),
 //! classification (`classify`: postures and resource access), planning
-//! ([`plan()`]: a pure function behind a [`ConflictRule`], by
-//! default [`AccessRule`], each batch with its [`BatchReason`]), running batches on tokio with permission,
+//! (`plan()`: a pure function behind a `ConflictRule`, by
+//! default `AccessRule`, each batch with its `BatchReason`), running batches on tokio with permission,
 //! timeouts and cancellation (`runner`), caps and spilling (`cap`),
 //! applying session-state modifiers and counting per-tool metrics (both
 //! defined in [`session`](crate::session)), events for UIs ([`ExecEvent`]);
@@ -29,7 +29,7 @@
 //! ([`Plan`]: consecutive concurrency-safe calls run together, at most 10
 //! at once by default, every other call alone; a tool that declares what
 //! each call reads and writes, `access`, shares a batch with every call it
-//! does not conflict with, see [`Access`](crate::access::Access) and [`AccessRule`]); then each call is
+//! does not conflict with, see [`Access`](crate::access::Access) and `AccessRule`); then each call is
 //! validated, authorized by the [`PermissionPolicy`](crate::permission::PermissionPolicy) against the
 //! *current* [`PermissionContext`](crate::PermissionContext), run (with its timeout, if any) and
 //! capped. A panic, a timeout or a denial is that call's error result; the
@@ -42,7 +42,7 @@
 //! [`ExecEvent`]s for a UI.
 //!
 //! ```standalone_crate
-//! use registry_core::catalog::try_all_base_tools;
+//! use registry_core::catalog::BaseTools;
 //! use registry_core::{Flags, PermissionMode, Tool, ToolCall, ToolContext, ToolRegistry, tool};
 //! use serde_json::json;
 //!
@@ -79,7 +79,7 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
-//! let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+//! let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
 //! // No approver: a call that needs one is denied.
 //! let executor = registry.executor().mode(PermissionMode::Default).build();
 //! let calls = vec![
@@ -108,6 +108,8 @@ mod config;
 mod error;
 mod events;
 mod plan;
+#[cfg(test)]
+mod plan_tests;
 mod resolve;
 mod runner;
 
@@ -115,14 +117,7 @@ pub use builder::ExecutorBuilder;
 #[cfg(feature = "mcp")]
 pub(crate) use builder::ExecutorTemplate;
 pub use call::{ToolCall, ToolCallResult};
-pub use classify::CallClass;
-pub use config::{
-    DEFAULT_MAX_CONCURRENCY, DEFAULT_PREVIEW_CHARS, DEFAULT_TURN_BUDGET_CHARS, ExecutorConfig,
-};
-pub use error::CallError;
+pub use config::ExecutorConfig;
 pub use events::ExecEvent;
-pub use plan::{
-    AccessRule, Batch, BatchMode, BatchReason, ConcurrencySafeRule, ConflictRule, OpenBatch, Plan,
-    PlanItem, plan,
-};
+pub use plan::Plan;
 pub use runner::Executor;

@@ -17,16 +17,16 @@ use crate::input::handle::ToolHandle;
 
 /// One call as the planner sees it.
 #[derive(Debug, Clone)]
-pub struct PlanItem {
+pub(crate) struct PlanItem {
     /// Position in the turn.
-    pub index: usize,
+    pub(crate) index: usize,
     /// The tool that runs it.
-    pub tool: ToolHandle,
+    pub(crate) tool: ToolHandle,
     /// Its class.
-    pub class: CallClass,
+    pub(crate) class: CallClass,
     /// What it reads and writes: declared (paths anchored and
     /// canonicalised) or, undeclared, [`CallClass::undeclared_access`].
-    pub access: Access,
+    pub(crate) access: Access,
 }
 
 /// Decides which calls may run at the same time.
@@ -36,7 +36,7 @@ pub struct PlanItem {
 /// any other joins the open concurrent batch when that batch's record
 /// [admits](OpenBatch::admit) it, and otherwise opens the next one. So
 /// calls that conflict always keep the model's order.
-pub trait ConflictRule: Send + Sync {
+pub(crate) trait ConflictRule: Send + Sync {
     /// Whether `call` may run beside nothing at all.
     fn runs_alone(&self, call: &PlanItem) -> bool;
 
@@ -45,7 +45,7 @@ pub trait ConflictRule: Send + Sync {
 }
 
 /// The record a [`ConflictRule`] keeps of one open concurrent batch.
-pub trait OpenBatch {
+pub(crate) trait OpenBatch {
     /// Adds `call` to the batch, or says which earlier call of the batch
     /// it conflicts with (and leaves the batch as it was). The first call
     /// offered to an empty batch always joins, whatever this answers.
@@ -54,9 +54,12 @@ pub trait OpenBatch {
 
 /// The boolean rule: concurrency-safe calls never conflict with one
 /// another; any other call runs alone. Declared accesses are ignored.
+/// Kept for tests, which compare it with [`AccessRule`].
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ConcurrencySafeRule;
+pub(crate) struct ConcurrencySafeRule;
 
+#[cfg(test)]
 impl ConflictRule for ConcurrencySafeRule {
     fn runs_alone(&self, call: &PlanItem) -> bool {
         !call.class.concurrency_safe
@@ -68,8 +71,10 @@ impl ConflictRule for ConcurrencySafeRule {
 }
 
 /// The open batch of [`ConcurrencySafeRule`]: everything offered is safe.
+#[cfg(test)]
 struct AdmitAll;
 
+#[cfg(test)]
 impl OpenBatch for AdmitAll {
     fn admit(&mut self, _call: &PlanItem) -> Result<(), Box<Conflict>> {
         Ok(())
@@ -81,7 +86,7 @@ impl OpenBatch for AdmitAll {
 /// it, and to every key it covers or is covered by); a call that writes
 /// everything runs alone.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct AccessRule;
+pub(crate) struct AccessRule;
 
 impl ConflictRule for AccessRule {
     fn runs_alone(&self, call: &PlanItem) -> bool {
@@ -101,7 +106,7 @@ impl OpenBatch for Footprint {
 
 /// How a batch runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchMode {
+pub(crate) enum BatchMode {
     /// Its calls run at the same time (bounded by the plan's limit).
     Concurrent,
     /// One call, alone.
@@ -111,7 +116,7 @@ pub enum BatchMode {
 /// Why a batch starts where it does: why its first call could not join
 /// the batch before.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BatchReason {
+pub(crate) enum BatchReason {
     /// The turn's first batch.
     First,
     /// Its call runs alone (under [`AccessRule`]: it writes everything).
@@ -138,13 +143,13 @@ impl fmt::Display for BatchReason {
 
 /// Calls that run together; batches run one after another.
 #[derive(Debug, Clone)]
-pub struct Batch {
+pub(crate) struct Batch {
     /// Concurrent or serial.
-    pub mode: BatchMode,
+    pub(crate) mode: BatchMode,
     /// The calls, in call order.
-    pub calls: Vec<PlanItem>,
+    pub(crate) calls: Vec<PlanItem>,
     /// Why the batch starts here.
-    pub reason: BatchReason,
+    pub(crate) reason: BatchReason,
 }
 
 /// A turn's batches, in the order they run.
@@ -154,14 +159,14 @@ pub struct Batch {
 /// batch 1: serial: #2 write_file (writes, destructive)
 /// ```
 ///
-/// [`explain`](Self::explain) adds each batch's [`BatchReason`] and each
+/// [`explain`](Self::explain) adds each batch's `BatchReason` and each
 /// call's access.
 #[derive(Debug, Clone)]
 pub struct Plan {
     /// The batches.
-    pub batches: Vec<Batch>,
+    pub(crate) batches: Vec<Batch>,
     /// How many calls of a concurrent batch may run at once.
-    pub max_concurrency: NonZeroUsize,
+    pub(crate) max_concurrency: NonZeroUsize,
 }
 
 impl Plan {
@@ -173,6 +178,33 @@ impl Plan {
     /// Whether the plan runs nothing.
     pub fn is_empty(&self) -> bool {
         self.batches.is_empty()
+    }
+
+    /// How many batches run, one after another.
+    pub fn batch_count(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// How many calls each batch holds, in the order the batches run.
+    pub fn batch_sizes(&self) -> Vec<usize> {
+        self.batches.iter().map(|b| b.calls.len()).collect()
+    }
+
+    /// Why batch `batch` starts where it does (`runs alone`, `after #5,
+    /// which ran alone`, or the conflict that split it from the batch
+    /// before), as [`explain`](Self::explain) words it.
+    pub fn batch_reason(&self, batch: usize) -> Option<impl fmt::Display + '_> {
+        self.batches.get(batch).map(|b| &b.reason)
+    }
+
+    /// What the call at position `index` of the turn reads and writes, as
+    /// the planner compared it (paths anchored and canonicalised).
+    pub fn access_of(&self, index: usize) -> Option<&Access> {
+        self.batches
+            .iter()
+            .flat_map(|b| &b.calls)
+            .find(|c| c.index == index)
+            .map(|c| &c.access)
     }
 
     /// The plan with why each batch starts and what each call touches,
@@ -246,7 +278,7 @@ impl fmt::Display for Explained<'_> {
 /// `max_concurrency` bounds how many calls of a batch run at once, not how
 /// many a batch holds: every call of a batch is free of conflict with
 /// every other, so any of them may run together.
-pub fn plan(
+pub(crate) fn plan(
     calls: impl IntoIterator<Item = PlanItem>,
     rule: &dyn ConflictRule,
     max_concurrency: NonZeroUsize,

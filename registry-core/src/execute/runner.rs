@@ -29,8 +29,9 @@ use crate::declare::PostureKind;
 use crate::declare::context::{CallCancel, CallScope, ProgressSink, ToolContext};
 use crate::declare::output::ToolOutput;
 use crate::input::handle::{CatchUnwind, PreparedCall, ToolHandle};
+use crate::permission::enforce::PathAccess;
 use crate::permission::{
-    Authorization, CallRules, DeniedBy, PathAccess, PermissionContext, PermissionPolicy,
+    Authorization, CallRules, PermissionContext, PermissionPolicy, Refusal, RefusedBy,
 };
 use crate::pool::{ToolPool, ToolRegistry};
 use crate::session::conversation::CallSession;
@@ -47,7 +48,7 @@ use crate::text::cap_error_text;
 /// 1. every call is resolved (one map lookup), parsed and classified; a
 ///    call refused here gets its error result and never runs;
 /// 2. the runnable calls are planned into batches by the
-///    [`ConflictRule`] (default: [`AccessRule`](super::AccessRule): calls
+///    `ConflictRule` (default: `AccessRule`: calls
 ///    whose declared accesses do not conflict share a batch, and a tool
 ///    that declares none keeps the boolean rule);
 /// 3. batches run one after another; a concurrent batch's calls run at
@@ -230,7 +231,7 @@ impl Executor {
 
     /// The plan a turn of `calls` would run, without running anything (a
     /// dry run, for UIs and tests): each batch says why it starts
-    /// ([`Batch::reason`](super::Batch::reason): the conflicting keys and
+    /// (`Batch::reason`: the conflicting keys and
     /// the earlier call), each call what it reads and writes; see
     /// [`Plan::explain`]. Calls refused before planning (unknown tool, bad
     /// input) are left out; the indices are still those of `calls`.
@@ -579,6 +580,7 @@ impl Executor {
                     spilled_to: capped.spilled_to,
                     binary_spills: capped.binary_spills,
                     tool: Some(Arc::clone(tool.spec().shared_name())),
+                    refusal: None,
                 }
             }
             Err(err) => {
@@ -663,13 +665,13 @@ impl Executor {
             None => decide.await,
             Some(after) => match Box::pin(tokio::time::timeout(after, decide)).await {
                 Ok(decided) => decided,
-                Err(_) => Ok(Authorization::Denied {
-                    by: DeniedBy::Approver,
-                    reason: format!(
+                Err(_) => Ok(Authorization::Refused(Refusal::new(
+                    RefusedBy::Approver,
+                    format!(
                         "no permission decision for this call of `{}` within {after:?}, so it was not run",
                         call.tool().name()
                     ),
-                }),
+                ))),
             },
         };
         let authorization = decided.unwrap_or_else(|payload| {
@@ -678,13 +680,13 @@ impl Executor {
             // the one piece of runtime code it awaits, so it is blamed.
             let message = crate::text::panic_message(payload.as_ref());
             tracing::error!(%message, "the permission pipeline panicked");
-            Authorization::Denied {
-                by: DeniedBy::Approver,
-                reason: format!(
+            Authorization::Refused(Refusal::new(
+                RefusedBy::Approver,
+                format!(
                     "the permission check panicked: {}",
                     cap_error_text(&message)
                 ),
-            }
+            ))
         });
         if let Some(events) = events {
             let _ = events.send(ExecEvent::Permission {
@@ -694,11 +696,11 @@ impl Executor {
             });
         }
         let allowed_by = match authorization {
-            Authorization::Denied { by, reason } => {
-                tracing::debug!(?by, "denied");
-                return Err(CallError::Denied {
+            Authorization::Refused(refusal) => {
+                tracing::debug!(by = ?refusal.by, "refused");
+                return Err(CallError::Refused {
                     tool: call.tool().name().to_owned(),
-                    reason,
+                    refusal,
                 });
             }
             Authorization::Allowed { by } => by,
@@ -830,11 +832,13 @@ fn error_result(slot: &mut Slot, err: CallError) -> ToolCallResult {
     slot.metrics.errors += 1;
     match &err {
         CallError::TimedOut { .. } => slot.metrics.timeouts += 1,
-        CallError::Denied { .. } => slot.metrics.denied += 1,
+        CallError::Refused { .. } => slot.metrics.denied += 1,
         _ => {}
     }
+    let refusal = err.refusal().cloned();
     tracing::debug!(parent: &slot.span, error = %err, "call failed");
     let mut result = ToolCallResult::new(slot.id.clone(), err.to_string(), true);
+    result.refusal = refusal.map(Box::new);
     result.tool = slot
         .tool
         .as_ref()

@@ -1,7 +1,8 @@
 //! The error of one call: its arguments did not fit, the tool rejected
-//! them, permission was denied, or the tool failed. Every variant names the
+//! them, the call was refused, or the tool failed. Every variant names the
 //! tool, and every quoted text is capped.
 
+use super::refusal::{Refusal, RefusedBy};
 use crate::text::{capped, capped_message};
 
 /// A call could not be made or did not succeed. Every variant names the tool.
@@ -30,26 +31,23 @@ pub enum ToolError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
-    /// The permission check denied the call.
-    #[error("tool `{}` may not run: {}", capped(.tool), capped_message(.reason))]
-    PermissionDenied {
-        /// The tool called.
-        tool: String,
-        /// Why not.
-        reason: String,
-    },
-    /// The tool asks for a person's approval of this call, and the call was
-    /// run without it (see [`PreparedCall::run_approved`](crate::input::PreparedCall::run_approved)).
+    /// The call was refused: by the tool's own check
+    /// ([`RefusedBy::Tool`]), or because the tool asks for a person's
+    /// approval and the call was run without it ([`RefusedBy::Unapproved`];
+    /// see [`PreparedCall::run_approved`](crate::input::PreparedCall::run_approved)).
+    /// Reads "tool `x` may not run: why", or for an unapproved call
+    /// "tool `x` needs approval before it runs: what to confirm".
     #[error(
-        "tool `{}` needs approval before it runs: {}",
+        "tool `{}` {}: {}",
         capped(.tool),
-        capped_message(.reason)
+        refused_for(&.refusal.by),
+        capped_message(.refusal)
     )]
-    NeedsApproval {
+    Refused {
         /// The tool called.
         tool: String,
-        /// What the person is asked to confirm.
-        reason: String,
+        /// Who refused the call, and why.
+        refusal: Refusal,
     },
     /// The tool ran and returned its error.
     #[error("tool `{}` failed: {}", capped(.tool), capped_message(.source))]
@@ -80,6 +78,14 @@ pub enum ToolError {
     },
 }
 
+/// What a [`ToolError::Refused`] says happened to the call.
+fn refused_for(by: &RefusedBy) -> &'static str {
+    match by {
+        RefusedBy::Unapproved => "needs approval before it runs",
+        _ => "may not run",
+    }
+}
+
 /// Where an [`ToolError::InvalidInput`] is, in words.
 fn location(path: &str) -> String {
     if path.is_empty() {
@@ -104,13 +110,13 @@ mod tests {
                 path: huge.clone(),
                 message: huge.clone(),
             },
-            ToolError::PermissionDenied {
+            ToolError::Refused {
                 tool: "t".into(),
-                reason: huge.clone(),
+                refusal: Refusal::new(RefusedBy::Tool, huge.clone()),
             },
-            ToolError::NeedsApproval {
+            ToolError::Refused {
                 tool: "t".into(),
-                reason: huge.clone(),
+                refusal: Refusal::new(RefusedBy::Unapproved, huge.clone()),
             },
             ToolError::Failed {
                 tool: "t".into(),
@@ -151,5 +157,34 @@ mod tests {
             err.to_string(),
             "invalid input for tool `read_file` at the input root: missing field `path`"
         );
+    }
+
+    #[test]
+    fn a_refusal_reads_as_the_two_old_errors_did() {
+        let refused = |by| ToolError::Refused {
+            tool: "deploy".into(),
+            refusal: Refusal::new(by, "production is frozen"),
+        };
+        // Once `PermissionDenied` and `NeedsApproval`: the texts are kept.
+        assert_eq!(
+            refused(RefusedBy::Tool).to_string(),
+            "tool `deploy` may not run: production is frozen"
+        );
+        assert_eq!(
+            refused(RefusedBy::Unapproved).to_string(),
+            "tool `deploy` needs approval before it runs: production is frozen"
+        );
+        // Any other refuser is a refusal, not a missing approval.
+        for by in [
+            RefusedBy::DenyRule("deploy".into()),
+            RefusedBy::NoApprover,
+            RefusedBy::Approver,
+        ] {
+            assert!(
+                refused(by)
+                    .to_string()
+                    .starts_with("tool `deploy` may not run: ")
+            );
+        }
     }
 }

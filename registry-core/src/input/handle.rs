@@ -22,6 +22,7 @@ use crate::declare::definition::{Declaration, Evaluators, ToolSpec};
 use crate::declare::output::{IntoToolOutput, ToolOutput};
 use crate::declare::tool::{Tool, ToolInput};
 use crate::declare::{PermissionContent, PermissionDecision};
+use crate::input::refusal::{Refusal, RefusedBy};
 use crate::input::schema::plan::ArgPlan;
 use crate::{
     input::ToolError,
@@ -239,7 +240,7 @@ impl fmt::Debug for ToolHandle {
 impl ToolHandle {
     /// Wraps a tool declared with `#[tool]`.
     ///
-    /// The list built by [`try_all_base_tools`](crate::catalog::try_all_base_tools) does this
+    /// The list built by [`BaseTools::linked`](crate::catalog::BaseTools::linked) does this
     /// for every registered tool; call it yourself to test one tool alone.
     pub fn new<T: crate::declare::DeclaredTool>(tool: T) -> Self {
         Self::from_parts(tool, crate::declare::declared::declaration_of::<T>(), None)
@@ -363,7 +364,8 @@ impl ToolHandle {
     ///
     /// `null` for an optional field whose schema does not admit null means
     /// "absent": providers' strict modes make optional fields nullable and
-    /// models then send `null` (see [`openai_strict_schema`](crate::render::openai_strict_schema)).
+    /// models then send `null` (see the strict-schema section of the
+    /// [`render`](crate::render) module docs).
     ///
     /// Where the input schema describes an object (the arguments
     /// themselves, a nested struct), only a JSON object is accepted: serde
@@ -691,9 +693,10 @@ impl PreparedCall {
     }
 
     /// Validates, runs and caps the call, after the tool's own permission
-    /// check: `Deny` stops it ([`ToolError::PermissionDenied`]), and so does
-    /// `Ask` ([`ToolError::NeedsApproval`]) until a person has approved the
-    /// call and the runtime says so with [`run_approved`](Self::run_approved).
+    /// check: `Deny` stops it ([`ToolError::Refused`] by
+    /// [`RefusedBy::Tool`]), and so does `Ask` (refused by
+    /// [`RefusedBy::Unapproved`]) until a person has approved the call and
+    /// the runtime says so with [`run_approved`](Self::run_approved).
     /// `Allow` and `Delegate` run: `run` assumes the runtime's general
     /// policy, if it has one, has already allowed the call.
     /// A tool that panics yields an error, never a panic in the caller.
@@ -708,19 +711,14 @@ impl PreparedCall {
     }
 
     async fn run_checked(self, cx: &ToolContext, approved: bool) -> Result<ToolOutput, ToolError> {
-        let name = self.tool.name();
+        let refused = |by, reason: &str| ToolError::Refused {
+            tool: self.tool.name().to_owned(),
+            refusal: Refusal::new(by, capped_message(reason).to_string()),
+        };
         match self.check_permissions(cx) {
-            PermissionDecision::Deny { reason } => {
-                return Err(ToolError::PermissionDenied {
-                    tool: name.to_owned(),
-                    reason: capped_message(&reason).to_string(),
-                });
-            }
+            PermissionDecision::Deny { reason } => return Err(refused(RefusedBy::Tool, &reason)),
             PermissionDecision::Ask { reason } if !approved => {
-                return Err(ToolError::NeedsApproval {
-                    tool: name.to_owned(),
-                    reason: capped_message(&reason).to_string(),
-                });
+                return Err(refused(RefusedBy::Unapproved, &reason));
             }
             _ => {}
         }

@@ -11,8 +11,10 @@
 //! what admits `null`, the per-tool argument plan, the shape check),
 //! dropping `null` sent for an optional field (`nulls`), the one parser
 //! that locates a failure in the same pass (`located`), the input schema
-//! as providers see it ([`provider_input_schema`]) and the call's error
-//! (`error`).
+//! as providers see it (`provider_input_schema`), the call's error
+//! (`error`) and the permission vocabulary it carries (`refusal`: who
+//! refused a call and why, and the permission modes; re-exported by
+//! [`permission`](crate::permission)).
 //!
 //! Never does: decide whether a call may run (only the tool's own
 //! `check_permissions` is asked here, on behalf of the
@@ -26,10 +28,10 @@ mod imported;
 pub(crate) mod located;
 pub(crate) mod nulls;
 mod provider_schema;
+pub(crate) mod refusal;
 pub(crate) mod runtime;
 pub(crate) mod schema;
 
 pub use error::ToolError;
 pub use handle::{PreparedCall, ToolHandle};
-pub use provider_schema::provider_input_schema;
-pub use runtime::RuntimeToolError;
+pub(crate) use provider_schema::provider_input_schema;

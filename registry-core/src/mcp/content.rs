@@ -2,65 +2,59 @@
 //! `data` with their `mimeType`, structured values as text beside
 //! `structuredContent`, resource links and embedded resources as they are.
 //!
-//! Built as JSON and read by rmcp's own types, so the wire shape is the
-//! SDK's and never hand-copied field by field.
+//! Written as rmcp's own types, so the wire shape is the SDK's and never
+//! hand-copied field by field; read back through their JSON form, which
+//! is where an unknown block type can still be described.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use crate::declare::{Audio, ContentBlock, Image, Resource, ResourceData, ResourceLink};
+use rmcp::model::{ContentBlock as McpBlock, ResourceContents};
 
-/// One block as MCP content.
-pub(crate) fn to_mcp(block: &ContentBlock) -> rmcp::model::ContentBlock {
-    let value = match block {
-        ContentBlock::Image(image) => json!({
-            "type": "image",
-            "data": STANDARD.encode(&image.data),
-            "mimeType": image.media_type,
-        }),
-        ContentBlock::Audio(audio) => json!({
-            "type": "audio",
-            "data": STANDARD.encode(&audio.data),
-            "mimeType": audio.media_type,
-        }),
+use crate::declare::{Audio, ContentBlock, EmbeddedResource, Image, ResourceData, ResourceLink};
+
+/// One block as MCP content, built as rmcp's own types (their
+/// constructors fill the fields this crate does not set).
+pub(crate) fn to_mcp(block: &ContentBlock) -> McpBlock {
+    match block {
+        ContentBlock::Image(image) => {
+            McpBlock::image(STANDARD.encode(&image.data), image.media_type.clone())
+        }
+        ContentBlock::Audio(audio) => {
+            McpBlock::audio(STANDARD.encode(&audio.data), audio.media_type.clone())
+        }
         ContentBlock::ResourceLink(link) => {
-            let mut map = Map::new();
-            map.insert("type".into(), "resource_link".into());
-            map.insert("uri".into(), link.uri.clone().into());
-            map.insert("name".into(), link.name.clone().into());
+            let mut resource = rmcp::model::Resource::new(link.uri.clone(), link.name.clone());
             if let Some(media_type) = &link.media_type {
-                map.insert("mimeType".into(), media_type.clone().into());
+                resource = resource.with_mime_type(media_type.clone());
             }
             if let Some(description) = &link.description {
-                map.insert("description".into(), description.clone().into());
+                resource = resource.with_description(description.clone());
             }
-            Value::Object(map)
+            McpBlock::resource_link(resource)
         }
         ContentBlock::Resource(resource) => {
-            let mut inner = Map::new();
-            inner.insert("uri".into(), resource.uri.clone().into());
-            if let Some(media_type) = &resource.media_type {
-                inner.insert("mimeType".into(), media_type.clone().into());
-            }
-            match &resource.data {
-                ResourceData::Text(text) => inner.insert("text".into(), text.clone().into()),
-                ResourceData::Bytes(bytes) => {
-                    inner.insert("blob".into(), STANDARD.encode(bytes).into())
-                }
-            };
-            json!({ "type": "resource", "resource": inner })
+            let (uri, mime_type) = (resource.uri.clone(), resource.media_type.clone());
+            McpBlock::resource(match &resource.data {
+                ResourceData::Text(text) => ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text: text.clone(),
+                    meta: None,
+                },
+                ResourceData::Bytes(bytes) => ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob: STANDARD.encode(bytes),
+                    meta: None,
+                },
+            })
         }
         // Text, and a structured value's text (its value also goes out
         // as structuredContent).
-        other => return rmcp::model::ContentBlock::text(other.text_view().into_owned()),
-    };
-    serde_json::from_value(value).unwrap_or_else(|err| {
-        // rmcp's types accept every shape above; if a later version does
-        // not, the model still gets the block's description.
-        tracing::warn!(%err, "rmcp refused a content block; sending its text view");
-        rmcp::model::ContentBlock::text(block.text_view().into_owned())
-    })
+        other => McpBlock::text(other.text_view().into_owned()),
+    }
 }
 
 /// One MCP content block as a result block; what cannot be read (bad
@@ -109,7 +103,7 @@ pub(crate) fn from_mcp(block: &rmcp::model::ContentBlock) -> ContentBlock {
                     }
                 },
             };
-            Resource {
+            EmbeddedResource {
                 uri,
                 name: None,
                 media_type: inner("mimeType").map(str::to_owned),
@@ -127,6 +121,7 @@ pub(crate) fn from_mcp(block: &rmcp::model::ContentBlock) -> ContentBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn every_kind_of_block_survives_a_round_trip() {
@@ -138,10 +133,10 @@ mod tests {
                 .media_type("text/plain")
                 .description("notes")
                 .into(),
-            Resource::text("mem://n", "inside")
+            EmbeddedResource::text("mem://n", "inside")
                 .media_type("text/plain")
                 .into(),
-            Resource::bytes("file:///r.pdf", vec![9u8; 5], "application/pdf").into(),
+            EmbeddedResource::bytes("file:///r.pdf", vec![9u8; 5], "application/pdf").into(),
         ];
         for block in blocks {
             assert_eq!(from_mcp(&to_mcp(&block)), block);

@@ -7,10 +7,10 @@
 //!
 //! ```no_run
 //! use registry_core::mcp::{HttpOptions, McpImport, McpServer, McpServerConfig};
-//! use registry_core::{Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools};
+//! use registry_core::{Flags, PermissionMode, ToolRegistry, catalog::BaseTools};
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let registry = ToolRegistry::new(try_all_base_tools(&Flags::new())?);
+//! let registry = ToolRegistry::new(BaseTools::linked(&Flags::new())?);
 //! // Another server's tools join this registry as plugins, `mcp__notes__*`...
 //! let notes = McpServerConfig::command("notes", "notes-mcp", ["--stdio"]);
 //! let _import = McpImport::connect(registry.plugins(), notes).await?;

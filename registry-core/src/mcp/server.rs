@@ -141,8 +141,8 @@ impl McpServer {
     /// context.
     ///
     /// ```
-    /// # use registry_core::{Flags, PermissionMode, ToolRegistry, catalog::try_all_base_tools};
-    /// # let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+    /// # use registry_core::{Flags, PermissionMode, ToolRegistry, catalog::BaseTools};
+    /// # let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
     /// let server = registry_core::mcp::McpServer::new(registry.executor().mode(PermissionMode::Plan));
     /// ```
     ///

@@ -146,9 +146,6 @@ pub enum SafetyVerdict {
     },
 }
 
-/// The error type a classifier may fail with; a failure means ask.
-pub type ClassifierError = Box<dyn std::error::Error + Send + Sync>;
-
 /// Supplied by the runtime for the `auto` permission mode: reviews each
 /// delegated call's `classifier_input` text. An error or a panic means
 /// ask a person (fail closed).
@@ -157,5 +154,5 @@ pub trait SafetyClassifier: Send + Sync + 'static {
     fn classify<'a>(
         &'a self,
         request: &'a ClassifierRequest,
-    ) -> JudgeFuture<'a, Result<SafetyVerdict, ClassifierError>>;
+    ) -> JudgeFuture<'a, Result<SafetyVerdict, crate::declare::BoxError>>;
 }

@@ -247,11 +247,6 @@ impl PermissionContext {
         Ok(())
     }
 
-    /// The rules of one source.
-    pub fn rules(&self, source: RuleSource) -> Option<&RuleSet> {
-        self.rules.get(&source)
-    }
-
     /// Every rule with this behavior, with its source, policy first.
     pub fn rules_with(
         &self,

@@ -217,7 +217,7 @@ impl CallRules {
     /// `root`, each once, with what may not be done to it. A directory
     /// every possible descendant of which is covered (`secrets/**`,
     /// `secrets:*`) is guarded whole, so files created in it are covered
-    /// too. Listing stops with an error past [`MAX_LISTED`] entries: a
+    /// too. Listing stops with an error past `MAX_LISTED` entries: a
     /// guard that cannot be listed cannot be enforced.
     pub fn path_guards(&self, root: &Path) -> Result<Vec<PathGuard>, GuardError> {
         let rules = self.path_rules();

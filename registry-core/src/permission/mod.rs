@@ -9,7 +9,9 @@
 //! One file per job: `rule` parses rule strings, `context` holds them,
 //! `pattern` parses `Tool(content)` patterns, `reach` says how far a
 //! pattern reaches into a call's content (covers, misses, or cannot tell),
-//! `mode` is the general policy for delegated calls, `approval` the
+//! `mode` is the general policy for delegated calls (the modes
+//! themselves, and [`Refusal`], are defined in `input`, whose
+//! [`ToolError`](crate::input::ToolError) carries a refusal), `approval` the
 //! runtime-supplied judges, `grants` a conversation's allow-always
 //! answers, `pipeline` the order in which all of it is consulted (the
 //! [`PermissionPolicy`]), `error` a refused change to the context.
@@ -28,7 +30,10 @@
 //! (its `Deny` always holds), and for what the tool delegates, the session's
 //! [`PermissionMode`] (`default`, `accept_edits`, `plan`, `bypass`,
 //! `dont_ask`, `auto`). An ask goes to the runtime's [`Approver`]; with none,
-//! it is a deny whose reason says approval was needed. Content rules match
+//! it is refused with a reason that says approval was needed. Every
+//! refusal is one [`Refusal`]: who refused ([`RefusedBy`]) and the reason
+//! the model reads; the executor hands it on with the call's result
+//! ([`ToolCallResult::refusal`](crate::execute::ToolCallResult::refusal)). Content rules match
 //! what the tool names with [`Tool::permission_content`](crate::Tool::permission_content) (a path, a
 //! command); a tool that names nothing fails closed. The full order is in
 //! the [`PermissionPolicy`] module docs.
@@ -37,7 +42,10 @@
 //! use std::sync::Arc;
 //! use registry_core::{
 //!     PermissionContext, PermissionMode, ToolBuilder, ToolContext, ToolOutput,
-//!     permission::{AllowedBy, Approval, ApprovalRequest, Approver, Authorization, DeniedBy, JudgeFuture, PermissionPolicy},
+//!     permission::{
+//!         AllowedBy, Approval, ApprovalRequest, Approver, Authorization, JudgeFuture, PermissionPolicy,
+//!         Refusal, RefusedBy,
+//!     },
 //!     session::Session,
 //! };
 //!
@@ -61,7 +69,7 @@
 //! // Not read-only: the default mode asks, and nobody can answer.
 //! let alone = PermissionPolicy::new(PermissionMode::Default);
 //! let answer = alone.authorize(&cx, session.grants(), &call, "call_1", &tool_cx).await;
-//! assert!(matches!(answer, Authorization::Denied { by: DeniedBy::NoApprover, .. }));
+//! assert!(matches!(answer, Authorization::Refused(Refusal { by: RefusedBy::NoApprover, .. })));
 //!
 //! // With an approver, "always" grants the tool for the rest of the session.
 //! let asked = PermissionPolicy::new(PermissionMode::Default).with_approver(Arc::new(Yes));
@@ -73,7 +81,9 @@
 //! // Plan mode refuses it outright, telling the model why.
 //! let plan = PermissionPolicy::new(PermissionMode::Plan);
 //! let answer = plan.authorize(&cx, session.grants(), &call, "call_4", &tool_cx).await;
-//! assert!(answer.denial_reason().unwrap().starts_with("plan mode only runs read-only calls"));
+//! let refusal = answer.refusal().unwrap();
+//! assert_eq!(refusal.by, RefusedBy::Mode(PermissionMode::Plan));
+//! assert!(refusal.reason.starts_with("plan mode only runs read-only calls"));
 //! # }
 //! ```
 //!
@@ -101,7 +111,7 @@
 //! ([`CallRules`], read back with [`CallRules::of`])
 //! so that a tool that starts processes enforces them where the kernel
 //! decides: every program any of its processes starts is judged with its
-//! real program file and arguments ([`ProgramRules::judge`]), and a path
+//! real program file and arguments (`ProgramRules::judge`), and a path
 //! rule on a file tool reaches every process through the filesystem
 //! ([`CallRules::path_guards`]). The `registry-sandbox` crate does that on
 //! Linux; `examples/tests/it/enforcement_oracle.rs` runs its attack corpus.
@@ -123,28 +133,33 @@
 //! - A path through `/proc` is refused, not resolved.
 
 mod approval;
+#[cfg(test)]
+mod content_tests;
 mod context;
-mod enforce;
+pub(crate) mod enforce;
 mod error;
 mod grants;
 mod mode;
-mod pattern;
+pub(crate) mod pattern;
 pub(crate) mod pipeline;
 mod reach;
 mod rule;
+#[cfg(test)]
+mod rule_tests;
 
 pub use approval::{
-    Approval, ApprovalRequest, Approver, ClassifierError, ClassifierRequest, JudgeFuture,
-    SafetyClassifier, SafetyVerdict, approve_with,
+    Approval, ApprovalRequest, Approver, ClassifierRequest, JudgeFuture, SafetyClassifier,
+    SafetyVerdict, approve_with,
 };
-pub use context::{PermissionContext, PoolMode, PoolModeFilter, RuleBehavior, RuleSet, RuleSource};
-pub use enforce::{
-    CallRules, GuardError, Lineage, MAX_LISTED, PathAccess, PathGuard, PathRule, ProgramRules,
-    ProgramStart, ProgramVerdict, Scope,
-};
+pub use context::{PermissionContext, PoolMode, PoolModeFilter, RuleBehavior, RuleSource};
+// The enforcement interface registry-sandbox implements: reachable through
+// `__private::enforce`, not part of the documented API.
+pub use enforce::CallRules;
 pub use error::ContextError;
 pub use grants::{GrantRecord, Grants};
-pub use mode::{PermissionMode, UnknownPermissionMode};
-pub use pattern::ContentPattern;
-pub use pipeline::{AllowedBy, Authorization, DeniedBy, PermissionPolicy};
-pub use rule::{PermissionRule, RuleError, RuleTarget};
+
+// Defined in `input`, the earliest stage that needs them (a `ToolError`
+// carries a `Refusal`).
+pub use crate::input::refusal::{PermissionMode, Refusal, RefusedBy, UnknownPermissionMode};
+pub use pipeline::{AllowedBy, Authorization, PermissionPolicy};
+pub use rule::{PermissionRule, RuleError};

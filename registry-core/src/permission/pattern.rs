@@ -28,27 +28,6 @@ use crate::declare::content::{ContentKind, PermissionContent};
 
 /// A parsed content pattern. Every string is a pattern; parsing cannot
 /// fail.
-///
-/// ```
-/// use registry_core::{PermissionContent, permission::ContentPattern};
-///
-/// let npm = ContentPattern::parse("npm run:*");
-/// assert!(npm.matches(&PermissionContent::command("npm run build")));
-/// assert!(npm.matches(&PermissionContent::command("npm run")));
-/// assert!(!npm.matches(&PermissionContent::command("npm runner")));
-/// // An allow rule's wildcard never covers a second command.
-/// assert!(!npm.allows(&PermissionContent::command("npm run x && rm -rf ~")));
-/// // A deny rule sees every program, however it is spelt.
-/// let rm = ContentPattern::parse("rm:*");
-/// assert!(rm.matches(&PermissionContent::command("ls && nice '/bin/rm' -f x")));
-///
-/// let src = ContentPattern::parse("src:*");
-/// assert!(src.matches(&PermissionContent::path("./src/lib.rs")));
-/// assert!(!src.matches(&PermissionContent::path("srcs/lib.rs")));
-///
-/// let rs = ContentPattern::parse("src/*.rs");
-/// assert!(rs.matches(&PermissionContent::path("src/a/b.rs")));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContentPattern {
     source: String,
@@ -92,16 +71,6 @@ impl ContentPattern {
 
     /// The pattern text that matches exactly `literal`: `\` and `*`
     /// escaped.
-    ///
-    /// ```
-    /// use registry_core::{PermissionContent, permission::ContentPattern};
-    ///
-    /// let text = ContentPattern::escape(r"rm *.tmp \ x:*");
-    /// assert_eq!(text, r"rm \*.tmp \\ x:\*");
-    /// let exact = ContentPattern::parse(&text);
-    /// assert!(exact.matches(&PermissionContent::command(r"rm *.tmp \ x:*")));
-    /// assert!(!exact.matches(&PermissionContent::command("rm a.tmp \\ x:y")));
-    /// ```
     pub fn escape(literal: &str) -> String {
         let mut out = String::with_capacity(literal.len());
         for c in literal.chars() {
@@ -599,5 +568,42 @@ mod tests {
                 "{} on {}", pattern, text
             );
         }
+    }
+}
+
+/// The examples that were this module's doc tests, kept as tests now
+/// that the items they show are crate-private.
+#[cfg(test)]
+mod examples {
+    use super::ContentPattern;
+    use crate::declare::PermissionContent;
+
+    #[test]
+    fn patterns_match_commands_and_paths() {
+        let npm = ContentPattern::parse("npm run:*");
+        assert!(npm.matches(&PermissionContent::command("npm run build")));
+        assert!(npm.matches(&PermissionContent::command("npm run")));
+        assert!(!npm.matches(&PermissionContent::command("npm runner")));
+        // An allow rule's wildcard never covers a second command.
+        assert!(!npm.allows(&PermissionContent::command("npm run x && rm -rf ~")));
+        // A deny rule sees every program, however it is spelt.
+        let rm = ContentPattern::parse("rm:*");
+        assert!(rm.matches(&PermissionContent::command("ls && nice '/bin/rm' -f x")));
+
+        let src = ContentPattern::parse("src:*");
+        assert!(src.matches(&PermissionContent::path("./src/lib.rs")));
+        assert!(!src.matches(&PermissionContent::path("srcs/lib.rs")));
+
+        let rs = ContentPattern::parse("src/*.rs");
+        assert!(rs.matches(&PermissionContent::path("src/a/b.rs")));
+    }
+
+    #[test]
+    fn escape_matches_exactly_the_literal() {
+        let text = ContentPattern::escape(r"rm *.tmp \ x:*");
+        assert_eq!(text, r"rm \*.tmp \\ x:\*");
+        let exact = ContentPattern::parse(&text);
+        assert!(exact.matches(&PermissionContent::command(r"rm *.tmp \ x:*")));
+        assert!(!exact.matches(&PermissionContent::command("rm a.tmp \\ x:y")));
     }
 }

@@ -9,23 +9,24 @@
 //!
 //! | # | step | ends the call with |
 //! |---|---|---|
-//! | 1 | whole-tool deny rules of the **current** [`PermissionContext`] (`Tool`, an alias, `mcp__server`, `mcp__server__*`), so a pool assembled before a rule changed still refuses | `Denied { by: DenyRule }` |
-//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::declare::Tool::permission_content): a command's every program as the shell will run it, a path as written and as the OS will open it (see [`ContentKind`](super::ContentKind)) | `Denied { by: DenyRule }` |
-//! | 3 | the tool's own `check_permissions` when it says `Deny` (a deny always holds: no allow rule, mode or approval loosens it) | `Denied { by: Tool }` |
-//! | 4 | `plan` mode: a call that is not read-only | `Denied { by: Mode(Plan) }` |
-//! | 5 | a deny content rule for the tool that **cannot be checked** against the call (no content, a command the reader cannot vouch for, a path that cannot be resolved or has several names): ask (in `bypass` mode: deny, for a deny rule holds in every mode; in `dont_ask` the ask is a deny) | ask / `Denied { by: DenyRule }` |
+//! | 1 | whole-tool deny rules of the **current** [`PermissionContext`] (`Tool`, an alias, `mcp__server`, `mcp__server__*`), so a pool assembled before a rule changed still refuses | `Refused` by `DenyRule` |
+//! | 2 | deny content rules `Tool(pattern)` matched against the call's [permission content](crate::declare::Tool::permission_content): a command's every program as the shell will run it, a path as written and as the OS will open it (see [`ContentKind`](super::ContentKind)) | `Refused` by `DenyRule` |
+//! | 3 | the tool's own `check_permissions` when it says `Deny` (a deny always holds: no allow rule, mode or approval loosens it) | `Refused` by `Tool` |
+//! | 4 | `plan` mode: a call that is not read-only | `Refused` by `Mode(Plan)` |
+//! | 5 | a deny content rule for the tool that **cannot be checked** against the call (no content, a command the reader cannot vouch for, a path that cannot be resolved or has several names): ask (in `bypass` mode: deny, for a deny rule holds in every mode; in `dont_ask` the ask is a deny) | ask / `Refused` by `DenyRule` |
 //! | 6 | ask rules (whole-tool, or content matched; a content ask rule that cannot be checked asks too) | ask |
 //! | 7 | allow rules (whole-tool, or content rules that together cover the call: each program of a command line covered by some allow rule, a path as the OS will open it) | `Allowed { by: AllowRule }` |
 //! | 8 | this session's allow-always grants | `Allowed { by: SessionRule }` |
 //! | 9 | the tool's `check_permissions`: `Allow`, `Ask` | `Allowed { by: Tool }` / ask |
-//! | 10 | `Delegate` in `auto` mode with a classifier: the [`SafetyClassifier`] reviews the call's `classifier_input` (empty: skipped; its hook panicked: ask; classifier error or panic: ask) | `Allowed`/`Denied { by: Classifier }` / ask |
-//! | 11 | `Delegate`: the [`PermissionMode`]'s general policy (see its table) | `Allowed`/`Denied { by: Mode(_) }` / ask |
+//! | 10 | `Delegate` in `auto` mode with a classifier: the [`SafetyClassifier`] reviews the call's `classifier_input` (empty: skipped; its hook panicked: ask; classifier error or panic: ask) | `Allowed`/`Refused` by `Classifier` / ask |
+//! | 11 | `Delegate`: the [`PermissionMode`]'s general policy (see its table) | `Allowed`/`Refused` by `Mode(_)` / ask |
 //!
 //! An ask is settled by the mode first (`bypass`: runs; `dont_ask`:
 //! denied), then by the [`Approver`]: `AllowOnce` runs the call,
 //! `AllowAlways` also grants the rest of the session (step 8), `Deny`
-//! refuses it. With no approver an ask is a deny (`DeniedBy::NoApprover`)
-//! whose reason says approval was needed. An approver that panics denies.
+//! refuses it. With no approver an ask is refused ([`RefusedBy::NoApprover`])
+//! with a reason that says approval was needed. An approver that panics
+//! refuses.
 //!
 //! Deny before ask before allow, as in the settings every agent CLI uses:
 //! an allow rule never reaches past a deny rule or an ask rule, and a
@@ -72,13 +73,14 @@ use crate::declare::PermissionContent;
 use crate::declare::context::ToolContext;
 use crate::declare::decision::PermissionDecision;
 use crate::input::handle::{CatchUnwind, PreparedCall};
+use crate::input::refusal::{PermissionMode, Refusal, RefusedBy};
 use crate::path::normalize_path;
 use crate::text::{cap_error_text, capped_message};
 
 pub use super::approval::{Approval, ApprovalRequest, Approver};
-pub use super::mode::PermissionMode;
 
-/// The outcome for one call. `Denied.reason` is what the model reads.
+/// The outcome for one call: allowed, or refused by someone for a reason
+/// the model reads ([`Refusal`]).
 ///
 /// An allowed call is run with
 /// [`PreparedCall::run_approved`](crate::input::PreparedCall::run_approved): the
@@ -92,13 +94,8 @@ pub enum Authorization {
         /// What allowed it.
         by: AllowedBy,
     },
-    /// The call must not run.
-    Denied {
-        /// What denied it.
-        by: DeniedBy,
-        /// Why, for the model.
-        reason: String,
-    },
+    /// The call must not run: who refused it, and why.
+    Refused(Refusal),
 }
 
 impl Authorization {
@@ -107,11 +104,11 @@ impl Authorization {
         matches!(self, Authorization::Allowed { .. })
     }
 
-    /// The reason the model reads, when denied.
-    pub fn denial_reason(&self) -> Option<&str> {
+    /// Who refused the call and why, when it was refused.
+    pub fn refusal(&self) -> Option<&Refusal> {
         match self {
             Authorization::Allowed { .. } => None,
-            Authorization::Denied { reason, .. } => Some(reason),
+            Authorization::Refused(refusal) => Some(refusal),
         }
     }
 }
@@ -134,24 +131,6 @@ pub enum AllowedBy {
     Classifier,
 }
 
-/// What denied a call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DeniedBy {
-    /// A deny rule of the context (its text).
-    DenyRule(String),
-    /// The tool's own `check_permissions` said `Deny`.
-    Tool,
-    /// The permission mode (`plan`, `dont_ask`).
-    Mode(PermissionMode),
-    /// The approver said no (or failed).
-    Approver,
-    /// The call needed approval and there was no approver.
-    NoApprover,
-    /// The `auto` mode's safety classifier blocked it.
-    Classifier,
-}
-
 /// The permission policy: mode, approver, classifier, workspace and grant
 /// lifetime. An immutable value, cheap to clone (`Arc` inside) and shared
 /// by every conversation it serves: what lasts across a conversation's
@@ -162,7 +141,9 @@ pub enum DeniedBy {
 /// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Args { path: String }
 /// use registry_core::{
 ///     PermissionContent, PermissionContext, PermissionMode, Tool, ToolContext, ToolHandle,
-///     permission::{AllowedBy, Authorization, DeniedBy, PermissionPolicy, RuleBehavior, RuleSource},
+///     permission::{
+///         AllowedBy, Authorization, PermissionPolicy, Refusal, RefusedBy, RuleBehavior, RuleSource,
+///     },
 ///     session::Session,
 ///     tool,
 /// };
@@ -192,10 +173,10 @@ pub enum DeniedBy {
 /// let tool_cx = ToolContext::new();
 /// let session = Session::new(); // the conversation: it owns the grants
 ///
-/// // No approver: what would be asked is denied, saying why.
+/// // No approver: what would be asked is refused, saying why.
 /// let default = PermissionPolicy::new(PermissionMode::Default);
 /// let answer = default.authorize(&cx, session.grants(), &call("src/lib.rs"), "1", &tool_cx).await;
-/// assert!(matches!(answer, Authorization::Denied { by: DeniedBy::NoApprover, .. }));
+/// assert!(matches!(answer.refusal(), Some(Refusal { by: RefusedBy::NoApprover, .. })));
 ///
 /// // accept_edits runs writes inside the workspace...
 /// let edits = PermissionPolicy::new(PermissionMode::AcceptEdits).with_workspace("/work");
@@ -205,9 +186,10 @@ pub enum DeniedBy {
 /// // ...but a deny rule holds in every mode, however the path is spelt.
 /// let bypass = PermissionPolicy::new(PermissionMode::Bypass);
 /// let answer = bypass.authorize(&cx, session.grants(), &call("src/../.env"), "3", &tool_cx).await;
-/// assert_eq!(answer.denial_reason(), Some(
-///     "this call of `write_file` (`.env`) is denied by the project deny rule `write_file(.env)`"
-/// ));
+/// assert_eq!(answer, Authorization::Refused(Refusal::new(
+///     RefusedBy::DenyRule("write_file(.env)".into()),
+///     "this call of `write_file` (`.env`) is denied by the project deny rule `write_file(.env)`",
+/// )));
 /// # }
 /// ```
 #[derive(Clone)]
@@ -252,8 +234,8 @@ fn allowed(by: AllowedBy) -> Next {
     Next::Done(Authorization::Allowed { by })
 }
 
-fn denied(by: DeniedBy, reason: String) -> Next {
-    Next::Done(Authorization::Denied { by, reason })
+fn refused(by: RefusedBy, reason: String) -> Next {
+    Next::Done(Authorization::Refused(Refusal::new(by, reason)))
 }
 
 /// A rule as quoted in a reason: capped, since content may be long.
@@ -405,7 +387,7 @@ impl PermissionPolicy {
         // 3. The tool's own deny always holds.
         let decision = call.check_permissions(tool_cx);
         if let PermissionDecision::Deny { reason } = &decision {
-            return denied(DeniedBy::Tool, capped_message(reason).to_string());
+            return refused(RefusedBy::Tool, capped_message(reason).to_string());
         }
 
         // 4. Plan mode runs nothing that is not read-only.
@@ -429,7 +411,7 @@ impl PermissionPolicy {
             edit_inside: &edit_inside,
         };
         if mode == PermissionMode::Plan && !facts.reads_only() {
-            return denied(DeniedBy::Mode(mode), plan_mode_reason(name));
+            return refused(RefusedBy::Mode(mode), plan_mode_reason(name));
         }
 
         // 5. A deny content rule nobody can check.
@@ -453,7 +435,7 @@ impl PermissionPolicy {
             PermissionDecision::Ask { reason } => Next::Ask(capped_message(&reason).to_string()),
             // Already settled in step 3; repeated so no arm is unreachable.
             PermissionDecision::Deny { reason } => {
-                denied(DeniedBy::Tool, capped_message(&reason).to_string())
+                refused(RefusedBy::Tool, capped_message(&reason).to_string())
             }
             PermissionDecision::Delegate => self.delegated(call, &facts),
         }
@@ -480,7 +462,7 @@ impl PermissionPolicy {
         match mode.settle_delegated(facts) {
             Settled::Allow => allowed(AllowedBy::Mode(mode)),
             Settled::Ask(reason) => Next::Ask(reason),
-            Settled::Deny(reason) => denied(DeniedBy::Mode(mode), reason),
+            Settled::Deny(reason) => refused(RefusedBy::Mode(mode), reason),
         }
     }
 
@@ -502,22 +484,20 @@ impl PermissionPolicy {
                 };
             }
             PermissionMode::DontAsk => {
-                return Authorization::Denied {
-                    by: DeniedBy::Mode(mode),
-                    reason: format!(
-                        "{reason}; dont_ask mode denies every call that would need approval"
-                    ),
-                };
+                return Authorization::Refused(Refusal::new(
+                    RefusedBy::Mode(mode),
+                    format!("{reason}; dont_ask mode denies every call that would need approval"),
+                ));
             }
             _ => {}
         }
         let Some(approver) = &self.config.approver else {
-            return Authorization::Denied {
-                by: DeniedBy::NoApprover,
-                reason: format!(
+            return Authorization::Refused(Refusal::new(
+                RefusedBy::NoApprover,
+                format!(
                     "{reason}; this call needs approval and no approver is available, so it was not run"
                 ),
-            };
+            ));
         };
         let request = ApprovalRequest {
             call_id: call_id.to_owned(),
@@ -540,24 +520,24 @@ impl PermissionPolicy {
                     by: AllowedBy::Approver,
                 }
             }
-            Some(Approval::Deny { reason }) => Authorization::Denied {
-                by: DeniedBy::Approver,
-                reason: match reason {
+            Some(Approval::Deny { reason }) => Authorization::Refused(Refusal::new(
+                RefusedBy::Approver,
+                match reason {
                     Some(reason) => format!(
                         "the user denied this call of `{name}`: {}",
                         capped_message(&reason)
                     ),
                     None => format!("the user denied this call of `{name}`"),
                 },
-            },
+            )),
             None => {
                 tracing::error!(tool = name, call_id, "approver panicked; denying the call");
-                Authorization::Denied {
-                    by: DeniedBy::Approver,
-                    reason: format!(
+                Authorization::Refused(Refusal::new(
+                    RefusedBy::Approver,
+                    format!(
                         "asking for approval of this call of `{name}` failed, so it was not run"
                     ),
-                }
+                ))
             }
         }
     }
@@ -595,8 +575,8 @@ impl UncheckedDeny<'_> {
             self.why
         );
         if mode == PermissionMode::Bypass {
-            return denied(
-                DeniedBy::DenyRule(self.rule.to_string()),
+            return refused(
+                RefusedBy::DenyRule(self.rule.to_string()),
                 format!("{why}; bypass mode never runs past a deny rule"),
             );
         }
@@ -625,8 +605,8 @@ impl<'a> Judged<'a> {
         }
         let name = self.name;
         if let Some((source, rule)) = self.cx.whole_tool_deny(name, self.aliases) {
-            return Err(denied(
-                DeniedBy::DenyRule(rule.to_string()),
+            return Err(refused(
+                RefusedBy::DenyRule(rule.to_string()),
                 format!(
                     "`{name}` is denied by the {} deny rule `{}`",
                     source.name(),
@@ -649,8 +629,8 @@ impl<'a> Judged<'a> {
             };
             match content.deny_reach(&ContentPattern::parse(pattern)) {
                 Reach::Covers => {
-                    return Err(denied(
-                        DeniedBy::DenyRule(rule.to_string()),
+                    return Err(refused(
+                        RefusedBy::DenyRule(rule.to_string()),
                         format!(
                             "this call of `{name}` (`{}`) is denied by the {} deny rule `{}`",
                             cap_error_text(content.content().as_str()),
@@ -752,13 +732,13 @@ async fn classify(
         Some(Ok(SafetyVerdict::Allow)) => Ok(Authorization::Allowed {
             by: AllowedBy::Classifier,
         }),
-        Some(Ok(SafetyVerdict::Block { reason })) => Ok(Authorization::Denied {
-            by: DeniedBy::Classifier,
-            reason: format!(
+        Some(Ok(SafetyVerdict::Block { reason })) => Ok(Authorization::Refused(Refusal::new(
+            RefusedBy::Classifier,
+            format!(
                 "the safety classifier blocked this call of `{name}`: {}",
                 capped_message(&reason)
             ),
-        }),
+        ))),
         Some(Ok(SafetyVerdict::Ask { reason })) => Err(format!(
             "the safety classifier is unsure about this call of `{name}`: {}",
             capped_message(&reason)

@@ -12,7 +12,7 @@ use crate::permission::PermissionContext;
 
 /// Where a pooled tool came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Partition {
+pub(crate) enum Partition {
     /// A `#[tool]` of the authoritative list ([`BaseTools`]): what the
     /// docs call a built-in.
     Base,
@@ -33,8 +33,16 @@ impl PoolEntry {
         &self.tool
     }
 
-    /// Built-in or plugin (with owner).
-    pub fn partition(&self) -> &Partition {
+    /// The plugin owner that registered the tool, or `None` for a tool
+    /// of the authoritative list ([`BaseTools`]).
+    pub fn plugin(&self) -> Option<&str> {
+        match &self.partition {
+            Partition::Base => None,
+            Partition::Plugin(owner) => Some(owner),
+        }
+    }
+
+    pub(crate) fn partition(&self) -> &Partition {
         &self.partition
     }
 }

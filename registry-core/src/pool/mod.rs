@@ -30,7 +30,7 @@
 //! ```standalone_crate
 //! use registry_core::{
 //!     Flags, PermissionContext, Tool, ToolBuilder, ToolContext, ToolOutput, ToolRegistry,
-//!     catalog::try_all_base_tools, permission::{RuleBehavior, RuleSource},
+//!     catalog::BaseTools, permission::{RuleBehavior, RuleSource},
 //!     render::AnthropicOptions, tool,
 //! };
 //!
@@ -49,7 +49,7 @@
 //! # } } }
 //! # body!(ListDir);
 //! # body!(RunCommand);
-//! let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+//! let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
 //!
 //! // A plugin (say, an MCP server) adds a tool; dropping the guard removes it.
 //! let search = ToolBuilder::new("mcp__docs__search", "Search the docs.")
@@ -79,6 +79,7 @@ pub(crate) mod assemble;
 pub(crate) mod narrow;
 mod registry;
 
-pub use assemble::{Partition, PoolEntry, ToolPool};
+pub(crate) use assemble::Partition;
+pub use assemble::{PoolEntry, ToolPool};
 pub use narrow::Removed;
 pub use registry::ToolRegistry;

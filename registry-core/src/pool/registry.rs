@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::assemble::{ToolPool, assemble, merged};
 use super::narrow::{Removed, narrow, removed_by};
-use crate::catalog::{BaseTools, CatalogError, Flags, PluginRegistry, try_all_base_tools};
+use crate::catalog::{BaseTools, CatalogError, Flags, PluginRegistry};
 use crate::input::ToolHandle;
 use crate::permission::PermissionContext;
 
@@ -41,7 +41,7 @@ impl std::fmt::Debug for SearchSlot {
 impl ToolRegistry {
     /// The registry of every `#[tool]` linked into this binary, under
     /// `flags` (the runtime flags tools are gated on), with no plugins
-    /// yet: `ToolRegistry::new(try_all_base_tools(flags)?)` in one call.
+    /// yet: `ToolRegistry::new(BaseTools::linked(flags)?)` in one call.
     ///
     /// A tool crate the binary never names is not linked, so its tools
     /// are silently absent: name it with [`link!`](crate::link) (and check
@@ -53,7 +53,7 @@ impl ToolRegistry {
     /// # Ok::<(), registry_core::catalog::CatalogError>(())
     /// ```
     pub fn linked(flags: &Flags) -> Result<Self, CatalogError> {
-        Ok(Self::new(try_all_base_tools(flags)?))
+        Ok(Self::new(BaseTools::linked(flags)?))
     }
 
     /// A registry over an authoritative list, with no plugins yet.

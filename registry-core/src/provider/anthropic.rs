@@ -10,10 +10,12 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Calls, NextRequest, ProviderError, arguments, object, required_str};
+use super::calls::{Calls, arguments, required_str};
+use super::wire::object;
+use super::{NextRequest, ProviderError};
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
-use crate::session::deferral::TOOL_SEARCH_NAME;
+use crate::search::ToolSearchOutcome;
 
 const FORMAT: &str = "an Anthropic Messages";
 
@@ -22,7 +24,7 @@ const IMAGE_TYPES: [&str; 4] = ["image/jpeg", "image/png", "image/gif", "image/w
 
 /// The tool calls of a `Message` (or of an assistant message param: only
 /// `content` is read).
-pub fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
+pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
     let content = response
         .get("content")
         .and_then(Value::as_array)
@@ -51,16 +53,19 @@ pub fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
 }
 
 /// The next user message: one `tool_result` block per result, in order.
-pub fn results_to(results: &[ToolCallResult]) -> Value {
+pub(super) fn results_to(results: &[ToolCallResult]) -> Value {
     let blocks: Vec<Value> = results.iter().map(tool_result).collect();
     object([("role", "user".into()), ("content", Value::Array(blocks))])
 }
 
 /// Reads the calls, runs them, and returns the assistant message to echo
 /// and the user message of results (none when the model made no call).
-pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
-    let calls = calls_from(response)?;
-    let skipped = calls.skipped().to_vec();
+pub(super) async fn respond(
+    executor: &Executor,
+    response: &Value,
+) -> Result<NextRequest, ProviderError> {
+    let mut calls = calls_from(response)?;
+    let (skipped, _) = calls.take_skipped_and_native();
     let results = if calls.is_empty() {
         Vec::new()
     } else {
@@ -118,19 +123,23 @@ fn tool_result(result: &ToolCallResult) -> Value {
     Value::Object(block)
 }
 
-/// A successful `tool_search` result as its `tool_reference` blocks.
+/// A successful `tool_search` result as its `tool_reference` blocks, from
+/// the hits it carries: when something was found in that shape, and the
+/// text the model would otherwise read is those blocks alone (names a
+/// `select:` could not find, listed after them, leave it as text).
 fn search_references(result: &ToolCallResult) -> Option<Vec<Value>> {
-    if result.tool() != Some(TOOL_SEARCH_NAME) {
+    let found = ToolSearchOutcome::of(result)?;
+    if !found.unknown().is_empty() {
         return None;
     }
-    let Ok(Value::Array(items)) = serde_json::from_str::<Value>(result.content()) else {
-        // "No tools matched": plain text.
+    // "No tools matched": plain text.
+    let Value::Array(items) = found.items()? else {
         return None;
     };
-    let references = items
+    items
         .iter()
-        .all(|item| item.get("type").and_then(Value::as_str) == Some("tool_reference"));
-    (references && !items.is_empty()).then_some(items)
+        .all(|item| item.get("type").and_then(Value::as_str) == Some("tool_reference"))
+        .then_some(items)
 }
 
 fn text(text: &str) -> Value {
@@ -232,20 +241,15 @@ fn append_str(block: &mut Value, key: &str, piece: &str) {
 /// block's end, and text that does not parse is kept as it came, so
 /// [`calls_from`] makes that call's error result.
 #[derive(Debug, Clone, Default)]
-pub struct Stream {
+pub(super) struct Stream {
     message: Map<String, Value>,
     blocks: Vec<Value>,
     partial: Vec<String>,
 }
 
 impl Stream {
-    /// An empty stream.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Takes one event (the JSON of an SSE `data:` line).
-    pub fn push(&mut self, event: &Value) -> Result<(), ProviderError> {
+    pub(super) fn push(&mut self, event: &Value) -> Result<(), ProviderError> {
         let index = || {
             event
                 .get("index")
@@ -361,7 +365,7 @@ impl Stream {
     }
 
     /// The response as one `Message`.
-    pub fn finish(mut self) -> Value {
+    pub(super) fn finish(mut self) -> Value {
         // A block whose stop never came: its input as it stands.
         for (block, partial) in self.blocks.iter_mut().zip(self.partial) {
             if !partial.is_empty()

@@ -1,26 +1,29 @@
-//! From a model's response to the next request, one module per wire
-//! format: [`anthropic`] (Messages), [`openai_chat`] (Chat Completions)
-//! and [`openai_responses`] (Responses).
+//! From a model's response to the next request, for each wire format a
+//! [`Provider`] names: Anthropic Messages, OpenAI Chat Completions and
+//! OpenAI Responses.
 //!
-//! Each has the same three steps:
+//! Every provider takes the same three steps:
 //!
-//! - `calls_from(&response)`: the model's tool calls in order, as
-//!   [`Calls`]. A call whose arguments cannot be read (OpenAI sends them as
-//!   a JSON *string* a model can get wrong) becomes that call's error
-//!   result naming the problem: never a panic, never a dropped call.
-//!   Blocks the client does not run (the provider's own server tools) are
-//!   left alone and listed in [`Calls::skipped`]. Streamed responses are
-//!   put together first by that module's `Stream`.
-//! - `results_to(&results)`: the next request's content, in call order,
-//!   ids echoed exactly, errors marked as errors, images and documents in
-//!   the provider's own blocks (or, where a format cannot hold one, said
-//!   so), and `tool_search` answered the way the provider loads tools.
-//! - `respond(&executor, &response)`: both, with the turn run through the
-//!   executor in between; the result is a [`NextRequest`].
+//! - [`calls_from(&response)`](Provider::calls_from): the model's tool
+//!   calls in order, as [`Calls`]. A call whose arguments cannot be read
+//!   (OpenAI sends them as a JSON *string* a model can get wrong) becomes
+//!   that call's error result naming the problem: never a panic, never a
+//!   dropped call. Blocks the client does not run (the provider's own
+//!   server tools) are left alone and listed in [`Calls::skipped`].
+//!   Streamed responses are put together first by a [`Stream`]
+//!   ([`Provider::stream`]).
+//! - [`results_to(&results)`](Provider::results_to): the next request's
+//!   content, in call order, ids echoed exactly, errors marked as errors,
+//!   images and documents in the provider's own blocks (or, where a format
+//!   cannot hold one, said so), and `tool_search` answered the way the
+//!   provider loads tools.
+//! - [`respond(&executor, &response)`](Provider::respond): both, with the
+//!   turn run through the executor in between; the result is a
+//!   [`NextRequest`].
 //!
 //! ```
-//! use registry_core::{Flags, ToolBuilder, ToolOutput, ToolRegistry, catalog::try_all_base_tools};
-//! use registry_core::provider::anthropic;
+//! use registry_core::{Flags, ToolBuilder, ToolOutput, ToolRegistry, catalog::BaseTools};
+//! use registry_core::provider::Provider;
 //! use serde_json::json;
 //!
 //! # #[tokio::main(flavor = "current_thread")]
@@ -28,7 +31,7 @@
 //! let echo = ToolBuilder::new("echo", "Echo.")
 //!     .read_only(true)
 //!     .build(|args, _| async move { Ok(ToolOutput::text(args["text"].to_string())) })?;
-//! let registry = ToolRegistry::new(try_all_base_tools(&Flags::new())?);
+//! let registry = ToolRegistry::new(BaseTools::linked(&Flags::new())?);
 //! registry.plugins().register("demo", echo)?.detach();
 //! let executor = registry.executor().build();
 //!
@@ -36,178 +39,189 @@
 //!     "role": "assistant",
 //!     "content": [{ "type": "tool_use", "id": "toolu_1", "name": "echo", "input": { "text": "hi" } }],
 //! });
-//! let next = anthropic::respond(&executor, &response).await?;
+//! let next = Provider::Anthropic.respond(&executor, &response).await?;
 //! assert_eq!(next.results[0]["content"][0]["type"], "tool_result");
 //! assert_eq!(next.results[0]["content"][0]["tool_use_id"], "toolu_1");
 //! # Ok(())
 //! # }
 //! ```
 //!
+//! Owns: reading each format's responses and stream events, and writing
+//! its results, one private module per format (`anthropic`,
+//! `openai_chat`, `openai_responses`); [`Provider`] is the one surface
+//! over them.
+//!
 //! Never does: choose a model, hold a conversation, or call a provider's
 //! API; it reads what a provider sent and writes what to send next.
 
-pub mod anthropic;
-pub mod openai_chat;
-pub mod openai_responses;
+mod anthropic;
+mod calls;
+mod openai_chat;
+mod openai_responses;
+mod wire;
 
-use std::fmt;
+pub use calls::{Calls, Skipped};
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use crate::execute::{Executor, ToolCall, ToolCallResult};
+use crate::execute::{Executor, ToolCallResult};
+use crate::render::ProviderFormat;
 
-/// The tool calls of one response, in the order the model made them.
-#[derive(Debug, Clone, Default)]
-pub struct Calls {
-    items: Vec<Parsed>,
-    skipped: Vec<Skipped>,
-    /// Ids of calls that came as a provider's native tool search (OpenAI
-    /// Responses' client `tool_search_call`): answered in that form.
-    native_search: std::collections::BTreeSet<String>,
+/// A provider's wire format for tool calls and their results.
+///
+/// The same provider's tools are rendered with the
+/// [`ProviderFormat`] it converts [`into`](Into::into).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Provider {
+    /// Anthropic Messages: `tool_use` blocks in, one user message of
+    /// `tool_result` blocks out. A result's blocks become `text`, `image`
+    /// (JPEG, PNG, GIF and WebP) and `document` blocks (a PDF, a text
+    /// resource); what the API cannot hold is named in a text block. A
+    /// `tool_search` result is its `tool_reference` blocks, which the API
+    /// expands into the deferred tools' definitions. `server_tool_use` and
+    /// the results of the provider's own tools are left alone.
+    Anthropic,
+    /// OpenAI Chat Completions: `tool_calls` in, `role: "tool"` messages
+    /// out. A `tool` message holds text only, so a result's images and
+    /// PDFs follow in one `user` message, and each tool message says which
+    /// of its attachments follow. The format has no error flag: an error
+    /// result's text starts with `Error: `. Chat has no deferred loading:
+    /// the session render appends a tool once it is discovered.
+    OpenAiChat,
+    /// OpenAI Responses: `function_call` and client `tool_search_call`
+    /// items in, `function_call_output` and `tool_search_output` items
+    /// out. A result with images or files is a list of `input_text`,
+    /// `input_image` and `input_file` parts; an error result's text starts
+    /// with `Error: `. A client `tool_search_call` runs the registry's
+    /// `tool_search`, and its answer lists the found tools' definitions,
+    /// so the request's `tools` array never changes (see
+    /// [`SessionTools::render_openai_responses`](crate::session::SessionTools::render_openai_responses)).
+    OpenAiResponses,
 }
 
-/// One call as read: runnable, or already answered with an error.
+impl Provider {
+    /// The tool calls of a response: Anthropic's `Message` (or an
+    /// assistant message param: only `content` is read), Chat's
+    /// `ChatCompletion` (its first choice) or an assistant message,
+    /// Responses' `Response` (its `output`) or a list of output items.
+    pub fn calls_from(self, response: &Value) -> Result<Calls, ProviderError> {
+        match self {
+            Provider::Anthropic => anthropic::calls_from(response),
+            Provider::OpenAiChat => openai_chat::calls_from(response),
+            Provider::OpenAiResponses => openai_responses::calls_from(response),
+        }
+    }
+
+    /// The next request's items answering `results`, in order: Anthropic's
+    /// one user message of `tool_result` blocks; Chat's `tool` messages,
+    /// then one `user` message with the results' images and files, if
+    /// any; Responses' output items, one per result (a `tool_search`
+    /// result as a `tool_search_output`: [`respond`](Self::respond)
+    /// decides by how each call came instead).
+    pub fn results_to(self, results: &[ToolCallResult]) -> Vec<Value> {
+        match self {
+            Provider::Anthropic => vec![anthropic::results_to(results)],
+            Provider::OpenAiChat => openai_chat::results_to(results),
+            Provider::OpenAiResponses => openai_responses::results_to(results),
+        }
+    }
+
+    /// Reads the calls, runs them as one turn, and returns the model's
+    /// turn to echo and the results (none when the model made no call).
+    ///
+    /// The echo is Anthropic's assistant message, Chat's assistant
+    /// message, or Responses' calls, reasoning and messages of `output`,
+    /// in order (reasoning models refuse a call echoed without its
+    /// reasoning item).
+    pub async fn respond(
+        self,
+        executor: &Executor,
+        response: &Value,
+    ) -> Result<NextRequest, ProviderError> {
+        match self {
+            Provider::Anthropic => anthropic::respond(executor, response).await,
+            Provider::OpenAiChat => openai_chat::respond(executor, response).await,
+            Provider::OpenAiResponses => openai_responses::respond(executor, response).await,
+        }
+    }
+
+    /// An empty [`Stream`] of this provider's events.
+    pub fn stream(self) -> Stream {
+        let state = match self {
+            Provider::Anthropic => StreamState::Anthropic(anthropic::Stream::default()),
+            Provider::OpenAiChat => StreamState::OpenAiChat(openai_chat::Stream::default()),
+            Provider::OpenAiResponses => {
+                StreamState::OpenAiResponses(openai_responses::Stream::default())
+            }
+        };
+        Stream { state }
+    }
+}
+
+impl From<Provider> for ProviderFormat {
+    fn from(provider: Provider) -> Self {
+        match provider {
+            Provider::Anthropic => ProviderFormat::Anthropic,
+            Provider::OpenAiChat => ProviderFormat::OpenAiChat,
+            Provider::OpenAiResponses => ProviderFormat::OpenAiResponses,
+        }
+    }
+}
+
+/// Puts a streamed response together from its events, in the order they
+/// came; [`finish`](Self::finish) gives the response
+/// [`Provider::calls_from`] and [`Provider::respond`] read. Made by
+/// [`Provider::stream`].
+///
+/// - Anthropic: `message_start`, `content_block_start`,
+///   `content_block_delta`, `content_block_stop`, `message_delta`,
+///   `message_stop`. A tool call's input arrives as pieces of JSON text,
+///   parsed at the block's end; text that does not parse is kept as it
+///   came, so that call becomes an error result. Thinking blocks come back
+///   exactly as they were streamed.
+/// - OpenAI Chat: `ChatCompletionChunk`s; each tool call's id and name
+///   from its first fragment, its `arguments` text from every fragment
+///   with its `index` (servers that send every parallel call at index 0,
+///   or no index at all, are followed by the calls' ids).
+/// - OpenAI Responses: `response.output_item.added` and `.done` set an
+///   item, `response.function_call_arguments.delta` and `.done` build its
+///   arguments, and `response.completed` gives the whole response.
+///
+/// An event that breaks the stream's order (a block or item index past
+/// the next one) is an error, never an allocation.
 #[derive(Debug, Clone)]
-enum Parsed {
-    Run(ToolCall),
-    Invalid(ToolCallResult),
+pub struct Stream {
+    state: StreamState,
 }
 
-/// A block of the response the client does not run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    /// Where it is in the response (`content[1]`, `output[0]`).
-    pub at: String,
-    /// Its type (`server_tool_use`, `web_search_call`, …).
-    pub kind: String,
-    /// Its name, when it has one.
-    pub name: Option<String>,
+#[derive(Debug, Clone)]
+enum StreamState {
+    Anthropic(anthropic::Stream),
+    OpenAiChat(openai_chat::Stream),
+    OpenAiResponses(openai_responses::Stream),
 }
 
-impl fmt::Display for Skipped {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} `{}`", self.at, self.kind)?;
-        if let Some(name) = &self.name {
-            write!(f, " ({name})")?;
+impl Stream {
+    /// Takes one event (the JSON of an SSE `data:` line).
+    pub fn push(&mut self, event: &Value) -> Result<(), ProviderError> {
+        match &mut self.state {
+            StreamState::Anthropic(stream) => stream.push(event),
+            StreamState::OpenAiChat(stream) => stream.push(event),
+            StreamState::OpenAiResponses(stream) => stream.push(event),
         }
-        f.write_str(": run by the provider, not by this client")
-    }
-}
-
-impl Calls {
-    fn push_call(&mut self, call: ToolCall) {
-        self.items.push(Parsed::Run(call));
     }
 
-    fn push_invalid(&mut self, id: &str, name: &str, why: String) {
-        let text = format!(
-            "the call of `{name}` could not be run: {why}. Send the call again with arguments that are one JSON object."
-        );
-        let result = ToolCallResult::from_output(id, crate::declare::ToolOutput::text(text), true)
-            .for_tool(name);
-        self.items.push(Parsed::Invalid(result));
-    }
-
-    fn mark_native_search(&mut self, id: &str) {
-        self.native_search.insert(id.to_owned());
-    }
-
-    fn skip(&mut self, at: String, kind: &str, name: Option<&str>) {
-        tracing::debug!(%at, kind, "left a provider-run block alone");
-        self.skipped.push(Skipped {
-            at,
-            kind: kind.to_owned(),
-            name: name.map(str::to_owned),
-        });
-    }
-
-    /// The calls that can run, in order.
-    pub fn calls(&self) -> impl Iterator<Item = &ToolCall> {
-        self.items.iter().filter_map(|item| match item {
-            Parsed::Run(call) => Some(call),
-            Parsed::Invalid(_) => None,
-        })
-    }
-
-    /// The calls already answered with an error (arguments that cannot be
-    /// read), in order.
-    pub fn invalid(&self) -> impl Iterator<Item = &ToolCallResult> {
-        self.items.iter().filter_map(|item| match item {
-            Parsed::Invalid(result) => Some(result),
-            Parsed::Run(_) => None,
-        })
-    }
-
-    /// Every call's id, runnable or not, in order.
-    pub fn ids(&self) -> Vec<&str> {
-        self.items
-            .iter()
-            .map(|item| match item {
-                Parsed::Run(call) => call.id.as_str(),
-                Parsed::Invalid(result) => result.id(),
-            })
-            .collect()
-    }
-
-    /// How many calls the model made.
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// Whether the model made no call (the turn is over).
-    pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
-    /// The blocks left to the provider.
-    pub fn skipped(&self) -> &[Skipped] {
-        &self.skipped
-    }
-
-    /// Runs the runnable calls as one turn and returns every call's
-    /// result, in the model's order (the invalid ones' errors in their
-    /// places).
-    pub async fn run(self, executor: &Executor) -> Vec<ToolCallResult> {
-        // The calls are moved to the executor, not copied: their
-        // arguments can be as large as the response itself. Each place
-        // keeps its answer, or the id of the call sent to run.
-        enum Place {
-            Answered(ToolCallResult),
-            Runs(String),
+    /// The response as one value: Anthropic's `Message`, Chat's
+    /// `ChatCompletion` (its first choice's message), or Responses'
+    /// completed `Response` when the stream sent it, else the items put
+    /// together.
+    pub fn finish(self) -> Value {
+        match self.state {
+            StreamState::Anthropic(stream) => stream.finish(),
+            StreamState::OpenAiChat(stream) => stream.finish(),
+            StreamState::OpenAiResponses(stream) => stream.finish(),
         }
-        let mut runnable = Vec::with_capacity(self.items.len());
-        let places: Vec<Place> = self
-            .items
-            .into_iter()
-            .map(|item| match item {
-                Parsed::Invalid(result) => Place::Answered(result),
-                Parsed::Run(call) => {
-                    let id = call.id.clone();
-                    runnable.push(call);
-                    Place::Runs(id)
-                }
-            })
-            .collect();
-        let mut ran = executor.run_turn(runnable).await.into_iter();
-        places
-            .into_iter()
-            .map(|place| match place {
-                Place::Answered(result) => result,
-                // One result per call, in call order: the executor's
-                // promise; a missing one is said, not invented as success.
-                Place::Runs(id) => ran.next().unwrap_or_else(|| {
-                    ToolCallResult::from_output(
-                        id,
-                        crate::declare::ToolOutput::text(
-                            "the executor returned no result for the call",
-                        ),
-                        true,
-                    )
-                }),
-            })
-            .collect()
     }
 }
 
@@ -237,18 +251,6 @@ impl NextRequest {
     }
 }
 
-/// A JSON object of `fields`, each value moved in. The `json!` macro
-/// serialises an interpolated `Value` (or `String`) a second time, which
-/// copies it whole: arguments and results can be as large as a response.
-fn object<const N: usize>(fields: [(&str, Value); N]) -> Value {
-    Value::Object(
-        fields
-            .into_iter()
-            .map(|(key, value)| (key.to_owned(), value))
-            .collect(),
-    )
-}
-
 /// A response that is not one of the format's responses.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -274,70 +276,3 @@ impl ProviderError {
         }
     }
 }
-
-/// Reads a call's arguments: an object as it is, a string as JSON text
-/// that must hold an object (OpenAI's form, and a stream's unparsed
-/// input); anything else is the reason it cannot run.
-fn arguments(value: Option<&Value>) -> Result<Value, String> {
-    match value {
-        Some(Value::Object(map)) => Ok(Value::Object(map.clone())),
-        Some(Value::String(text)) if text.trim().is_empty() => {
-            Ok(Value::Object(serde_json::Map::new()))
-        }
-        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(map)) => Ok(Value::Object(map)),
-            Ok(other) => Err(format!(
-                "its arguments are {} where a JSON object is needed",
-                crate::input::schema::shape::json_kind(&other)
-            )),
-            Err(err) => Err(format!(
-                "its arguments are not valid JSON ({err}); the model sent {}",
-                crate::text::cap_error_text(&format!("{text:?}"))
-            )),
-        },
-        Some(other) => Err(format!(
-            "its arguments are {} where a JSON object is needed",
-            crate::input::schema::shape::json_kind(other)
-        )),
-        None => Err("it has no arguments".to_owned()),
-    }
-}
-
-/// A required string field of a block, or why the response is malformed.
-fn required_str<'a>(
-    format: &'static str,
-    block: &'a Value,
-    at: &str,
-    key: &str,
-) -> Result<&'a str, ProviderError> {
-    block.get(key).and_then(Value::as_str).ok_or_else(|| {
-        ProviderError::malformed(format, at, format!("a tool call without a string `{key}`"))
-    })
-}
-
-/// A PDF's `file_data` (a data URL) and `filename`, as both OpenAI
-/// formats carry a file.
-fn pdf_file_fields(
-    resource: &crate::declare::Resource,
-    bytes: &[u8],
-) -> serde_json::Map<String, Value> {
-    let mut file = serde_json::Map::new();
-    file.insert(
-        "file_data".into(),
-        data_url("application/pdf", bytes).into(),
-    );
-    let name = resource.name.as_deref().unwrap_or("document.pdf");
-    file.insert("filename".into(), name.into());
-    file
-}
-
-/// `data:<media type>;base64,<data>`.
-fn data_url(media_type: &str, data: &[u8]) -> String {
-    format!("data:{media_type};base64,{}", STANDARD.encode(data))
-}
-
-/// Image types OpenAI's vision input takes.
-const OPENAI_IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/webp", "image/gif"];
-
-/// The text a format that has no error flag starts an error result with.
-const ERROR_PREFIX: &str = "Error: ";

@@ -10,10 +10,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{
-    Calls, ERROR_PREFIX, NextRequest, OPENAI_IMAGE_TYPES, ProviderError, arguments, data_url,
-    object, pdf_file_fields, required_str,
-};
+use super::calls::{Calls, arguments, required_str};
+use super::wire::{ERROR_PREFIX, OPENAI_IMAGE_TYPES, data_url, object, pdf_file_fields};
+use super::{NextRequest, ProviderError};
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
 
@@ -21,7 +20,7 @@ const FORMAT: &str = "an OpenAI Chat Completions";
 
 /// The tool calls of a `ChatCompletion` (its first choice), or of an
 /// assistant message.
-pub fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
+pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
     let message = message_of(response)?;
     let mut calls = Calls::default();
     let Some(tool_calls) = message.get("tool_calls") else {
@@ -78,7 +77,7 @@ fn message_of(response: &Value) -> Result<&Value, ProviderError> {
 
 /// The next messages: one `tool` message per result, in order, then one
 /// `user` message with the results' images and files, if any.
-pub fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
+pub(super) fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
     let mut messages = Vec::with_capacity(results.len() + 1);
     let mut attachments: Vec<Value> = Vec::new();
     for result in results {
@@ -177,10 +176,13 @@ fn block_text(block: &ContentBlock) -> String {
 
 /// Reads the calls, runs them, and returns the assistant message to echo
 /// and the tool messages (none when the model made no call).
-pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
-    let calls = calls_from(response)?;
+pub(super) async fn respond(
+    executor: &Executor,
+    response: &Value,
+) -> Result<NextRequest, ProviderError> {
+    let mut calls = calls_from(response)?;
     let message = message_of(response)?;
-    let skipped = calls.skipped().to_vec();
+    let (skipped, _) = calls.take_skipped_and_native();
     let results = if calls.is_empty() {
         Vec::new()
     } else {
@@ -210,7 +212,7 @@ pub async fn respond(executor: &Executor, response: &Value) -> Result<NextReques
 /// id and name from its first fragment, its `arguments` text from every
 /// fragment with its `index`.
 #[derive(Debug, Clone, Default)]
-pub struct Stream {
+pub(super) struct Stream {
     content: Option<String>,
     /// Each call's id, name and arguments so far, in the order they began.
     calls: Vec<Partial>,
@@ -223,13 +225,8 @@ pub struct Stream {
 type Partial = (Option<String>, Option<String>, String);
 
 impl Stream {
-    /// An empty stream.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Takes one `ChatCompletionChunk`.
-    pub fn push(&mut self, chunk: &Value) -> Result<(), ProviderError> {
+    pub(super) fn push(&mut self, chunk: &Value) -> Result<(), ProviderError> {
         let Some(choice) = chunk
             .get("choices")
             .and_then(Value::as_array)
@@ -334,7 +331,7 @@ impl Stream {
 
     /// The completion as one `ChatCompletion`-shaped value (its first
     /// choice's message).
-    pub fn finish(self) -> Value {
+    pub(super) fn finish(self) -> Value {
         let tool_calls: Vec<Value> = self
             .calls
             .into_iter()

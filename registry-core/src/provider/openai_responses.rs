@@ -14,13 +14,12 @@
 
 use serde_json::{Value, json};
 
-use super::{
-    Calls, ERROR_PREFIX, NextRequest, OPENAI_IMAGE_TYPES, ProviderError, arguments, data_url,
-    object, pdf_file_fields, required_str,
-};
+use super::calls::{Calls, arguments, required_str};
+use super::wire::{ERROR_PREFIX, OPENAI_IMAGE_TYPES, data_url, object, pdf_file_fields};
+use super::{NextRequest, ProviderError};
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
-use crate::session::deferral::TOOL_SEARCH_NAME;
+use crate::search::{TOOL_SEARCH_NAME, ToolSearchOutcome};
 
 const FORMAT: &str = "an OpenAI Responses";
 
@@ -30,7 +29,7 @@ const CLIENT_ITEMS: [&str; 2] = ["function_call", "tool_search_call"];
 
 /// The tool calls of a `Response` (its `output`), or of a list of output
 /// items.
-pub fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
+pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
     let output = output_of(response)?;
     let mut calls = Calls::default();
     for (i, item) in output.iter().enumerate() {
@@ -78,7 +77,7 @@ fn output_of(response: &Value) -> Result<&Vec<Value>, ProviderError> {
 /// `tool_search` as the client tool search, so the model calls it
 /// natively); every other result a `function_call_output`. [`respond`]
 /// decides by how each call came instead.
-pub fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
+pub(super) fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
     results
         .iter()
         .map(|result| output_item(result, result.tool() == Some(TOOL_SEARCH_NAME)))
@@ -112,22 +111,21 @@ fn output_item(result: &ToolCallResult, native_search: bool) -> Value {
     ])
 }
 
-/// The function definitions a `tool_search` call found: the JSON array its result
-/// starts with (a scope of shape
+/// The function definitions a `tool_search` call found, from the hits
+/// its result carries (a scope of shape
 /// [`ResultShape::Definitions`](crate::search::ResultShape::Definitions)
-/// in this format). "No tools matched", an error, or another shape loads
-/// nothing: the item has no field for text, and a native search call must
-/// be answered by a `tool_search_output`.
+/// in this format). "No tools matched", an error, a result the executor
+/// cut, or another shape loads nothing: the item has no field for text,
+/// and a native search call must be answered by a `tool_search_output`.
 fn search_tools(result: &ToolCallResult) -> Vec<Value> {
-    let first = serde_json::Deserializer::from_str(result.content())
-        .into_iter::<Value>()
-        .next();
-    match first {
-        Some(Ok(Value::Array(tools)))
-            if !result.is_error()
-                && tools
-                    .iter()
-                    .all(|t| t.get("type").and_then(Value::as_str) == Some("function")) =>
+    let found = ToolSearchOutcome::of(result)
+        .filter(|_| !result.is_error())
+        .and_then(ToolSearchOutcome::items);
+    match found {
+        Some(Value::Array(tools))
+            if tools
+                .iter()
+                .all(|t| t.get("type").and_then(Value::as_str) == Some("function")) =>
         {
             tools
         }
@@ -181,11 +179,13 @@ fn input_text(text: &str) -> Value {
 /// calls, reasoning and messages of `output`, in order, for a stateless
 /// conversation; reasoning models refuse a call echoed without its
 /// reasoning item) and the result items.
-pub async fn respond(executor: &Executor, response: &Value) -> Result<NextRequest, ProviderError> {
-    let calls = calls_from(response)?;
+pub(super) async fn respond(
+    executor: &Executor,
+    response: &Value,
+) -> Result<NextRequest, ProviderError> {
+    let mut calls = calls_from(response)?;
     let output = output_of(response)?;
-    let skipped = calls.skipped().to_vec();
-    let native = calls.native_search.clone();
+    let (skipped, native) = calls.take_skipped_and_native();
     let results = if calls.is_empty() {
         Vec::new()
     } else {
@@ -221,19 +221,14 @@ pub async fn respond(executor: &Executor, response: &Value) -> Result<NextReques
 /// `response.function_call_arguments.delta` and `.done` build its
 /// arguments, and `response.completed` gives the whole response.
 #[derive(Debug, Clone, Default)]
-pub struct Stream {
+pub(super) struct Stream {
     items: Vec<Value>,
     completed: Option<Value>,
 }
 
 impl Stream {
-    /// An empty stream.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Takes one event.
-    pub fn push(&mut self, event: &Value) -> Result<(), ProviderError> {
+    pub(super) fn push(&mut self, event: &Value) -> Result<(), ProviderError> {
         let kind = event
             .get("type")
             .and_then(Value::as_str)
@@ -300,7 +295,7 @@ impl Stream {
 
     /// The response: the completed one when the stream sent it, else the
     /// items put together.
-    pub fn finish(self) -> Value {
+    pub(super) fn finish(self) -> Value {
         self.completed
             .unwrap_or_else(|| object([("output", Value::Array(self.items))]))
     }

@@ -57,20 +57,20 @@ const EXPANSION_SAMPLE: usize = 128;
 
 /// The text of one tool, as the index reads it.
 #[derive(Debug, Clone, Copy)]
-pub struct Document<'a> {
+pub(crate) struct Document<'a> {
     /// The primary name.
-    pub name: &'a str,
+    pub(crate) name: &'a str,
     /// Other names that resolve to the tool.
-    pub aliases: &'a [String],
+    pub(crate) aliases: &'a [String],
     /// The declared `search_hint`.
-    pub hint: Option<&'a str>,
+    pub(crate) hint: Option<&'a str>,
     /// The description.
-    pub description: &'a str,
+    pub(crate) description: &'a str,
 }
 
 impl<'a> Document<'a> {
     /// The searched text of a tool.
-    pub fn of(spec: &'a ToolSpec) -> Self {
+    pub(crate) fn of(spec: &'a ToolSpec) -> Self {
         Document {
             name: spec.name(),
             aliases: spec.aliases(),
@@ -83,7 +83,7 @@ impl<'a> Document<'a> {
 /// One indexed tool's place in the index. Slots of removed tools are
 /// reused; a [`Membership`] tells a reused slot from the tool it had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct DocId(u32);
+pub(crate) struct DocId(u32);
 
 impl DocId {
     pub(crate) fn slot(self) -> usize {
@@ -185,37 +185,38 @@ struct Posting {
 
 /// A tool the search returned.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SearchHit {
+pub(crate) struct SearchHit {
     /// The tool's primary name.
-    pub name: String,
+    pub(crate) name: String,
     /// The ranking score; higher is better. `0.0` for tools picked by
     /// name (`select:` or an exact name).
-    pub score: f32,
+    pub(crate) score: f32,
     /// The tool's slot in the index.
-    pub doc: DocId,
+    pub(crate) doc: DocId,
 }
 
 /// What a search found.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SearchResults {
+pub(crate) struct SearchResults {
     /// The tools, best first.
-    pub hits: Vec<SearchHit>,
+    pub(crate) hits: Vec<SearchHit>,
     /// Names of a `select:` query that no searchable tool answers to.
-    pub unknown: Vec<String>,
+    pub(crate) unknown: Vec<String>,
 }
 
 /// Which indexed tools one search may return: the tools of one pool.
 /// Tools indexed after it was made are outside it, so a reused slot never
 /// lets another tool in.
 #[derive(Debug, Clone, Default)]
-pub struct Membership {
+pub(crate) struct Membership {
     bits: Vec<u64>,
     version: u64,
 }
 
 impl Membership {
     /// No tool at all.
-    pub fn empty() -> Self {
+    #[cfg(test)]
+    pub(crate) fn empty() -> Self {
         Self::default()
     }
 
@@ -233,44 +234,16 @@ impl Membership {
             .is_some_and(|word| word & (1 << (doc % 64)) != 0)
     }
 
-    /// How many tools it admits.
-    pub fn len(&self) -> usize {
-        self.bits.iter().map(|w| w.count_ones() as usize).sum()
-    }
-
     /// Whether it admits no tool.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.bits.iter().all(|w| *w == 0)
     }
 }
 
 /// An inverted index of tools for [`Query`] search.
-///
-/// ```
-/// use registry_core::search::{Document, SearchIndex};
-///
-/// let mut index = SearchIndex::new();
-/// let issue = index.insert(Document {
-///     name: "mcp__github__create_issue",
-///     aliases: &[],
-///     hint: None,
-///     description: "Create a new issue in a GitHub repository.",
-/// });
-/// index.insert(Document {
-///     name: "mcp__git__git_commit",
-///     aliases: &[],
-///     hint: Some("save staged changes"),
-///     description: "Records changes to the repository",
-/// });
-/// let all = index.membership_of_all();
-/// let found = index.search(&"open a bug report issue".parse().unwrap(), 5, &all);
-/// assert_eq!(found.hits[0].name, "mcp__github__create_issue");
-/// assert_eq!(found.hits[0].doc, issue);
-/// let found = index.search(&"save my staged work".parse().unwrap(), 5, &all);
-/// assert_eq!(found.hits[0].name, "mcp__git__git_commit");
-/// ```
 #[derive(Debug, Default)]
-pub struct SearchIndex {
+pub(crate) struct SearchIndex {
     dict: BTreeMap<Box<str>, u32>,
     postings: Vec<Vec<Posting>>,
     /// Per term id, its text.
@@ -299,22 +272,18 @@ pub struct SearchIndex {
 
 impl SearchIndex {
     /// An empty index.
-    pub fn new() -> Self {
+    #[cfg(test)]
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// How many tools are indexed.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.live as usize
     }
 
-    /// Whether no tool is indexed.
-    pub fn is_empty(&self) -> bool {
-        self.live == 0
-    }
-
     /// Indexes one tool; its cost is proportional to the tool's text.
-    pub fn insert(&mut self, doc: Document<'_>) -> DocId {
+    pub(crate) fn insert(&mut self, doc: Document<'_>) -> DocId {
         self.version += 1;
         let slot = match self.free.pop() {
             Some(slot) => slot,
@@ -420,7 +389,7 @@ impl SearchIndex {
 
     /// Removes one tool; its cost is proportional to the tool's terms.
     /// Returns `false` when the slot holds no tool.
-    pub fn remove(&mut self, doc: DocId) -> bool {
+    pub(crate) fn remove(&mut self, doc: DocId) -> bool {
         let Some(removed) = self.docs.get_mut(doc.0 as usize).and_then(Option::take) else {
             return false;
         };
@@ -459,11 +428,6 @@ impl SearchIndex {
         true
     }
 
-    /// The primary name of an indexed tool.
-    pub fn name(&self, doc: DocId) -> Option<&str> {
-        self.doc(doc.0).map(|d| &*d.name)
-    }
-
     /// The primary name of the tool in an occupied slot (empty for an empty
     /// one).
     pub(crate) fn name_at(&self, slot: u32) -> &str {
@@ -482,7 +446,7 @@ impl SearchIndex {
     }
 
     /// A membership of exactly `docs` (tools indexed now).
-    pub fn membership(&self, docs: impl IntoIterator<Item = DocId>) -> Membership {
+    pub(crate) fn membership(&self, docs: impl IntoIterator<Item = DocId>) -> Membership {
         let mut members = Membership {
             bits: Vec::new(),
             version: self.version,
@@ -496,7 +460,8 @@ impl SearchIndex {
     }
 
     /// A membership of every tool indexed now.
-    pub fn membership_of_all(&self) -> Membership {
+    #[cfg(test)]
+    pub(crate) fn membership_of_all(&self) -> Membership {
         self.membership(
             (0..self.docs.len() as u32)
                 .filter(|slot| self.docs[*slot as usize].is_some())
@@ -506,7 +471,7 @@ impl SearchIndex {
 
     /// Runs `query` over the tools `members` admits, returning at most
     /// `max` of them, best first; ties break by name.
-    pub fn search(&self, query: &Query, max: usize, members: &Membership) -> SearchResults {
+    pub(crate) fn search(&self, query: &Query, max: usize, members: &Membership) -> SearchResults {
         if let Some(names) = query.selected() {
             return self.select(names, max, members);
         }
@@ -927,6 +892,29 @@ mod tests {
 
     fn query(text: &str) -> Query {
         text.parse().unwrap()
+    }
+
+    #[test]
+    fn descriptions_and_hints_find_tools_by_what_they_do() {
+        let mut index = SearchIndex::new();
+        let issue = index.insert(Document {
+            name: "mcp__github__create_issue",
+            aliases: &[],
+            hint: None,
+            description: "Create a new issue in a GitHub repository.",
+        });
+        index.insert(Document {
+            name: "mcp__git__git_commit",
+            aliases: &[],
+            hint: Some("save staged changes"),
+            description: "Records changes to the repository",
+        });
+        let all = index.membership_of_all();
+        let found = index.search(&query("open a bug report issue"), 5, &all);
+        assert_eq!(found.hits[0].name, "mcp__github__create_issue");
+        assert_eq!(found.hits[0].doc, issue);
+        let found = index.search(&query("save my staged work"), 5, &all);
+        assert_eq!(found.hits[0].name, "mcp__git__git_commit");
     }
 
     #[test]

@@ -13,23 +13,11 @@ use super::tokenize::{Reading, for_each_term};
 
 /// The most words a query may have: a model pasting a paragraph gets a
 /// clear error rather than a slow search.
-pub const MAX_QUERY_TERMS: usize = 32;
+pub(crate) const MAX_QUERY_TERMS: usize = 32;
 
 /// A parsed search query.
-///
-/// ```
-/// use registry_core::search::Query;
-///
-/// let q: Query = "mcp__github +issue open".parse().unwrap();
-/// assert_eq!(q.servers(), ["github"]);
-/// assert_eq!(q.required_terms(), ["issu"]);
-/// assert_eq!(q.optional_terms(), ["open"]);
-///
-/// let q: Query = "select:read_file, cat".parse().unwrap();
-/// assert_eq!(q.selected(), Some(&["read_file".to_owned(), "cat".to_owned()][..]));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Query {
+pub(crate) struct Query {
     raw: String,
     kind: Kind,
 }
@@ -47,7 +35,7 @@ enum Kind {
 /// A query that cannot be searched, with what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum QueryError {
+pub(crate) enum QueryError {
     /// Nothing but white space.
     #[error("the search query is empty; say what the tool should do, or `select:<name>`")]
     Empty,
@@ -158,12 +146,12 @@ impl std::str::FromStr for Query {
 
 impl Query {
     /// The query as written, trimmed.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.raw
     }
 
     /// The names of a `select:` query, in order; `None` for other queries.
-    pub fn selected(&self) -> Option<&[String]> {
+    pub(crate) fn selected(&self) -> Option<&[String]> {
         match &self.kind {
             Kind::Select(names) => Some(names),
             Kind::Text { .. } => None,
@@ -171,7 +159,7 @@ impl Query {
     }
 
     /// The servers of `mcp__<server>` words (lower case), in order.
-    pub fn servers(&self) -> &[String] {
+    pub(crate) fn servers(&self) -> &[String] {
         match &self.kind {
             Kind::Text { servers, .. } => servers,
             Kind::Select(_) => &[],
@@ -179,7 +167,7 @@ impl Query {
     }
 
     /// The terms every result must match (`+term`), stemmed.
-    pub fn required_terms(&self) -> &[String] {
+    pub(crate) fn required_terms(&self) -> &[String] {
         match &self.kind {
             Kind::Text { required, .. } => required,
             Kind::Select(_) => &[],
@@ -187,7 +175,7 @@ impl Query {
     }
 
     /// The other ranked terms, stemmed, stop words dropped.
-    pub fn optional_terms(&self) -> &[String] {
+    pub(crate) fn optional_terms(&self) -> &[String] {
         match &self.kind {
             Kind::Text { optional, .. } => optional,
             Kind::Select(_) => &[],
@@ -225,6 +213,17 @@ mod tests {
 
     #[test]
     fn every_form_parses() {
+        let q = parse("mcp__github +issue open").unwrap();
+        assert_eq!(q.servers(), ["github"]);
+        assert_eq!(q.required_terms(), ["issu"]);
+        assert_eq!(q.optional_terms(), ["open"]);
+
+        let q = parse("select:read_file, cat").unwrap();
+        assert_eq!(
+            q.selected(),
+            Some(&["read_file".to_owned(), "cat".to_owned()][..])
+        );
+
         let q = parse("  SELECT:a, b ,,c ").unwrap();
         assert_eq!(q.selected().unwrap(), ["a", "b", "c"]);
 

@@ -12,8 +12,10 @@ use crate::session::deferral::TOOL_SEARCH_NAME;
 
 /// The search index of a [`ToolRegistry`]: every built-in of its list and
 /// every registered plugin tool. Build it once, share it across sessions
-/// in an `Arc`; [`sync`](Self::sync) (called by [`scope`](Self::scope))
-/// applies plugin changes incrementally.
+/// and executors in an `Arc`
+/// ([`ExecutorBuilder::tool_search_with`](crate::execute::ExecutorBuilder::tool_search_with));
+/// [`sync`](Self::sync) (called before every search) applies plugin
+/// changes incrementally.
 ///
 /// With [`with_semantic`](Self::with_semantic) it also ranks by meaning:
 /// each tool's text is embedded once (plugin churn embeds only the tools
@@ -23,24 +25,22 @@ use crate::session::deferral::TOOL_SEARCH_NAME;
 /// ```standalone_crate
 /// use registry_core::search::ToolSearchIndex;
 /// use registry_core::{
-///     Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry,
-///     catalog::try_all_base_tools,
+///     Flags, ToolBuilder, ToolOutput, ToolRegistry, catalog::BaseTools,
 /// };
 ///
-/// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+/// let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
 /// let index = ToolSearchIndex::new(&registry);
+/// assert!(index.is_empty());
 /// let tool = ToolBuilder::new("mcp__notes__find_note", "Find a note by its title.")
 ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
 ///     .unwrap();
 /// let guard = registry.plugins().register("notes", tool).unwrap();
-///
-/// let pool = registry.assemble_tool_pool(&PermissionContext::new());
-/// let members = index.scope(&registry, &pool); // picks up the new plugin tool
-/// let found = index.search(&"look up a note".parse().unwrap(), 5, &members);
-/// assert_eq!(found.hits[0].name, "mcp__notes__find_note");
+/// assert_eq!(index.sync(&registry), 1); // one tool joined the index
+/// assert_eq!(index.len(), 1);
 ///
 /// drop(guard);
 /// assert_eq!(index.sync(&registry), 1); // one tool left the index
+/// assert_eq!(index.sync(&registry), 0); // nothing changed since
 /// ```
 #[derive(Debug)]
 pub struct ToolSearchIndex {
@@ -235,7 +235,7 @@ impl ToolSearchIndex {
     /// find (every pooled tool but `tool_search` itself, which is always
     /// loaded). Syncs with `registry` first; a pooled tool the index does
     /// not hold (a pool built from another registry) is indexed then.
-    pub fn scope(&self, registry: &ToolRegistry, pool: &ToolPool) -> Membership {
+    pub(crate) fn scope(&self, registry: &ToolRegistry, pool: &ToolPool) -> Membership {
         self.sync(registry);
         let searchable = || pool.iter().filter(|tool| tool.name() != TOOL_SEARCH_NAME);
         {
@@ -273,7 +273,7 @@ impl ToolSearchIndex {
     /// words, among the best lexical candidates, which all have them), and
     /// the two are fused;
     /// `select:`, exact names and server prefixes are answered by name.
-    pub fn search(&self, query: &Query, max: usize, members: &Membership) -> SearchResults {
+    pub(crate) fn search(&self, query: &Query, max: usize, members: &Membership) -> SearchResults {
         let (embedder, dims) = {
             let state = self.read();
             match &state.vectors {

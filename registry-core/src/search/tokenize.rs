@@ -31,15 +31,8 @@ pub(crate) enum Reading {
 /// `pr`), and a word that starts in lower case and has capitals inside is
 /// an identifier and is split like [`split_name`] (`listPullRequests`).
 /// Letters and digits together stay one word (`s3`, `k8s`, `oauth2`).
-///
-/// ```
-/// use registry_core::search::split_words;
-///
-/// assert_eq!(split_words("Open PRs on GitHub"), ["open", "pr", "on", "github"]);
-/// assert_eq!(split_words("call listPullRequests (v2)"), ["call", "list", "pull", "requests", "v2"]);
-/// assert_eq!(split_words("SQLite's S3 backup"), ["sqlite", "s", "s3", "backup"]);
-/// ```
-pub fn split_words(text: &str) -> Vec<String> {
+#[cfg(test)]
+pub(crate) fn split_words(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     for_each_word(text, Reading::Prose, |word| words.push(word.to_owned()));
     words
@@ -51,18 +44,7 @@ pub fn split_words(text: &str) -> Vec<String> {
 /// capital (`listIssues`), and before the last capital of a run followed
 /// by a lower-case letter (`HTTPServer` → `http`, `server`) unless that
 /// letter is a plural `s` ending the run (`listPRs` → `list`, `pr`).
-///
-/// ```
-/// use registry_core::search::split_name;
-///
-/// assert_eq!(
-///     split_name("mcp__github__listPullRequests"),
-///     ["mcp", "github", "list", "pull", "requests"]
-/// );
-/// assert_eq!(split_name("HTTPServer-v2"), ["http", "server", "v2"]);
-/// assert_eq!(split_name("getGitHubPRs"), ["get", "git", "hub", "pr"]);
-/// ```
-pub fn split_name(name: &str) -> Vec<String> {
+pub(crate) fn split_name(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     for_each_word(name, Reading::Identifier, |word| {
         words.push(word.to_owned())
@@ -177,14 +159,8 @@ pub(crate) fn is_stop_word(word: &str) -> bool {
 /// The search terms of prose (a description, hint or query):
 /// [`split_words`], stop words dropped, each word [`stem`]med. Order is
 /// kept; repeats are kept (they count).
-///
-/// ```
-/// use registry_core::search::terms;
-///
-/// assert_eq!(terms("Lists the open pull requests"), ["list", "open", "pull", "request"]);
-/// assert_eq!(terms("deleted_branches"), terms("delete a branch"));
-/// ```
-pub fn terms(text: &str) -> Vec<String> {
+#[cfg(test)]
+pub(crate) fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_term(text, Reading::Prose, |term| out.push(term.to_owned()));
     out
@@ -204,18 +180,7 @@ pub(crate) fn for_each_term(text: &str, reading: Reading, mut f: impl FnMut(&str
 /// so `issues`/`issue`, `deleting`/`deleted`/`delete` and
 /// `branches`/`branch` meet. Words of four letters or fewer, and words
 /// with digits, are kept whole (they are mostly names and acronyms).
-///
-/// ```
-/// use registry_core::search::stem;
-///
-/// for (word, expected) in [
-///     ("issues", "issu"), ("issue", "issu"), ("running", "run"), ("deleted", "delet"),
-///     ("branches", "branch"), ("queries", "query"), ("status", "status"), ("logs", "log"),
-/// ] {
-///     assert_eq!(stem(word), expected, "{word}");
-/// }
-/// ```
-pub fn stem(word: &str) -> String {
+pub(crate) fn stem(word: &str) -> String {
     let mut w: String = word.to_lowercase();
     // `prs`, `mrs`: a plural of a two-letter abbreviation (no vowel to
     // make it a word of its own, as `bus` or `has` are).
@@ -289,6 +254,12 @@ mod tests {
 
     #[test]
     fn names_split_at_every_separator_and_case_change() {
+        assert_eq!(
+            split_name("mcp__github__listPullRequests"),
+            ["mcp", "github", "list", "pull", "requests"]
+        );
+        assert_eq!(split_name("HTTPServer-v2"), ["http", "server", "v2"]);
+        assert_eq!(split_name("getGitHubPRs"), ["get", "git", "hub", "pr"]);
         assert_eq!(split_name("get_file-contents"), ["get", "file", "contents"]);
         assert_eq!(split_name("mcp__x__y"), ["mcp", "x", "y"]);
         assert_eq!(split_name("getJSONResponse"), ["get", "json", "response"]);
@@ -302,6 +273,18 @@ mod tests {
 
     #[test]
     fn prose_keeps_brand_names_and_acronyms_whole() {
+        assert_eq!(
+            split_words("Open PRs on GitHub"),
+            ["open", "pr", "on", "github"]
+        );
+        assert_eq!(
+            split_words("call listPullRequests (v2)"),
+            ["call", "list", "pull", "requests", "v2"]
+        );
+        assert_eq!(
+            split_words("SQLite's S3 backup"),
+            ["sqlite", "s", "s3", "backup"]
+        );
         for (text, words) in [
             (
                 "GitHub GitLab SQLite PostgreSQL",
@@ -342,6 +325,15 @@ mod tests {
     }
 
     #[test]
+    fn terms_drop_stop_words_and_stem() {
+        assert_eq!(
+            terms("Lists the open pull requests"),
+            ["list", "open", "pull", "request"]
+        );
+        assert_eq!(terms("deleted_branches"), terms("delete a branch"));
+    }
+
+    #[test]
     fn two_letter_plurals_fold() {
         assert_eq!(stem("prs"), "pr");
         assert_eq!(stem("mrs"), "mr");
@@ -351,6 +343,18 @@ mod tests {
 
     #[test]
     fn stems_fold_inflections_together() {
+        for (word, expected) in [
+            ("issues", "issu"),
+            ("issue", "issu"),
+            ("running", "run"),
+            ("deleted", "delet"),
+            ("branches", "branch"),
+            ("queries", "query"),
+            ("status", "status"),
+            ("logs", "log"),
+        ] {
+            assert_eq!(stem(word), expected, "{word}");
+        }
         let groups: &[&[&str]] = &[
             &["create", "created", "creates", "creating"],
             &["update", "updated", "updates", "updating"],

@@ -18,14 +18,14 @@ use super::query::{Query, QueryError};
 use super::shared::ToolSearchIndex;
 #[cfg(not(test))]
 use crate::declare::Tool;
-#[cfg(not(test))]
 use crate::declare::context::ToolContext;
+use crate::declare::{IntoToolOutput, ToolOutput};
+use crate::execute::ToolCallResult;
 use crate::input::handle::ToolHandle;
 use crate::pool::{ToolPool, ToolRegistry};
 use crate::render::ProviderFormat;
 use crate::render::anthropic_tool_references;
 use crate::session::Session;
-#[cfg(not(test))]
 use crate::session::conversation::CallSession;
 #[cfg(not(test))]
 use registry_macros::tool;
@@ -34,23 +34,23 @@ use registry_macros::tool;
 /// ([`Flags::with`](crate::catalog::Flags::with)).
 pub const TOOL_SEARCH_FLAG: &str = "tool_search";
 /// `max_results` when the model does not say.
-pub const DEFAULT_MAX_RESULTS: usize = 5;
+pub(crate) const DEFAULT_MAX_RESULTS: usize = 5;
 /// The largest `max_results` accepted.
-pub const MAX_RESULTS: usize = 50;
+pub(crate) const MAX_RESULTS: usize = 50;
 
 /// The input of `tool_search`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ToolSearchInput {
+pub(crate) struct ToolSearchInput {
     /// What the tool should do, in a few words ("create a pull request");
     /// or `select:name_a,name_b` to load tools by exact name; or a tool's
     /// exact name; or `mcp__<server>` for one server's tools (more words
     /// rank within it). Prefix a word with `+` to require it.
-    pub query: String,
+    pub(crate) query: String,
     /// How many tools to return, 1 to 50.
     #[serde(default = "default_max_results")]
     #[schemars(range(min = 1, max = 50))]
-    pub max_results: usize,
+    pub(crate) max_results: usize,
 }
 
 fn default_max_results() -> usize {
@@ -78,7 +78,45 @@ fn default_max_results() -> usize {
     max_result_chars = 100_000
 )]
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ToolSearch;
+pub(crate) struct ToolSearch;
+
+/// The unit-test build's `tool_search` (the declaration above is left out
+/// of it): the same name, text, posture, input and answer, built at run
+/// time, so an index in a unit test reads the words the real one does and
+/// an executor runs it as it runs the real one. Its text follows the doc
+/// comment above.
+#[cfg(test)]
+pub(crate) fn stand_in() -> ToolHandle {
+    use std::num::NonZeroUsize;
+
+    use crate::declare::ToolBuilder;
+    use crate::declare::posture::{Loading, ResultCap};
+    let schema =
+        serde_json::to_value(schemars::schema_for!(ToolSearchInput)).expect("a schema is JSON");
+    ToolBuilder::new(
+        super::TOOL_SEARCH_NAME,
+        "Search for deferred tools by what they do, and load them. Deferred\n\
+         tools are listed by name but cannot be called until they are loaded;\n\
+         the tools this returns can be called right away.\n\
+         \n\
+         Query forms: free text (\"list open pull requests\"), `select:a,b` for\n\
+         exact names, a tool's exact name, `mcp__<server>` for one server's\n\
+         tools, and `+word` to require a word.",
+    )
+    .input_schema(schema)
+    .read_only(true)
+    .concurrency_safe(true)
+    .loading(Loading::AlwaysLoad)
+    .search_hint("find discover load deferred tools")
+    .max_result_chars(ResultCap::Chars(
+        NonZeroUsize::new(100_000).expect("not zero"),
+    ))
+    .build(|args, cx| async move {
+        let input: ToolSearchInput = serde_json::from_value(args)?;
+        Ok(answer(&input, &cx)?.into_tool_output()?)
+    })
+    .expect("the stand-in builds")
+}
 
 // Not offered as the example when a user's `#[tool]` struct lacks its
 // `impl Tool`: rustc would otherwise name this, the one visible impl.
@@ -86,31 +124,35 @@ pub struct ToolSearch;
 #[diagnostic::do_not_recommend]
 impl Tool for ToolSearch {
     type Input = ToolSearchInput;
-    type Output = String;
+    type Output = ToolSearchOutcome;
     type Error = ToolSearchError;
 
     async fn call(
         &self,
         input: ToolSearchInput,
         cx: &ToolContext,
-    ) -> Result<String, ToolSearchError> {
-        let scope = cx
-            .get::<ToolSearchScope>()
-            .ok_or(ToolSearchError::NoScope)?;
-        let CallSession(session) = cx.get::<CallSession>().ok_or(ToolSearchError::NoSession)?;
-        Ok(scope
-            .search(session, &input.query, input.max_results)?
-            .render())
+    ) -> Result<ToolSearchOutcome, ToolSearchError> {
+        answer(&input, cx)
     }
+}
+
+/// What `tool_search` answers: a search of the scope in the call's
+/// context, what it finds discovered in the executor's session.
+fn answer(input: &ToolSearchInput, cx: &ToolContext) -> Result<ToolSearchOutcome, ToolSearchError> {
+    let scope = cx
+        .get::<ToolSearchScope>()
+        .ok_or(ToolSearchError::NoScope)?;
+    let CallSession(session) = cx.get::<CallSession>().ok_or(ToolSearchError::NoSession)?;
+    scope.search(session, &input.query, input.max_results)
 }
 
 /// Why `tool_search` could not search.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum ToolSearchError {
+pub(crate) enum ToolSearchError {
     /// The runtime put no [`ToolSearchScope`] in the call's context.
     #[error(
-        "tool search is not set up in this session: the runtime must add a ToolSearchScope to the executor's context"
+        "tool search is not set up in this session: the runtime must build the executor with `ExecutorBuilder::tool_search`"
     )]
     NoScope,
     /// The call runs outside an executor, so there is no session to
@@ -133,7 +175,7 @@ pub enum ToolSearchError {
 /// How `tool_search` returns what it found, by provider.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum ResultShape {
+pub(crate) enum ResultShape {
     /// Anthropic `tool_reference` blocks: the API expands each into the
     /// tool's definition (sent with `defer_loading: true`).
     ToolReferences,
@@ -142,12 +184,12 @@ pub enum ResultShape {
     Definitions(ProviderFormat),
 }
 
-/// What `tool_search` searches: put it in the executor's context
-/// ([`ExecutorBuilder::context`](crate::execute::ExecutorBuilder::context)).
-/// What it finds is discovered in the executor's own session, the one
-/// its turns run in.
+/// What `tool_search` searches, in every call's context of an executor
+/// built with [`ExecutorBuilder::tool_search`](crate::execute::ExecutorBuilder::tool_search)
+/// (or of an MCP server with deferral). What it finds is discovered in the
+/// executor's own session, the one its turns run in.
 #[derive(Debug, Clone)]
-pub struct ToolSearchScope {
+pub(crate) struct ToolSearchScope {
     index: Arc<ToolSearchIndex>,
     members: Arc<Membership>,
     pool: Arc<BTreeMap<String, ToolHandle>>,
@@ -157,7 +199,7 @@ pub struct ToolSearchScope {
 impl ToolSearchScope {
     /// A scope over `pool` (only its tools can be found: never a denied or
     /// filtered one).
-    pub fn new(
+    pub(crate) fn new(
         index: Arc<ToolSearchIndex>,
         registry: &ToolRegistry,
         pool: &ToolPool,
@@ -180,7 +222,7 @@ impl ToolSearchScope {
     /// Searches, marks every tool found as discovered in `session`, and
     /// returns the result in this scope's shape. (`tool_search` passes the
     /// session of the executor running it.)
-    pub fn search(
+    pub(crate) fn search(
         &self,
         session: &Session,
         query: &str,
@@ -191,11 +233,11 @@ impl ToolSearchScope {
         }
         let parsed: Query = query.parse()?;
         let results = self.index.search(&parsed, max_results, &self.members);
-        let (found, scores): (Vec<ToolHandle>, Vec<f32>) = results
+        let found: Vec<ToolHandle> = results
             .hits
             .iter()
-            .filter_map(|hit| Some((self.pool.get(&hit.name).cloned()?, hit.score)))
-            .unzip();
+            .filter_map(|hit| self.pool.get(&hit.name).cloned())
+            .collect();
         for tool in &found {
             session.discover(tool.name());
         }
@@ -208,78 +250,51 @@ impl ToolSearchScope {
         Ok(ToolSearchOutcome {
             query: parsed.as_str().to_owned(),
             found,
-            scores,
             unknown: results.unknown,
             shape: self.shape,
         })
     }
 }
 
-/// The tools one search found (now discovered), in rank order.
-///
-/// Typed for the runtime ([`hits`](Self::hits), [`tools`](Self::tools));
-/// [`render`](Self::render) is what the model reads.
+/// The tools one search found (now discovered), in rank order:
+/// `tool_search`'s typed result. [`render`](Self::render) is the text the
+/// model reads; the result carries the outcome itself as well
+/// ([`of`](Self::of)), so a provider adapter answers in its own form
+/// from the hits, never by parsing the text back.
 #[derive(Debug, Clone)]
-pub struct ToolSearchOutcome {
+pub(crate) struct ToolSearchOutcome {
     query: String,
     found: Vec<ToolHandle>,
-    scores: Vec<f32>,
     unknown: Vec<String>,
     shape: ResultShape,
 }
 
-/// One tool a search found, with its score.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
-pub struct ToolSearchHit {
-    /// The tool's name.
-    pub name: String,
-    /// Its ranking score, higher is better: comparable within one search
-    /// only. `0.0` for tools picked by name (`select:`, an exact name, a
-    /// server prefix alone).
-    pub score: f32,
-}
-
 impl ToolSearchOutcome {
     /// The found tools' names, best first.
-    pub fn names(&self) -> Vec<&str> {
+    pub(crate) fn names(&self) -> Vec<&str> {
         self.found.iter().map(ToolHandle::name).collect()
     }
 
-    /// The found tools with their scores, best first.
-    pub fn hits(&self) -> Vec<ToolSearchHit> {
-        self.found
-            .iter()
-            .zip(&self.scores)
-            .map(|(tool, score)| ToolSearchHit {
-                name: tool.name().to_owned(),
-                score: *score,
-            })
-            .collect()
-    }
-
-    /// The found tools, best first.
-    pub fn tools(&self) -> &[ToolHandle] {
-        &self.found
-    }
-
-    /// The query as the model wrote it, trimmed.
-    pub fn query(&self) -> &str {
-        &self.query
+    /// The outcome a `tool_search` result was rendered from, while its
+    /// text is as rendered: `None` for an error, any other tool's result,
+    /// and a result the executor cut or spilled.
+    pub(crate) fn of(result: &ToolCallResult) -> Option<&ToolSearchOutcome> {
+        result.output().source::<ToolSearchOutcome>()
     }
 
     /// Names of a `select:` query that no tool of the pool answers to.
-    pub fn unknown(&self) -> &[String] {
+    pub(crate) fn unknown(&self) -> &[String] {
         &self.unknown
     }
 
     /// The Anthropic `tool_result` content: one
     /// `{"type": "tool_reference", "tool_name": ...}` block per tool.
-    pub fn tool_references(&self) -> Value {
+    pub(crate) fn tool_references(&self) -> Value {
         anthropic_tool_references(self.names())
     }
 
     /// The found tools' full definitions in `format`, as a JSON array.
-    pub fn definitions(&self, format: ProviderFormat) -> Value {
+    pub(crate) fn definitions(&self, format: ProviderFormat) -> Value {
         Value::Array(
             self.found
                 .iter()
@@ -288,26 +303,41 @@ impl ToolSearchOutcome {
         )
     }
 
-    /// What the model reads: the result in the scope's shape (compact
-    /// JSON), or a sentence when nothing matched; names a `select:` could
-    /// not find are listed after.
-    pub fn render(&self) -> String {
-        let mut out = if self.found.is_empty() {
-            format!(
+    /// What was found in the scope's shape (`tool_reference` blocks or
+    /// full definitions), best first; `None` when nothing matched.
+    pub(crate) fn items(&self) -> Option<Value> {
+        if self.found.is_empty() {
+            return None;
+        }
+        Some(match self.shape {
+            ResultShape::ToolReferences => self.tool_references(),
+            ResultShape::Definitions(format) => self.definitions(format),
+        })
+    }
+
+    /// What the model reads: the [`items`](Self::items) as compact JSON,
+    /// or a sentence when nothing matched; names a `select:` could not
+    /// find are listed after.
+    pub(crate) fn render(&self) -> String {
+        let mut out = match self.items() {
+            Some(items) => crate::text::to_canonical_string(&items),
+            None => format!(
                 "No tools matched `{}`.",
                 crate::text::cap_error_text(&self.query)
-            )
-        } else {
-            let value = match self.shape {
-                ResultShape::ToolReferences => self.tool_references(),
-                ResultShape::Definitions(format) => self.definitions(format),
-            };
-            crate::text::to_canonical_string(&value)
+            ),
         };
         if !self.unknown.is_empty() {
             out.push_str("\nNo tool is named: ");
             out.push_str(&crate::text::cap_error_text(&self.unknown.join(", ")));
         }
         out
+    }
+}
+
+/// The text the model reads ([`render`](ToolSearchOutcome::render)),
+/// carrying the outcome it was rendered from.
+impl IntoToolOutput for ToolSearchOutcome {
+    fn into_tool_output(self) -> Result<ToolOutput, serde_json::Error> {
+        Ok(ToolOutput::text(self.render()).with_source(self))
     }
 }

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 
 use super::deferral::{Deferral, DeferralPolicy};
 use super::metrics::{Metrics, ToolMetrics};
-use super::store::{RECORD_FORMAT, SessionRecord};
+use super::store::SessionRecord;
 use super::{ContextModifier, SessionState};
 use crate::declare::posture::Loading;
 use crate::input::handle::ToolHandle;
@@ -42,7 +42,6 @@ pub struct Session {
 /// records into the conversation (`tool_search`'s discoveries) finds the
 /// one session the executor runs, never a second one passed beside it.
 /// Crate-private, so no runtime can put another in its place.
-#[cfg_attr(test, allow(dead_code))] // read by `tool_search`, not in this crate's unit tests
 pub(crate) struct CallSession(pub(crate) Arc<Session>);
 
 /// Discovered tools: a set to ask, and the order they came in, so renders
@@ -69,7 +68,7 @@ impl Session {
     /// order, state, and the grants still live (lapsed ones are left out).
     pub fn record(&self, now: SystemTime) -> SessionRecord {
         SessionRecord {
-            format: RECORD_FORMAT,
+            format: SessionRecord::FORMAT,
             discovered: self.discovered(),
             state: (*self.state()).clone(),
             grants: self.grants.records(now),
@@ -122,24 +121,20 @@ impl Session {
     /// Decides which of `pool`'s tools this session defers, by `policy`,
     /// measuring in `format`, and keeps the decision (replacing any
     /// earlier one; discoveries stay). Decide again when the pool changes.
-    pub fn decide_deferral(
-        &self,
-        pool: &ToolPool,
-        policy: DeferralPolicy,
-        format: ProviderFormat,
-    ) -> Arc<Deferral> {
+    /// ([`ExecutorBuilder::tool_search`](crate::execute::ExecutorBuilder::tool_search)
+    /// decides for the executor's pool.)
+    pub fn decide_deferral(&self, pool: &ToolPool, policy: DeferralPolicy, format: ProviderFormat) {
         let deferral = Arc::new(Deferral::decide(pool, policy, format));
         *self
             .deferral
             .write()
-            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&deferral));
-        deferral
+            .unwrap_or_else(PoisonError::into_inner) = Some(deferral);
     }
 
     /// The session's deferral decision: the one
     /// [`decide_deferral`](Self::decide_deferral) made, or `None`, when
     /// declarations decide.
-    pub fn deferral(&self) -> Option<Arc<Deferral>> {
+    pub(crate) fn deferral(&self) -> Option<Arc<Deferral>> {
         self.deferral
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -168,7 +163,7 @@ impl Session {
     }
 
     /// Replaces the session state (a restored session's, from its
-    /// [`SessionRecord`](super::SessionRecord)).
+    /// [`SessionRecord`]).
     pub fn replace_state(&self, state: SessionState) {
         *self.state.lock().unwrap_or_else(PoisonError::into_inner) = Arc::new(state);
     }

@@ -9,76 +9,49 @@ use crate::pool::{PoolEntry, ToolPool};
 use crate::render::ProviderFormat;
 
 /// The search tool's primary name: what a session leaves out of its
-/// renders while it defers nothing (exported by [`search`](crate::search)).
-pub const TOOL_SEARCH_NAME: &str = "tool_search";
+/// renders while it defers nothing.
+pub(crate) const TOOL_SEARCH_NAME: &str = "tool_search";
 
 /// When a session defers tools.
 ///
 /// ```
-/// use registry_core::session::{AutoDeferral, DeferralPolicy};
+/// use registry_core::session::DeferralPolicy;
 ///
-/// // Defer once the deferrable tools would take more than 10% of a
-/// // 400 kB context: the default.
-/// assert_eq!(DeferralPolicy::default(), DeferralPolicy::Auto(AutoDeferral::new(400_000, 10).unwrap()));
-/// assert!(AutoDeferral::new(400_000, 0).is_err());
+/// // Defer once the deferrable tools would take more than 40 kB: 10% of a
+/// // 400 kB context, the default.
+/// assert_eq!(DeferralPolicy::default(), DeferralPolicy::Auto { threshold_bytes: 40_000 });
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DeferralPolicy {
-    /// Every deferrable tool is deferred (see [`is_deferrable`]).
+    /// Every deferrable tool is deferred: declared `defer`, or imported
+    /// from an MCP server and not declared always-load; never
+    /// `always_load` tools or `tool_search` itself.
     Always,
     /// Nothing is deferred; `tool_search` is left out of renders.
     Never,
     /// Deferrable tools are deferred only when their full definitions, in
-    /// the provider format in use, would take more than a share of the
-    /// context budget.
-    Auto(AutoDeferral),
+    /// the provider format in use, would take more than `threshold_bytes`
+    /// bytes of the context.
+    Auto {
+        /// The rendered size above which the deferrable tools are
+        /// deferred (at it, nothing is).
+        threshold_bytes: usize,
+    },
+}
+
+impl DeferralPolicy {
+    /// The default threshold of [`Auto`](Self::Auto): 10% of 400,000
+    /// bytes (about 100,000 tokens at four bytes a token).
+    const DEFAULT_THRESHOLD_BYTES: usize = 40_000;
 }
 
 impl Default for DeferralPolicy {
+    /// [`Auto`](Self::Auto) at 40,000 bytes.
     fn default() -> Self {
-        DeferralPolicy::Auto(AutoDeferral::DEFAULT)
-    }
-}
-
-/// The budget of [`DeferralPolicy::Auto`], in rendered bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AutoDeferral {
-    context_bytes: usize,
-    share_percent: u8,
-}
-
-/// [`AutoDeferral::new`] was given a share outside 1..=100.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the deferral share must be a percentage from 1 to 100, not {share_percent}")]
-pub struct DeferralShareError {
-    /// The share given.
-    pub share_percent: u8,
-}
-
-impl AutoDeferral {
-    /// 10% of 400,000 bytes (about 100,000 tokens at four bytes a token).
-    pub const DEFAULT: AutoDeferral = AutoDeferral {
-        context_bytes: 400_000,
-        share_percent: 10,
-    };
-
-    /// Defer when the deferrable tools' definitions exceed
-    /// `share_percent`% of `context_bytes`.
-    pub fn new(context_bytes: usize, share_percent: u8) -> Result<Self, DeferralShareError> {
-        if !(1..=100).contains(&share_percent) {
-            return Err(DeferralShareError { share_percent });
+        DeferralPolicy::Auto {
+            threshold_bytes: Self::DEFAULT_THRESHOLD_BYTES,
         }
-        Ok(AutoDeferral {
-            context_bytes,
-            share_percent,
-        })
-    }
-
-    /// The byte count above which tools are deferred.
-    pub fn threshold_bytes(self) -> usize {
-        self.context_bytes / 100 * usize::from(self.share_percent)
-            + self.context_bytes % 100 * usize::from(self.share_percent) / 100
     }
 }
 
@@ -90,7 +63,7 @@ impl AutoDeferral {
 /// An import is known by its recorded origin, not its name: a local plugin
 /// that happens to be called `mcp__x` is loaded like any other local tool,
 /// and an imported tool stays deferrable whatever it is named.
-pub fn is_deferrable(entry: &PoolEntry) -> bool {
+pub(crate) fn is_deferrable(entry: &PoolEntry) -> bool {
     let tool = entry.tool();
     if tool.name() == TOOL_SEARCH_NAME {
         return false;
@@ -104,49 +77,15 @@ pub fn is_deferrable(entry: &PoolEntry) -> bool {
 
 /// What a [`DeferralPolicy`] decided for one pool: the deferred tools,
 /// by primary name.
-///
-/// ```standalone_crate
-/// use registry_core::{render::ProviderFormat, session::{AutoDeferral, Deferral, DeferralPolicy}};
-/// use registry_core::{
-///     Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry,
-///     catalog::try_all_base_tools, declare::RemoteOrigin,
-/// };
-///
-/// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
-/// // What an MCP import registers: a tool recording its server.
-/// let tool = ToolBuilder::new("mcp__docs__search", "Search the docs.")
-///     .remote_origin(RemoteOrigin::new("docs", "search"))
-///     .build(|_, _| async { Ok(ToolOutput::text("")) })
-///     .unwrap();
-/// let _guard = registry.plugins().register("docs", tool).unwrap();
-/// let pool = registry.assemble_tool_pool(&PermissionContext::new());
-///
-/// let always = Deferral::decide(&pool, DeferralPolicy::Always, ProviderFormat::Anthropic);
-/// assert!(always.is_deferred("mcp__docs__search"));
-/// let never = Deferral::decide(&pool, DeferralPolicy::Never, ProviderFormat::Anthropic);
-/// assert!(!never.defers_anything());
-/// // One small tool is far under 10% of the default budget.
-/// let auto = Deferral::decide(&pool, DeferralPolicy::default(), ProviderFormat::Anthropic);
-/// assert!(!auto.defers_anything());
-/// assert!(auto.deferrable_bytes() > 0);
-/// // A tiny budget defers it.
-/// let tight = DeferralPolicy::Auto(AutoDeferral::new(100, 10).unwrap());
-/// assert!(Deferral::decide(&pool, tight, ProviderFormat::Anthropic).is_deferred("mcp__docs__search"));
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Deferral {
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Deferral {
     deferred: BTreeSet<String>,
     deferrable_bytes: usize,
 }
 
 impl Deferral {
-    /// Nothing deferred.
-    pub fn none() -> Self {
-        Self::default()
-    }
-
     /// Applies `policy` to `pool`, measuring in `format`.
-    pub fn decide(pool: &ToolPool, policy: DeferralPolicy, format: ProviderFormat) -> Self {
+    pub(crate) fn decide(pool: &ToolPool, policy: DeferralPolicy, format: ProviderFormat) -> Self {
         let deferrable: Vec<&ToolHandle> = pool
             .entries()
             .iter()
@@ -162,9 +101,9 @@ impl Deferral {
         let (defer, deferrable_bytes) = match policy {
             DeferralPolicy::Never => (false, 0),
             DeferralPolicy::Always => (true, measure()),
-            DeferralPolicy::Auto(auto) => {
+            DeferralPolicy::Auto { threshold_bytes } => {
                 let bytes: usize = measure();
-                (bytes > auto.threshold_bytes(), bytes)
+                (bytes > threshold_bytes, bytes)
             }
         };
         tracing::debug!(
@@ -189,23 +128,25 @@ impl Deferral {
     }
 
     /// Whether the tool with this primary name is deferred.
-    pub fn is_deferred(&self, name: &str) -> bool {
+    pub(crate) fn is_deferred(&self, name: &str) -> bool {
         self.deferred.contains(name)
     }
 
     /// Whether any tool is deferred (and so `tool_search` is offered).
-    pub fn defers_anything(&self) -> bool {
+    pub(crate) fn defers_anything(&self) -> bool {
         !self.deferred.is_empty()
     }
 
     /// The deferred tools' names, sorted.
-    pub fn deferred(&self) -> impl ExactSizeIterator<Item = &str> {
+    #[cfg(test)]
+    pub(crate) fn deferred(&self) -> impl ExactSizeIterator<Item = &str> {
         self.deferred.iter().map(String::as_str)
     }
 
     /// The measured size of the deferrable tools' full definitions (0 when
     /// the policy measured nothing).
-    pub fn deferrable_bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn deferrable_bytes(&self) -> usize {
         self.deferrable_bytes
     }
 }
@@ -214,19 +155,39 @@ impl Deferral {
 mod tests {
     use super::*;
 
+    /// The three policies over one imported tool.
     #[test]
-    fn thresholds_do_not_overflow_or_round_up() {
-        assert_eq!(AutoDeferral::new(1_000, 10).unwrap().threshold_bytes(), 100);
-        assert_eq!(
-            AutoDeferral::new(usize::MAX, 100)
-                .unwrap()
-                .threshold_bytes(),
-            usize::MAX
-        );
-        assert_eq!(AutoDeferral::new(99, 50).unwrap().threshold_bytes(), 49);
-        assert_eq!(
-            AutoDeferral::new(5, 101),
-            Err(DeferralShareError { share_percent: 101 })
+    fn each_policy_decides_for_a_pool() {
+        use crate::{
+            catalog::BaseTools,
+            declare::{RemoteOrigin, ToolBuilder, ToolOutput},
+            permission::PermissionContext,
+            pool::ToolRegistry,
+        };
+        let registry = ToolRegistry::new(BaseTools::__from_handles(Vec::new()).unwrap());
+        // What an MCP import registers: a tool recording its server.
+        let tool = ToolBuilder::new("mcp__docs__search", "Search the docs.")
+            .remote_origin(RemoteOrigin::new("docs", "search"))
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap();
+        let _guard = registry.plugins().register("docs", tool).unwrap();
+        let pool = registry.assemble_tool_pool(&PermissionContext::new());
+
+        let always = Deferral::decide(&pool, DeferralPolicy::Always, ProviderFormat::Anthropic);
+        assert!(always.is_deferred("mcp__docs__search"));
+        let never = Deferral::decide(&pool, DeferralPolicy::Never, ProviderFormat::Anthropic);
+        assert!(!never.defers_anything());
+        // One small tool is far under the default budget.
+        let auto = Deferral::decide(&pool, DeferralPolicy::default(), ProviderFormat::Anthropic);
+        assert!(!auto.defers_anything());
+        assert!(auto.deferrable_bytes() > 0);
+        // A tiny budget defers it.
+        let tight = DeferralPolicy::Auto {
+            threshold_bytes: 10,
+        };
+        assert!(
+            Deferral::decide(&pool, tight, ProviderFormat::Anthropic)
+                .is_deferred("mcp__docs__search")
         );
     }
 

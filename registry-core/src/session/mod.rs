@@ -6,12 +6,13 @@
 //! the [`SessionState`] that tool results change through
 //! [`ContextModifier`]s (defined beside [`ToolContext`](crate::declare::ToolContext),
 //! which hands it to each call), which tools a session sends without their
-//! schema (`deferral`: [`DeferralPolicy`], [`Deferral`]), the pool as one
+//! schema (`deferral`: [`DeferralPolicy`] and the decision it makes for a
+//! pool), the pool as one
 //! session renders it (`tools`: [`SessionTools`], from
 //! [`ToolPool::for_session`](crate::pool::ToolPool::for_session)), per-tool
-//! counters (`metrics`), and a conversation's state as a store shared by
+//! counters (`metrics`: [`ToolMetrics`]), and a conversation's state as a store shared by
 //! server replicas keeps it (`store`: [`SessionRecord`], [`SessionStore`],
-//! [`MemorySessionStore`]).
+//! [`MemorySessionStore`], [`StoreLimits`]).
 //!
 //! Never does: run a call (the [`execute`](crate::execute) stage applies
 //! modifiers and counts), search (the [`search`](crate::search) stage
@@ -26,10 +27,7 @@ mod tools;
 
 pub use crate::declare::state::{ContextModifier, SessionState};
 pub use conversation::Session;
-pub use deferral::{AutoDeferral, Deferral, DeferralPolicy, DeferralShareError, is_deferrable};
+pub use deferral::DeferralPolicy;
 pub use metrics::ToolMetrics;
-pub use store::{
-    MemorySessionStore, RECORD_FORMAT, SessionRecord, SessionStore, StoreError, StoreFuture,
-    StoreLimits, Stored,
-};
+pub use store::{MemorySessionStore, SessionRecord, SessionStore, StoreError, StoreLimits, Stored};
 pub use tools::SessionTools;

@@ -5,7 +5,7 @@
 //! registry keeps: the deferred tools it discovered (in discovery order),
 //! its [`SessionState`] (what context modifiers changed), and its
 //! allow-always grants, each with the moment it lapses. The record is
-//! versioned ([`RECORD_FORMAT`]) and bounded: [`StoreLimits`] caps its
+//! versioned ([`SessionRecord::FORMAT`]) and bounded: [`StoreLimits`] caps its
 //! encoded size and how long a store keeps it.
 //!
 //! A [`SessionStore`] holds records as bytes under a session id, with a
@@ -33,15 +33,11 @@ use serde::{Deserialize, Serialize};
 use super::SessionState;
 use crate::permission::GrantRecord;
 
-/// The record format this build writes and reads. A record of another
-/// format is refused ([`StoreError::Format`]) rather than guessed at.
-pub const RECORD_FORMAT: u32 = 1;
-
 /// One conversation's state as a store holds it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionRecord {
-    /// [`RECORD_FORMAT`] when written by this build.
+    /// [`SessionRecord::FORMAT`] when written by this build.
     pub format: u32,
     /// Discovered deferred tools, in discovery order.
     pub discovered: Vec<String>,
@@ -52,6 +48,10 @@ pub struct SessionRecord {
 }
 
 impl SessionRecord {
+    /// The record format this build writes and reads. A record of another
+    /// format is refused ([`StoreError::Format`]) rather than guessed at.
+    pub const FORMAT: u32 = 1;
+
     /// The record as bytes, refused when larger than `limits` allow.
     pub fn encode(&self, session: &str, limits: &StoreLimits) -> Result<Vec<u8>, StoreError> {
         // Serializing plain data into a `Vec` cannot fail; say so if it did.
@@ -81,11 +81,11 @@ impl SessionRecord {
             message: err.to_string(),
         };
         let Header { format } = serde_json::from_slice(bytes).map_err(corrupt)?;
-        if format != RECORD_FORMAT {
+        if format != SessionRecord::FORMAT {
             return Err(StoreError::Format {
                 session: session.to_owned(),
                 found: format,
-                supported: RECORD_FORMAT,
+                supported: SessionRecord::FORMAT,
             });
         }
         serde_json::from_slice(bytes).map_err(corrupt)
@@ -190,10 +190,16 @@ pub enum StoreError {
 }
 
 /// The future a [`SessionStore`] method returns.
-pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+pub(crate) type StoreFuture<'a, T> =
+    Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
 /// Holds session records by session id, shared by every replica of a
 /// server.
+///
+/// Every method returns a boxed future,
+/// `Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>`,
+/// so a store can be shared as `Arc<dyn SessionStore>`; an implementation
+/// may name it with a type alias of its own.
 pub trait SessionStore: Send + Sync + 'static {
     /// The record of `session`, or `None` when there is none (never
     /// stored, expired or deleted). A store that cannot answer errs.
@@ -480,7 +486,7 @@ mod tests {
             ..StoreLimits::default()
         };
         let mut record = SessionRecord {
-            format: RECORD_FORMAT,
+            format: SessionRecord::FORMAT,
             ..SessionRecord::default()
         };
         record.discovered = (0..20).map(|i| format!("tool_{i}")).collect();
@@ -494,7 +500,7 @@ mod tests {
             Err(StoreError::Format {
                 session: "old".into(),
                 found: 2,
-                supported: RECORD_FORMAT
+                supported: SessionRecord::FORMAT
             })
         );
         let err = SessionRecord::decode("torn", b"{\"format\":1,").unwrap_err();

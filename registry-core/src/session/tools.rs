@@ -9,7 +9,7 @@
 //!   deferred ones with `"defer_loading": true`, and `tool_search` as the
 //!   client-executed `{"type": "tool_search", "execution": "client"}`
 //!   tool; discovery changes nothing here (the `tool_search_output` items
-//!   load them, see [`provider::openai_responses`](crate::provider::openai_responses)).
+//!   load them, see [`Provider::OpenAiResponses`](crate::provider::Provider::OpenAiResponses)).
 //! - OpenAI Chat, MCP `tools/list` (no deferred loading): the tools the
 //!   session loads, in pool order, then the discovered deferred tools in
 //!   the order they were discovered; undiscovered deferred tools are left
@@ -50,10 +50,10 @@ impl ToolPool {
     /// use registry_core::{render::ProviderFormat, session::DeferralPolicy};
     /// use registry_core::{
     ///     Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry,
-    ///     catalog::try_all_base_tools, declare::RemoteOrigin, session::Session,
+    ///     catalog::BaseTools, declare::RemoteOrigin, session::Session,
     /// };
     ///
-    /// let registry = ToolRegistry::new(try_all_base_tools(&Flags::new()).unwrap());
+    /// let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
     /// // Imported tools, as an MCP import registers them.
     /// let tool = |name: &str| ToolBuilder::new(name, "A tool.")
     ///     .remote_origin(RemoteOrigin::new("srv", &name["mcp__srv__".len()..]))
@@ -193,8 +193,9 @@ impl<'a> SessionTools<'a> {
     }
 
     /// The plain-text catalog: every offered tool in pool order; a loaded
-    /// one as [`prompt_catalog_entry`], a deferred one as
-    /// `- name (deferred): hint` (or `- name (deferred)` without a hint).
+    /// one as `- name: description` (further lines of the description
+    /// indented by two spaces), a deferred one as `- name (deferred): hint`
+    /// (or `- name (deferred)` without a hint).
     /// Discovery does not change it: the discovered tools' definitions
     /// reach the model through the tools array.
     pub fn render_prompt_catalog(&self) -> String {

@@ -12,7 +12,9 @@ mod capped;
 
 pub use canonical::{to_canonical_pretty, to_canonical_string};
 pub(crate) use canonical::{write_canonical, write_string};
-pub use capped::{MAX_ERROR_MESSAGE_CHARS, MAX_ERROR_TEXT_CHARS, cap_error_text};
+#[cfg(test)]
+pub(crate) use capped::MAX_ERROR_TEXT_CHARS;
+pub use capped::{MAX_ERROR_MESSAGE_CHARS, cap_error_text};
 pub(crate) use capped::{capped, capped_message};
 
 /// The text of a panic payload, for error messages.

@@ -11,8 +11,8 @@ use execute_support::{Recorder, overlaps, paused_runtime, registry_of};
 use proptest::prelude::*;
 use registry_core::{
     ToolBuilder, ToolCall, ToolHandle, ToolOutput,
-    access::{Access, Resource},
-    execute::{BatchReason, ExecutorConfig},
+    access::{Access, AccessKey},
+    execute::ExecutorConfig,
 };
 use serde_json::{Value, json};
 
@@ -49,13 +49,13 @@ fn declared_access(args: &Value) -> Access {
     if args["everything"].as_bool().unwrap_or(false) {
         return Access::everything();
     }
-    let paths = |field: &str| -> Vec<Resource> {
+    let paths = |field: &str| -> Vec<AccessKey> {
         args[field]
             .as_array()
             .into_iter()
             .flatten()
             .filter_map(Value::as_str)
-            .map(|p| Resource::path(format!("{ROOT}/{p}")))
+            .map(|p| AccessKey::path(format!("{ROOT}/{p}")))
             .collect()
     };
     Access::read_all(paths("reads")) | Access::write_all(paths("writes"))
@@ -117,10 +117,9 @@ fn expected_batches(accesses: &[Access]) -> Vec<Vec<usize>> {
         let alone = access.writes_everything();
         let joins = open_joinable
             && !alone
-            && batches.last().is_some_and(|b| {
-                b.iter()
-                    .all(|&m| access.conflict_with(&accesses[m]).is_none())
-            });
+            && batches
+                .last()
+                .is_some_and(|b| b.iter().all(|&m| !access.conflicts(&accesses[m])));
         if joins {
             batches.last_mut().unwrap().push(k);
         } else {
@@ -166,7 +165,7 @@ proptest! {
         for (i, a) in spans.iter().enumerate() {
             for b in &spans[i + 1..] {
                 let (ka, kb) = (a.key as usize, b.key as usize);
-                let conflict = accesses[ka].conflict_with(&accesses[kb]).is_some()
+                let conflict = accesses[ka].conflicts(&accesses[kb])
                     || accesses[ka].writes_everything()
                     || accesses[kb].writes_everything();
                 if conflict {
@@ -206,7 +205,7 @@ fn ten_edits_of_ten_files_run_together_and_a_panicking_access_runs_alone() {
         .build();
     let mut calls: Vec<ToolCall> = (0..10).map(|k| edit(k, &format!("f{k}"))).collect();
     let plan = exec.plan_turn(&calls);
-    assert_eq!(plan.batches.len(), 1, "{}", plan.explain());
+    assert_eq!(plan.batch_count(), 1, "{}", plan.explain());
     paused_runtime().block_on(exec.run_turn(calls.clone()));
     assert_eq!(recorder.max_active(), 10);
 
@@ -214,13 +213,10 @@ fn ten_edits_of_ten_files_run_together_and_a_panicking_access_runs_alone() {
     // stretch and runs alone.
     calls[5].input["panic_access"] = json!(true);
     let plan = exec.plan_turn(&calls);
-    let shape: Vec<usize> = plan.batches.iter().map(|b| b.calls.len()).collect();
-    assert_eq!(shape, [5, 1, 4], "{}", plan.explain());
-    assert_eq!(plan.batches[1].reason, BatchReason::RunsAlone);
-    assert_eq!(
-        plan.batches[2].reason,
-        BatchReason::AfterAlone { earlier: 5 }
-    );
+    assert_eq!(plan.batch_sizes(), [5, 1, 4], "{}", plan.explain());
+    let reason = |batch| plan.batch_reason(batch).map(|r| r.to_string());
+    assert_eq!(reason(1).as_deref(), Some("runs alone"));
+    assert_eq!(reason(2).as_deref(), Some("after #5, which ran alone"));
     let recorder2 = Arc::new(Recorder::default());
     let exec2 = registry_of(vec![access_probe(&recorder2)])
         .executor()
@@ -277,7 +273,7 @@ fn relative_paths_are_anchored_at_the_access_root_and_symlinks_followed() {
     let root = std::fs::canonicalize(dir.path()).unwrap();
     std::fs::write(root.join("real.txt"), "x").unwrap();
     let tool = ToolBuilder::new("touch", "Write `path`.")
-        .access(|args| Access::write(Resource::path(args["path"].as_str().unwrap_or("/"))))
+        .access(|args| Access::write(AccessKey::path(args["path"].as_str().unwrap_or("/"))))
         .build(|_, _| async { Ok(ToolOutput::text("ok")) })
         .unwrap();
     let exec = registry_of(vec![tool])
@@ -296,15 +292,16 @@ fn relative_paths_are_anchored_at_the_access_root_and_symlinks_followed() {
         calls.push(call(2, "link.txt"));
     }
     let plan = exec.plan_turn(&calls);
-    // The same file three ways: three batches, each naming #0's key.
-    assert_eq!(plan.batches.len(), calls.len(), "{}", plan.explain());
-    for batch in &plan.batches[1..] {
-        let BatchReason::Conflict(conflict) = &batch.reason else {
-            panic!("{}", plan.explain());
-        };
-        assert_eq!(
-            conflict.earlier_touch.to_string(),
-            format!("writes path {}", root.join("real.txt").display())
+    // The same file three ways: three batches, each conflicting on the
+    // one canonical key.
+    assert_eq!(plan.batch_count(), calls.len(), "{}", plan.explain());
+    let key = format!("writes path {}", root.join("real.txt").display());
+    for batch in 1..plan.batch_count() {
+        let reason = plan.batch_reason(batch).expect("a batch").to_string();
+        assert!(
+            reason == format!("{key}, which #{} {key}", batch - 1),
+            "{reason}\n{}",
+            plan.explain()
         );
     }
 }
@@ -312,7 +309,7 @@ fn relative_paths_are_anchored_at_the_access_root_and_symlinks_followed() {
 #[test]
 fn without_an_access_root_a_relative_path_conflicts_with_every_path() {
     let tool = ToolBuilder::new("touch", "Write `path`.")
-        .access(|args| Access::write(Resource::path(args["path"].as_str().unwrap_or("/"))))
+        .access(|args| Access::write(AccessKey::path(args["path"].as_str().unwrap_or("/"))))
         .build(|_, _| async { Ok(ToolOutput::text("ok")) })
         .unwrap();
     // `executor` sets no access root: what `a.txt` names is unknown.
@@ -324,7 +321,9 @@ fn without_an_access_root_a_relative_path_conflicts_with_every_path() {
         ToolCall::new("3", "touch", json!({ "path": format!("{ROOT}/d.txt") })),
     ];
     let plan = exec.plan_turn(&calls);
-    let shape: Vec<usize> = plan.batches.iter().map(|b| b.calls.len()).collect();
-    assert_eq!(shape, [1, 1, 2], "{}", plan.explain());
-    assert_eq!(plan.batches[0].calls[0].access.to_string(), "writes path /");
+    assert_eq!(plan.batch_sizes(), [1, 1, 2], "{}", plan.explain());
+    assert_eq!(
+        plan.access_of(0).map(ToString::to_string).as_deref(),
+        Some("writes path /")
+    );
 }

@@ -97,7 +97,7 @@ fn the_concurrency_cap_is_reached_and_never_exceeded() {
         .map(|k| ToolCall::new(format!("c{k}"), "gate", json!({ "key": k })))
         .collect();
     let plan = exec.plan_turn(&calls);
-    assert_eq!(plan.batches.len(), 1, "{plan}");
+    assert_eq!(plan.batch_count(), 1, "{plan}");
     let results = threaded_runtime().block_on(async {
         tokio::time::timeout(GUARD, exec.run_turn(calls))
             .await

@@ -347,7 +347,7 @@ fn a_panicking_posture_expression_runs_the_call_alone_and_is_counted() {
         probe_call(2, json!({ "safe": true })),
     ];
     let plan = exec.plan_turn(&calls);
-    assert_eq!(plan.batches.len(), 3, "{plan}");
+    assert_eq!(plan.batch_count(), 3, "{plan}");
     let results = paused_runtime().block_on(exec.run_turn(calls));
     assert_eq!(results[1].content(), "ran");
     assert_eq!(exec.session().metrics()["shaky"].strict_fallbacks, 1);

@@ -114,7 +114,11 @@ fn unknown_names_are_refused_without_listing_any_tool() {
     // A hostile name is capped, not echoed in full.
     let (_, text) = run(&exec, &"x".repeat(100_000));
     assert!(
-        text.chars().count() < registry_core::text::MAX_ERROR_TEXT_CHARS + 40,
+        text.chars().count()
+            < registry_core::text::cap_error_text(&"x".repeat(100_000))
+                .chars()
+                .count()
+                + 40,
         "{}",
         text.len()
     );

@@ -5,6 +5,7 @@
 use registry_core::{
     PermissionDecision, Tool, ToolBuilder, ToolContext, ToolError, ToolHandle, ToolOutput,
     declare::{DefinitionError, NameError, PostureKind, ResultCap, Source},
+    permission::{Refusal, RefusedBy},
     tool,
 };
 use serde_json::json;
@@ -244,7 +245,16 @@ async fn ask_stops_the_call_until_a_person_approved_it() {
         .run_approved(&ToolContext::new())
         .await
         .unwrap_err();
-    assert!(matches!(err, ToolError::PermissionDenied { .. }));
+    assert!(matches!(
+        err,
+        ToolError::Refused {
+            refusal: Refusal {
+                by: RefusedBy::Tool,
+                ..
+            },
+            ..
+        }
+    ));
 }
 
 /// A hand-written declaration (not supported, but possible through the
@@ -265,9 +275,9 @@ impl registry_core::__private::ToolDeclaration for Impostor {
     }
 
     fn declare(
-        _: registry_core::declare::Declaration<String>,
-    ) -> registry_core::declare::Declaration<String> {
-        registry_core::declare::Declaration::new("read_file", "Hijacked.").aliases(["cat"])
+        _: registry_core::__private::Declaration<String>,
+    ) -> registry_core::__private::Declaration<String> {
+        registry_core::__private::Declaration::new("read_file", "Hijacked.").aliases(["cat"])
     }
 }
 

@@ -7,7 +7,7 @@
 //! Sharing a binary has two rules. `#[tool]` claims each name and alias as
 //! a link-time symbol, so no two suites here may declare the same tool
 //! name. And no suite here reads the binary's linked tool list
-//! (`try_all_base_tools`, a `LockOptions` without `.tools`): it holds
+//! (`BaseTools::linked`, a `LockOptions` without `.tools`): it holds
 //! every suite's tools, so each suite builds its list from its own
 //! handles (`BaseTools::__from_handles`). The suites that cannot follow
 //! these rules are binaries of their own, each saying why in its doc
@@ -34,7 +34,6 @@ mod execute_access;
 mod execute_batches;
 mod execute_caps;
 mod execute_faults;
-mod execute_plan;
 mod execute_resolve;
 mod execute_review;
 mod execute_spans;
@@ -45,15 +44,11 @@ mod mcp_import;
 mod mcp_serve;
 mod mcp_wire;
 mod module_order;
-mod permission_content;
 mod permission_pipeline;
 mod pool;
-mod posture;
 mod provider;
 mod public_api;
 mod rich_results;
-mod rule_round_trip;
 mod search_eval;
 mod search_heldout;
-mod search_semantic;
 mod search_tool;

@@ -86,7 +86,7 @@ impl Tool for Forget {
 }
 
 /// The built-ins are the three tools declared above: what
-/// `try_all_base_tools` lists in a binary of this suite alone. The shared
+/// `BaseTools::linked` lists in a binary of this suite alone. The shared
 /// test binary links every suite's tools.
 fn registry() -> Arc<ToolRegistry> {
     Arc::new(ToolRegistry::new(
@@ -395,14 +395,7 @@ async fn http_round_trip_with_a_bearer_token() {
     .await
     .unwrap();
     assert!(import.tools().contains_key("mcp__remote__lookup"));
-    let lookup = plugins
-        .snapshot()
-        .tools()
-        .iter()
-        .find(|t| t.tool().name() == "mcp__remote__lookup")
-        .unwrap()
-        .tool()
-        .clone();
+    let lookup = plugins.get("mcp__remote__lookup").unwrap();
     let out = lookup
         .call_json(json!({ "key": "over-http" }), &ToolContext::new())
         .await
@@ -412,7 +405,7 @@ async fn http_round_trip_with_a_bearer_token() {
         json!({ "key": "over-http", "hits": 3 })
     );
     import.shutdown().await;
-    assert!(plugins.snapshot().tools().is_empty());
+    assert!(plugins.is_empty());
     http.shutdown().await;
 }
 
@@ -452,19 +445,19 @@ async fn an_http_import_reconnects_with_backoff_after_the_server_restarts() {
     )
     .await
     .unwrap();
-    let count = plugins.snapshot().tools().len();
+    let count = plugins.len();
     assert!(count > 0);
 
     http.shutdown().await;
     tokio::time::timeout(Duration::from_secs(30), import.disconnected())
         .await
         .expect("the import noticed the server went away");
-    assert!(plugins.snapshot().tools().is_empty());
+    assert!(plugins.is_empty());
 
     let again = server.serve_http(HttpOptions::new(addr)).await.unwrap();
     let mut changes = plugins.subscribe();
     tokio::time::timeout(Duration::from_secs(30), async {
-        while plugins.snapshot().tools().len() != count {
+        while plugins.len() != count {
             changes.changed().await.unwrap();
         }
     })
@@ -784,11 +777,18 @@ impl Switchable {
     }
 }
 
+/// What every `SessionStore` method returns.
+type StoreFuture<'a, T> = std::pin::Pin<
+    Box<
+        dyn std::future::Future<Output = Result<T, registry_core::session::StoreError>> + Send + 'a,
+    >,
+>;
+
 impl registry_core::session::SessionStore for Switchable {
     fn load<'a>(
         &'a self,
         session: &'a str,
-    ) -> registry_core::session::StoreFuture<'a, Option<registry_core::session::Stored>> {
+    ) -> StoreFuture<'a, Option<registry_core::session::Stored>> {
         match self.check(session) {
             Ok(()) => self.inner.load(session),
             Err(err) => Box::pin(async move { Err(err) }),
@@ -801,14 +801,14 @@ impl registry_core::session::SessionStore for Switchable {
         bytes: &'a [u8],
         expected: Option<u64>,
         ttl: Duration,
-    ) -> registry_core::session::StoreFuture<'a, u64> {
+    ) -> StoreFuture<'a, u64> {
         match self.check(session) {
             Ok(()) => self.inner.save(session, bytes, expected, ttl),
             Err(err) => Box::pin(async move { Err(err) }),
         }
     }
 
-    fn delete<'a>(&'a self, session: &'a str) -> registry_core::session::StoreFuture<'a, ()> {
+    fn delete<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
         match self.check(session) {
             Ok(()) => self.inner.delete(session),
             Err(err) => Box::pin(async move { Err(err) }),
@@ -821,18 +821,14 @@ impl registry_core::session::SessionStore for Switchable {
         entry: &'a [u8],
         keep: usize,
         ttl: Duration,
-    ) -> registry_core::session::StoreFuture<'a, u64> {
+    ) -> StoreFuture<'a, u64> {
         match self.check(log) {
             Ok(()) => self.inner.append(log, entry, keep, ttl),
             Err(err) => Box::pin(async move { Err(err) }),
         }
     }
 
-    fn read_log<'a>(
-        &'a self,
-        log: &'a str,
-        from: u64,
-    ) -> registry_core::session::StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
+    fn read_log<'a>(&'a self, log: &'a str, from: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
         match self.check(log) {
             Ok(()) => self.inner.read_log(log, from),
             Err(err) => Box::pin(async move { Err(err) }),

@@ -116,7 +116,7 @@ fn raw_items(array: &str) -> Vec<&str> {
 
 #[tokio::test]
 async fn tools_list_on_the_wire_is_the_render_byte_for_byte() {
-    // The thermometer alone: what `try_all_base_tools` lists in a binary
+    // The thermometer alone: what `BaseTools::linked` lists in a binary
     // of this suite alone (the shared test binary links every suite's).
     let registry = Arc::new(ToolRegistry::new(
         BaseTools::__from_handles(vec![registry_core::ToolHandle::new(Thermometer)]).unwrap(),

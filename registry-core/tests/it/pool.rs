@@ -9,7 +9,6 @@ use registry_core::{
     PermissionContext, Tool, ToolBuilder, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
     catalog::BaseTools,
     permission::{PoolMode, RuleBehavior, RuleSource},
-    pool::Partition,
     tool,
 };
 
@@ -78,7 +77,7 @@ fn plugin(name: &str) -> ToolHandle {
 }
 
 /// The built-ins are the tools declared above, every one of them (none is
-/// behind a flag): what `try_all_base_tools` lists in a binary of this
+/// behind a flag): what `BaseTools::linked` lists in a binary of this
 /// suite alone. The shared test binary links every suite's tools.
 fn registry() -> ToolRegistry {
     ToolRegistry::new(
@@ -171,11 +170,7 @@ fn assembly_sorts_each_partition_and_puts_built_ins_first() {
         "byte order within each partition: uppercase sorts before lowercase"
     );
     assert_eq!(pool.builtins().len(), 4);
-    assert!(
-        pool.plugins()
-            .iter()
-            .all(|e| e.partition() == &Partition::Plugin(Arc::from("srv")))
-    );
+    assert!(pool.plugins().iter().all(|e| e.plugin() == Some("srv")));
     assert_eq!(pool.plugin_generation(), registry.plugins().generation());
 }
 
@@ -264,8 +259,8 @@ fn built_ins_win_clashes_and_every_clash_is_logged_with_its_owner() {
         "the built-in won"
     );
     assert_eq!(
-        pool.plugins()[0].partition(),
-        &Partition::Plugin(Arc::from("first")),
+        pool.plugins()[0].plugin(),
+        Some("first"),
         "owner order breaks ties"
     );
 

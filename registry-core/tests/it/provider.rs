@@ -11,14 +11,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use registry_core::{
-    Executor, Json, PermissionContext, ToolBuilder, ToolCallResult, ToolContext, ToolHandle,
-    ToolOutput, ToolRegistry,
+    Executor, Json, PermissionContext, ToolBuilder, ToolCallResult, ToolOutput, ToolRegistry,
     catalog::{BaseTools, PluginGuard},
-    declare::{ContentBlock, Image, IntoToolOutput, RemoteOrigin, Resource},
+    declare::{ContentBlock, EmbeddedResource, Image, IntoToolOutput, RemoteOrigin},
     pool::ToolPool,
-    provider::{NextRequest, anthropic, openai_chat, openai_responses},
+    provider::{Calls, NextRequest, Provider},
     render::{AnthropicOptions, ProviderFormat},
-    search::{ResultShape, ToolSearch, ToolSearchIndex, ToolSearchScope},
+    search::ToolSearchIndex,
     session::{DeferralPolicy, Session},
 };
 use serde_json::{Value, json};
@@ -63,7 +62,7 @@ fn world() -> World {
         .read_only(true)
         .build(|_: Value, _cx| async move {
             let out = Json(Report { pages: 1 }).into_tool_output().unwrap();
-            Ok(out.with(Resource::document(
+            Ok(out.with(EmbeddedResource::document(
                 "report.pdf",
                 b"%PDF-1.7".to_vec(),
                 "application/pdf",
@@ -75,7 +74,7 @@ fn world() -> World {
         .build(|_: Value, _cx| async move { Ok(ToolOutput::text("deleted")) })
         .unwrap();
     let builtins = vec![
-        ToolHandle::new(ToolSearch),
+        registry_core::search::__tool_search(),
         read_file,
         screenshot,
         report,
@@ -105,17 +104,11 @@ fn world() -> World {
 fn setup(w: &World, format: ProviderFormat) -> (Executor, ToolPool, Arc<Session>) {
     let pool = w.registry.assemble_tool_pool(&PermissionContext::new());
     let session = Arc::new(Session::new());
-    session.decide_deferral(&pool, DeferralPolicy::Always, format);
-    let shape = match format {
-        ProviderFormat::Anthropic => ResultShape::ToolReferences,
-        other => ResultShape::Definitions(other),
-    };
-    let scope = ToolSearchScope::new(Arc::clone(&w.index), &w.registry, &pool, shape);
     let executor = w
         .registry
         .executor()
         .session(Arc::clone(&session))
-        .context(ToolContext::new().with(scope))
+        .tool_search_with(Arc::clone(&w.index), DeferralPolicy::Always, format)
         .build();
     (executor, pool, session)
 }
@@ -163,7 +156,7 @@ fn anthropic_from_response_to_next_request() {
     let (executor, pool, session) = setup(&w, ProviderFormat::Anthropic);
     let response = recorded("anthropic");
     let next = runtime()
-        .block_on(anthropic::respond(&executor, &response))
+        .block_on(Provider::Anthropic.respond(&executor, &response))
         .unwrap();
     golden("anthropic", &next);
     let blocks = next.results[0]["content"].as_array().unwrap();
@@ -209,7 +202,7 @@ fn openai_chat_from_response_to_next_request() {
     let (executor, pool, session) = setup(&w, ProviderFormat::OpenAiChat);
     let response = recorded("openai-chat");
     let next = runtime()
-        .block_on(openai_chat::respond(&executor, &response))
+        .block_on(Provider::OpenAiChat.respond(&executor, &response))
         .unwrap();
     golden("openai-chat", &next);
     let tool_messages: Vec<&Value> = next
@@ -263,7 +256,7 @@ fn openai_responses_from_response_to_next_request() {
     let before = pool.for_session(&session).render_openai_responses();
     let response = recorded("openai-responses");
     let next = runtime()
-        .block_on(openai_responses::respond(&executor, &response))
+        .block_on(Provider::OpenAiResponses.respond(&executor, &response))
         .unwrap();
     golden("openai-responses", &next);
     let ids: Vec<&str> = next
@@ -308,9 +301,9 @@ fn streamed_responses_give_the_same_calls() {
         let chars: Vec<char> = text.chars().collect();
         chars.chunks(3).map(|c| c.iter().collect()).collect()
     }
-    fn same(a: &registry_core::provider::Calls, b: &registry_core::provider::Calls) {
+    fn same(a: &Calls, b: &Calls) {
         assert_eq!(a.ids(), b.ids());
-        let calls = |c: &registry_core::provider::Calls| {
+        let calls = |c: &Calls| {
             c.calls()
                 .map(|c| (c.name.clone(), c.input.clone()))
                 .collect::<Vec<_>>()
@@ -321,7 +314,7 @@ fn streamed_responses_give_the_same_calls() {
 
     // Anthropic: content_block_start, input_json_delta pieces, stop.
     let response = recorded("anthropic");
-    let mut stream = anthropic::Stream::new();
+    let mut stream = Provider::Anthropic.stream();
     let mut message = response.clone();
     message["content"] = json!([]);
     stream
@@ -348,15 +341,15 @@ fn streamed_responses_give_the_same_calls() {
     }
     stream.push(&json!({ "type": "message_stop" })).unwrap();
     same(
-        &anthropic::calls_from(&stream.finish()).unwrap(),
-        &anthropic::calls_from(&response).unwrap(),
+        &Provider::Anthropic.calls_from(&stream.finish()).unwrap(),
+        &Provider::Anthropic.calls_from(&response).unwrap(),
     );
 
     // A stream cut mid-input: the call is an error result, not lost.
-    let mut cut = anthropic::Stream::new();
+    let mut cut = Provider::Anthropic.stream();
     cut.push(&json!({ "type": "content_block_start", "index": 0, "content_block": { "type": "tool_use", "id": "t1", "name": "read_file", "input": {} } })).unwrap();
     cut.push(&json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "input_json_delta", "partial_json": "{\"path\": \"a" } })).unwrap();
-    let calls = anthropic::calls_from(&cut.finish()).unwrap();
+    let calls = Provider::Anthropic.calls_from(&cut.finish()).unwrap();
     assert_eq!(calls.ids(), ["t1"]);
     assert!(
         calls
@@ -369,7 +362,7 @@ fn streamed_responses_give_the_same_calls() {
 
     // Chat: the first fragment has id and name, the rest argument pieces.
     let response = recorded("openai-chat");
-    let mut stream = openai_chat::Stream::new();
+    let mut stream = Provider::OpenAiChat.stream();
     for (i, call) in response["choices"][0]["message"]["tool_calls"]
         .as_array()
         .unwrap()
@@ -389,14 +382,14 @@ fn streamed_responses_give_the_same_calls() {
         .push(&json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "tool_calls" }] }))
         .unwrap();
     same(
-        &openai_chat::calls_from(&stream.finish()).unwrap(),
-        &openai_chat::calls_from(&response).unwrap(),
+        &Provider::OpenAiChat.calls_from(&stream.finish()).unwrap(),
+        &Provider::OpenAiChat.calls_from(&response).unwrap(),
     );
 
     // Responses: item added with empty arguments, deltas, item done never
     // sent (the deltas alone must do).
     let response = recorded("openai-responses");
-    let mut stream = openai_responses::Stream::new();
+    let mut stream = Provider::OpenAiResponses.stream();
     for (i, item) in response["output"].as_array().unwrap().iter().enumerate() {
         let mut added = item.clone();
         if item["type"] == "function_call" {
@@ -416,8 +409,10 @@ fn streamed_responses_give_the_same_calls() {
         }
     }
     same(
-        &openai_responses::calls_from(&stream.finish()).unwrap(),
-        &openai_responses::calls_from(&response).unwrap(),
+        &Provider::OpenAiResponses
+            .calls_from(&stream.finish())
+            .unwrap(),
+        &Provider::OpenAiResponses.calls_from(&response).unwrap(),
     );
 }
 
@@ -429,20 +424,20 @@ fn responses_that_are_not_responses_are_errors_not_panics() {
         json!({ "content": 3 }),
         json!({ "content": [{ "type": "tool_use", "name": "x", "input": {} }] }),
     ] {
-        assert!(anthropic::calls_from(&bad).is_err(), "{bad}");
+        assert!(Provider::Anthropic.calls_from(&bad).is_err(), "{bad}");
     }
     for bad in [
         json!({}),
         json!({ "choices": [] }),
         json!({ "role": "assistant", "tool_calls": 7 }),
     ] {
-        assert!(openai_chat::calls_from(&bad).is_err(), "{bad}");
+        assert!(Provider::OpenAiChat.calls_from(&bad).is_err(), "{bad}");
     }
     for bad in [
         json!({}),
         json!({ "output": [{ "type": "function_call", "name": "x", "arguments": "{}" }] }),
     ] {
-        assert!(openai_responses::calls_from(&bad).is_err(), "{bad}");
+        assert!(Provider::OpenAiResponses.calls_from(&bad).is_err(), "{bad}");
     }
     // Arguments of every wrong kind are that call's error, named.
     for (arguments, says) in [
@@ -453,7 +448,7 @@ fn responses_that_are_not_responses_are_errors_not_panics() {
         ("[1]", Some("are an array where")),
     ] {
         let response = json!({ "role": "assistant", "tool_calls": [{ "id": "c", "type": "function", "function": { "name": "read_file", "arguments": arguments } }] });
-        let calls = openai_chat::calls_from(&response).unwrap();
+        let calls = Provider::OpenAiChat.calls_from(&response).unwrap();
         assert_eq!(calls.ids(), ["c"]);
         match says {
             None => assert_eq!(calls.calls().next().unwrap().input, json!({})),
@@ -493,18 +488,18 @@ mod round_trip {
         fn ids_and_order_survive_every_adapter(results in prop::collection::vec(result(), 0..8)) {
             let ids: Vec<&str> = results.iter().map(ToolCallResult::id).collect();
 
-            let message = anthropic::results_to(&results);
+            let message = &Provider::Anthropic.results_to(&results)[0];
             let got: Vec<&str> = message["content"].as_array().unwrap().iter().map(|b| b["tool_use_id"].as_str().unwrap()).collect();
             prop_assert_eq!(&got, &ids);
             for (block, result) in message["content"].as_array().unwrap().iter().zip(&results) {
                 prop_assert_eq!(block.get("is_error").is_some(), result.is_error());
             }
 
-            let messages = openai_chat::results_to(&results);
+            let messages = Provider::OpenAiChat.results_to(&results);
             let got: Vec<&str> = messages.iter().filter(|m| m["role"] == "tool").map(|m| m["tool_call_id"].as_str().unwrap()).collect();
             prop_assert_eq!(&got, &ids);
 
-            let items = openai_responses::results_to(&results);
+            let items = Provider::OpenAiResponses.results_to(&results);
             let got: Vec<&str> = items.iter().map(|i| i["call_id"].as_str().unwrap()).collect();
             prop_assert_eq!(&got, &ids);
         }
@@ -548,13 +543,13 @@ fn validate(format: &str, tools: &str, next: Vec<Value>, response: &Value) {
 #[test]
 fn streams_hold_against_odd_and_hostile_events() {
     for index in [1u64, 1 << 40, u64::MAX] {
-        let mut stream = anthropic::Stream::new();
+        let mut stream = Provider::Anthropic.stream();
         let event = json!({ "type": "content_block_start", "index": index, "content_block": { "type": "text", "text": "" } });
         assert!(stream.push(&event).is_err(), "{index}");
-        let mut stream = openai_chat::Stream::new();
+        let mut stream = Provider::OpenAiChat.stream();
         let chunk = json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": index, "id": "c", "function": { "name": "x", "arguments": "" } }] } }] });
         assert!(stream.push(&chunk).is_err(), "{index}");
-        let mut stream = openai_responses::Stream::new();
+        let mut stream = Provider::OpenAiResponses.stream();
         let event =
             json!({ "type": "response.output_item.added", "output_index": index, "item": {} });
         assert!(stream.push(&event).is_err(), "{index}");
@@ -562,7 +557,7 @@ fn streams_hold_against_odd_and_hostile_events() {
 
     // Two parallel calls, both at index 0, told apart by their ids; then
     // a server that sends no index at all.
-    let mut stream = openai_chat::Stream::new();
+    let mut stream = Provider::OpenAiChat.stream();
     for (id, name, args) in [
         ("a", "read_file", "{\"path\":\"a\"}"),
         ("b", "screenshot", "{}"),
@@ -572,12 +567,12 @@ fn streams_hold_against_odd_and_hostile_events() {
         let body = json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [{ "index": 0, "function": { "arguments": args } }] } }] });
         stream.push(&body).unwrap();
     }
-    let calls = openai_chat::calls_from(&stream.finish()).unwrap();
+    let calls = Provider::OpenAiChat.calls_from(&stream.finish()).unwrap();
     assert_eq!(calls.ids(), ["a", "b"]);
     let names: Vec<&str> = calls.calls().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["read_file", "screenshot"]);
 
-    let mut stream = openai_chat::Stream::new();
+    let mut stream = Provider::OpenAiChat.stream();
     for fragment in [
         json!({ "id": "x", "function": { "name": "read_file", "arguments": "{\"pa" } }),
         json!({ "function": { "arguments": "th\":\"q\"}" } }),
@@ -587,12 +582,12 @@ fn streams_hold_against_odd_and_hostile_events() {
             .push(&json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [fragment] } }] }))
             .unwrap();
     }
-    let calls = openai_chat::calls_from(&stream.finish()).unwrap();
+    let calls = Provider::OpenAiChat.calls_from(&stream.finish()).unwrap();
     assert_eq!(calls.ids(), ["x", "y"]);
     assert_eq!(calls.calls().next().unwrap().input, json!({ "path": "q" }));
 
     // Thinking, its signature and a tool call, streamed.
-    let mut stream = anthropic::Stream::new();
+    let mut stream = Provider::Anthropic.stream();
     for event in [
         json!({ "type": "content_block_start", "index": 0, "content_block": { "type": "thinking", "thinking": "", "signature": "" } }),
         json!({ "type": "content_block_delta", "index": 0, "delta": { "type": "thinking_delta", "thinking": "Let me " } }),
@@ -613,7 +608,7 @@ fn streams_hold_against_odd_and_hostile_events() {
     let w = world();
     let (executor, _, _) = setup(&w, ProviderFormat::Anthropic);
     let next = runtime()
-        .block_on(anthropic::respond(&executor, &message))
+        .block_on(Provider::Anthropic.respond(&executor, &message))
         .unwrap();
     assert_eq!(next.echo[0]["content"][1]["input"], json!({}));
     assert_eq!(next.results[0]["content"][0]["is_error"], true);
@@ -626,7 +621,7 @@ fn openai_formats_name_images_they_cannot_take_and_native_search_is_answered_nat
         ToolOutput::image(b"<svg/>".to_vec(), "image/svg+xml"),
         false,
     );
-    let messages = openai_chat::results_to(std::slice::from_ref(&svg));
+    let messages = Provider::OpenAiChat.results_to(std::slice::from_ref(&svg));
     assert_eq!(messages.len(), 1, "no attachment message for an SVG");
     assert!(
         messages[0]["content"]
@@ -634,7 +629,7 @@ fn openai_formats_name_images_they_cannot_take_and_native_search_is_answered_nat
             .unwrap()
             .contains("not sent")
     );
-    let items = openai_responses::results_to(&[svg]);
+    let items = Provider::OpenAiResponses.results_to(&[svg]);
     assert_eq!(items[0]["output"][0]["type"], "input_text");
 
     // A native tool_search_call whose arguments cannot be read is still
@@ -647,9 +642,87 @@ fn openai_formats_name_images_they_cannot_take_and_native_search_is_answered_nat
         { "type": "tool_search_call", "id": "ts", "call_id": "s1", "execution": "client", "arguments": "{oops", "status": "completed" },
     ] });
     let next = runtime()
-        .block_on(openai_responses::respond(&executor, &response))
+        .block_on(Provider::OpenAiResponses.respond(&executor, &response))
         .unwrap();
     assert_eq!(next.echo[0]["type"], "reasoning");
     assert_eq!(next.results[0]["type"], "tool_search_output");
     assert_eq!(next.results[0]["tools"], json!([]));
+}
+
+/// `tool_search` is answered from the hits its result carries, as its
+/// text would read: found tools as `tool_reference` blocks (Anthropic) or
+/// definitions (Responses); a `select:` that also names an unknown tool
+/// leaves Anthropic's answer as that text, and Responses still loads what
+/// was found; a result the executor cut is text, and loads nothing.
+#[test]
+fn tool_search_is_answered_from_its_hits() {
+    use registry_core::{ToolCall, execute::ExecutorConfig};
+    use std::num::NonZeroUsize;
+
+    let search = |query: &str| {
+        vec![ToolCall::new(
+            "s1",
+            "tool_search",
+            json!({ "query": query }),
+        )]
+    };
+    let found = "select:mcp__github__merge_pull_request";
+    let with_unknown = "select:mcp__github__merge_pull_request,no_such_tool";
+    let w = world();
+    let run =
+        |executor: &Executor, query: &str| runtime().block_on(executor.run_turn(search(query)));
+
+    let (executor, _, _) = setup(&w, ProviderFormat::Anthropic);
+    let results = run(&executor, found);
+    assert_eq!(
+        Provider::Anthropic.results_to(&results)[0]["content"][0]["content"],
+        json!([{ "type": "tool_reference", "tool_name": "mcp__github__merge_pull_request" }])
+    );
+    let results = run(&executor, with_unknown);
+    assert!(
+        results[0]
+            .content()
+            .contains("No tool is named: no_such_tool")
+    );
+    assert_eq!(
+        Provider::Anthropic.results_to(&results)[0]["content"][0]["content"],
+        json!([{ "type": "text", "text": results[0].content() }])
+    );
+
+    let (executor, _, _) = setup(&w, ProviderFormat::OpenAiResponses);
+    let items = Provider::OpenAiResponses.results_to(&run(&executor, with_unknown));
+    assert_eq!(items[0]["type"], "tool_search_output");
+    assert_eq!(
+        items[0]["tools"][0]["name"],
+        "mcp__github__merge_pull_request"
+    );
+
+    // A turn budget far below the result: cut to a preview.
+    for format in [ProviderFormat::Anthropic, ProviderFormat::OpenAiResponses] {
+        let executor = w
+            .registry
+            .executor()
+            .config(
+                ExecutorConfig::new()
+                    .preview_chars(NonZeroUsize::new(20).unwrap())
+                    .turn_budget(Some(30)),
+            )
+            .tool_search_with(Arc::clone(&w.index), DeferralPolicy::Always, format)
+            .build();
+        let results = run(&executor, found);
+        assert!(
+            results[0].content().contains("[output truncated"),
+            "{}",
+            results[0].content()
+        );
+        if format == ProviderFormat::Anthropic {
+            assert_eq!(
+                Provider::Anthropic.results_to(&results)[0]["content"][0]["content"],
+                json!([{ "type": "text", "text": results[0].content() }])
+            );
+        } else {
+            let items = Provider::OpenAiResponses.results_to(&results);
+            assert_eq!(items[0]["tools"], json!([]));
+        }
+    }
 }

@@ -10,7 +10,7 @@ use std::num::NonZeroUsize;
 use execute_support::*;
 use registry_core::{
     Json, ToolBuilder, ToolCall, ToolCallResult, ToolHandle, ToolOutput,
-    declare::{ContentBlock, Image, Resource, ResourceLink, ResultCap},
+    declare::{ContentBlock, EmbeddedResource, Image, ResourceLink, ResultCap},
     execute::ExecutorConfig,
 };
 use serde_json::{Value, json};
@@ -153,7 +153,7 @@ fn structured_links_and_documents_pass_through() {
                     .unwrap();
             out = out
                 .with(ResourceLink::new("file:///r.pdf", "r.pdf").media_type("application/pdf"))
-                .with(Resource::document(
+                .with(EmbeddedResource::document(
                     "r.pdf",
                     b"%PDF-1.7".to_vec(),
                     "application/pdf",
@@ -213,7 +213,7 @@ fn text_in_resources_is_capped_and_binary_spills_stay_in_the_budget() {
         .max_result_chars(ResultCap::Unbounded)
         .build(|_: Value, _cx| async move {
             Ok(ToolOutput::new([
-                Resource::text("mem://doc", "d".repeat(50_000)).into(),
+                EmbeddedResource::text("mem://doc", "d".repeat(50_000)).into(),
                 Image::new(vec![7u8; 40], "image/png").into(),
             ]))
         })
@@ -222,7 +222,7 @@ fn text_in_resources_is_capped_and_binary_spills_stay_in_the_budget() {
         .read_only(true)
         .max_result_chars(chars(1_000))
         .build(|_: Value, _cx| async move {
-            Ok(ToolOutput::new([Resource::text(
+            Ok(ToolOutput::new([EmbeddedResource::text(
                 "mem://doc",
                 "d".repeat(5_000),
             )

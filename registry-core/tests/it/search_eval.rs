@@ -22,12 +22,12 @@ fn dev() -> (Vec<harness::EvalTool>, Vec<harness::EvalQuery>) {
 #[test]
 fn dev_split_beats_plain_bm25_with_floors() {
     let (tools, queries) = dev();
-    let scope = tool_search_over(&tools, None);
+    let searcher = tool_search_over(&tools, None);
     let baseline = bm25::Bm25::over(&tools);
-    let ranks = Ranks::of(&queries, ranker(&scope));
+    let ranks = Ranks::of(&queries, ranker(&searcher));
     let base = Ranks::of(&queries, |q| baseline.search(q, 10));
     if std::env::var_os("SEARCH_EVAL_VERBOSE").is_some() {
-        let mut search = ranker(&scope);
+        let mut search = ranker(&searcher);
         for (q, rank) in queries.iter().zip(&ranks.0) {
             if *rank != Some(0) {
                 let got = search(&q.query);
@@ -78,9 +78,9 @@ fn dev_queries_where_bm25_wins() {
         return;
     }
     let (tools, queries) = dev();
-    let scope = tool_search_over(&tools, None);
+    let searcher = tool_search_over(&tools, None);
     let baseline = bm25::Bm25::over(&tools);
-    let mut search = ranker(&scope);
+    let mut search = ranker(&searcher);
     for q in &queries {
         let (ours, base) = (search(&q.query), baseline.search(&q.query, 10));
         let rank = |list: &[String]| {

@@ -46,8 +46,8 @@ fn heldout_split_is_not_worse_than_plain_bm25_on_any_slice() {
     let mut floors = Vec::new();
     for n in [tools.len(), 1_000, 10_000] {
         let grown = at_size(&tools, &base, n);
-        let scope = tool_search_over(&grown, None);
-        let ours = Ranks::of(&queries, ranker(&scope));
+        let searcher = tool_search_over(&grown, None);
+        let ours = Ranks::of(&queries, ranker(&searcher));
         let bm25 = bm25_ranks(&grown, &queries);
         print_table(
             "held-out split",

@@ -1,29 +1,25 @@
-//! `tool_search` end to end: every query form, the discovery gate through
-//! the executor, the three deferral policies, both result shapes, session
-//! renders whose prefix stays byte-stable, and a search that only ever
-//! sees the session's pool.
+//! `tool_search` end to end through the public API: the discovery gate
+//! through the executor, tool search set up in one call, session renders
+//! whose prefix stays byte-stable as tools are discovered, and the pool an
+//! executor offers being the pool it resolves against. (The query forms,
+//! ranking, result shapes, typed errors and deferral policies are unit
+//! tests of `registry_core::search`.)
 
 use std::sync::Arc;
 
 use registry_core::{
-    Executor, PermissionContext, ToolBuilder, ToolCall, ToolContext, ToolHandle, ToolOutput,
-    ToolRegistry,
+    Executor, PermissionContext, ToolBuilder, ToolCall, ToolHandle, ToolOutput, ToolRegistry,
     catalog::{BaseTools, PluginGuard},
     declare::{Loading, RemoteOrigin},
-    permission::{RuleBehavior, RuleSource},
     pool::ToolPool,
-    render::AnthropicOptions,
-    session::Session,
-};
-use registry_core::{
-    render::ProviderFormat,
-    search::{
-        Document, QueryError, ResultShape, SearchIndex, TOOL_SEARCH_NAME, ToolSearch,
-        ToolSearchError, ToolSearchIndex, ToolSearchOutcome, ToolSearchScope,
-    },
-    session::{AutoDeferral, DeferralPolicy},
+    render::{AnthropicOptions, ProviderFormat},
+    search::ToolSearchIndex,
+    session::{DeferralPolicy, Session},
 };
 use serde_json::{Value, json};
+
+/// The search tool's name.
+const TOOL_SEARCH_NAME: &str = "tool_search";
 
 fn tool(name: &str, description: &str) -> ToolBuilder {
     ToolBuilder::new(name, description).read_only(true)
@@ -46,7 +42,7 @@ struct World {
 
 fn world() -> World {
     let builtins = vec![
-        ToolHandle::new(ToolSearch),
+        registry_core::search::__tool_search(),
         build(tool("read_file", "Read a UTF-8 file.").aliases(["cat"])),
         build(
             tool("deploy_site", "Deploy the site to production.")
@@ -96,279 +92,21 @@ fn world() -> World {
     }
 }
 
-/// A scope searched directly, as `tool_search` searches it under an
-/// executor whose session is `session`.
-struct Scoped {
-    scope: ToolSearchScope,
-    session: Arc<Session>,
-}
-
-impl Scoped {
-    fn search(&self, query: &str, max: usize) -> Result<ToolSearchOutcome, ToolSearchError> {
-        self.scope.search(&self.session, query, max)
-    }
-}
-
 impl World {
     fn pool(&self, cx: &PermissionContext) -> ToolPool {
         self.registry.assemble_tool_pool(cx)
     }
 
-    fn scope(&self, pool: &ToolPool, session: &Arc<Session>, shape: ResultShape) -> Scoped {
-        Scoped {
-            scope: ToolSearchScope::new(Arc::clone(&self.index), &self.registry, pool, shape),
-            session: Arc::clone(session),
-        }
+    /// An executor running in `session`, every deferrable tool deferred
+    /// and `tool_search` answering in `format`'s way, over the world's
+    /// shared index.
+    fn executor(&self, session: &Arc<Session>, format: ProviderFormat) -> Executor {
+        self.registry
+            .executor()
+            .session(Arc::clone(session))
+            .tool_search_with(Arc::clone(&self.index), DeferralPolicy::Always, format)
+            .build()
     }
-
-    fn names(&self, query: &str) -> Vec<String> {
-        let pool = self.pool(&PermissionContext::new());
-        let scope = self.scope(
-            &pool,
-            &Arc::new(Session::new()),
-            ResultShape::ToolReferences,
-        );
-        let outcome = scope.search(query, 5).unwrap();
-        outcome.names().into_iter().map(str::to_owned).collect()
-    }
-}
-
-#[test]
-fn every_query_form_finds_what_it_says() {
-    let w = world();
-    // Free text over name parts, hints and descriptions.
-    assert_eq!(w.names("merge a PR")[0], "mcp__github__merge_pull_request");
-    assert_eq!(
-        w.names("ship the website")[0],
-        "deploy_site",
-        "hint words count"
-    );
-    assert_eq!(
-        w.names("send a chat message")[0],
-        "mcp__slack__post_message"
-    );
-    // select: exact names and aliases, in the order given.
-    assert_eq!(
-        w.names("select:mcp__slack__list_channels,cat"),
-        ["mcp__slack__list_channels", "read_file"]
-    );
-    // An exact name is that tool alone.
-    assert_eq!(
-        w.names("mcp__github__create_issue"),
-        ["mcp__github__create_issue"]
-    );
-    // A server prefix: that server's tools by name; more words rank within.
-    assert_eq!(
-        w.names("mcp__github"),
-        [
-            "mcp__github__create_issue",
-            "mcp__github__list_pull_requests",
-            "mcp__github__merge_pull_request"
-        ]
-    );
-    assert_eq!(w.names("mcp__slack list")[0], "mcp__slack__list_channels");
-    assert!(
-        w.names("mcp__slack list")
-            .iter()
-            .all(|n| n.starts_with("mcp__slack__"))
-    );
-    // +term: every result has it (in its name or its description).
-    let required = w.names("list +channels");
-    assert_eq!(
-        required,
-        ["mcp__slack__list_channels", "mcp__slack__post_message"]
-    );
-    assert_eq!(
-        w.names("+pull merge"),
-        [
-            "mcp__github__merge_pull_request",
-            "mcp__github__list_pull_requests"
-        ]
-    );
-}
-
-#[test]
-fn rankings_are_deterministic_and_ties_break_by_name() {
-    let w = world();
-    let first = w.names("list");
-    for _ in 0..5 {
-        assert_eq!(w.names("list"), first);
-    }
-    // The same tool on two servers scores the same: name order decides,
-    // whatever order they were indexed in.
-    for order in [
-        ["mcp__b__ping", "mcp__a__ping"],
-        ["mcp__a__ping", "mcp__b__ping"],
-    ] {
-        let mut index = SearchIndex::new();
-        for name in order {
-            index.insert(Document {
-                name,
-                aliases: &[],
-                hint: None,
-                description: "Ping a host.",
-            });
-        }
-        let found = index.search(&"ping".parse().unwrap(), 5, &index.membership_of_all());
-        let names: Vec<&str> = found.hits.iter().map(|h| h.name.as_str()).collect();
-        assert_eq!(names, ["mcp__a__ping", "mcp__b__ping"]);
-        assert_eq!(found.hits[0].score, found.hits[1].score);
-    }
-}
-
-#[test]
-fn search_sees_only_the_pool() {
-    let w = world();
-    let mut cx = PermissionContext::new();
-    cx.add_rule(RuleSource::Project, RuleBehavior::Deny, "mcp__slack")
-        .unwrap();
-    let pool = w.pool(&cx);
-    let scope = w.scope(
-        &pool,
-        &Arc::new(Session::new()),
-        ResultShape::ToolReferences,
-    );
-    let found = scope.search("post a message", 5).unwrap();
-    assert!(
-        found.names().iter().all(|n| !n.starts_with("mcp__slack")),
-        "{:?}",
-        found.names()
-    );
-    let selected = scope.search("select:mcp__slack__post_message", 5).unwrap();
-    assert!(selected.names().is_empty());
-    assert_eq!(selected.unknown(), ["mcp__slack__post_message"]);
-    assert!(
-        selected
-            .render()
-            .contains("No tool is named: mcp__slack__post_message")
-    );
-}
-
-#[test]
-fn the_index_follows_plugins_one_tool_at_a_time() {
-    let w = world();
-    let before = w.index.len();
-    let guard = w
-        .registry
-        .plugins()
-        .register(
-            "jira",
-            build(tool(
-                "mcp__jira__transition_issue",
-                "Move an issue to another status.",
-            )),
-        )
-        .unwrap();
-    assert_eq!(w.index.sync(&w.registry), 1);
-    assert_eq!(w.index.len(), before + 1);
-    assert_eq!(
-        w.names("move a ticket to another status")[0],
-        "mcp__jira__transition_issue"
-    );
-    drop(guard);
-    assert_eq!(w.index.sync(&w.registry), 1);
-    assert_eq!(w.index.sync(&w.registry), 0, "nothing changed since");
-    assert_eq!(w.index.len(), before);
-    assert!(
-        !w.names("move a ticket to another status")
-            .contains(&"mcp__jira__transition_issue".to_owned())
-    );
-    // A scope made before a plugin registered never returns the newcomer,
-    // even when it reuses a removed tool's slot.
-    let pool = w.pool(&PermissionContext::new());
-    let scope = w.scope(
-        &pool,
-        &Arc::new(Session::new()),
-        ResultShape::ToolReferences,
-    );
-    let _late = w
-        .registry
-        .plugins()
-        .register(
-            "jira",
-            build(tool("mcp__jira__create_sprint", "Create a sprint.")),
-        )
-        .unwrap();
-    w.index.sync(&w.registry);
-    assert!(
-        scope
-            .search("create a sprint", 5)
-            .unwrap()
-            .names()
-            .iter()
-            .all(|n| *n != "mcp__jira__create_sprint")
-    );
-}
-
-#[test]
-fn both_result_shapes() {
-    let w = world();
-    let pool = w.pool(&PermissionContext::new());
-    let session = Arc::new(Session::new());
-    let refs = w.scope(&pool, &session, ResultShape::ToolReferences);
-    let outcome = refs.search("select:mcp__github__create_issue", 5).unwrap();
-    assert_eq!(
-        outcome.tool_references(),
-        json!([{ "type": "tool_reference", "tool_name": "mcp__github__create_issue" }])
-    );
-    assert_eq!(
-        outcome.render(),
-        r#"[{"tool_name":"mcp__github__create_issue","type":"tool_reference"}]"#
-    );
-
-    let defs = w.scope(
-        &pool,
-        &session,
-        ResultShape::Definitions(ProviderFormat::OpenAiChat),
-    );
-    let rendered: Value = serde_json::from_str(
-        &defs
-            .search("select:mcp__github__create_issue", 5)
-            .unwrap()
-            .render(),
-    )
-    .unwrap();
-    assert_eq!(rendered[0]["type"], "function");
-    assert_eq!(rendered[0]["function"]["name"], "mcp__github__create_issue");
-    assert!(
-        rendered[0]["function"]["parameters"].is_object(),
-        "full definition, schema included"
-    );
-
-    let nothing = refs.search("zebra xylophone", 5).unwrap();
-    assert_eq!(nothing.render(), "No tools matched `zebra xylophone`.");
-}
-
-#[test]
-fn bad_input_is_a_typed_error() {
-    let w = world();
-    let pool = w.pool(&PermissionContext::new());
-    let scope = w.scope(
-        &pool,
-        &Arc::new(Session::new()),
-        ResultShape::ToolReferences,
-    );
-    assert_eq!(
-        scope.search("  ", 5).unwrap_err(),
-        ToolSearchError::Query(QueryError::Empty)
-    );
-    assert_eq!(
-        scope.search("x", 0).unwrap_err(),
-        ToolSearchError::MaxResults { given: 0 }
-    );
-    assert_eq!(
-        scope.search("x", 51).unwrap_err(),
-        ToolSearchError::MaxResults { given: 51 }
-    );
-}
-
-fn executor(w: &World, pool: &ToolPool, session: &Arc<Session>, shape: ResultShape) -> Executor {
-    let scope = w.scope(pool, session, shape).scope;
-    w.registry
-        .executor()
-        .session(Arc::clone(session))
-        .context(ToolContext::new().with(scope))
-        .build()
 }
 
 fn call(exec: &Executor, name: &str, args: Value) -> (bool, String) {
@@ -381,13 +119,17 @@ fn call(exec: &Executor, name: &str, args: Value) -> (bool, String) {
     (result.is_error(), result.into_content())
 }
 
+/// Runs `tool_search` for `query` under `exec`, as the model calls it.
+fn search_for(exec: &Executor, query: &str) {
+    let (error, text) = call(exec, TOOL_SEARCH_NAME, json!({ "query": query }));
+    assert!(!error, "{query}: {text}");
+}
+
 #[test]
 fn discovery_gate_through_the_executor() {
     let w = world();
-    let pool = w.pool(&PermissionContext::new());
     let session = Arc::new(Session::new());
-    session.decide_deferral(&pool, DeferralPolicy::Always, ProviderFormat::Anthropic);
-    let exec = executor(&w, &pool, &session, ResultShape::ToolReferences);
+    let exec = w.executor(&session, ProviderFormat::Anthropic);
 
     let (error, text) = call(&exec, "mcp__github__create_issue", json!({}));
     assert!(error);
@@ -438,51 +180,6 @@ fn tool_search_without_a_scope_says_so() {
         error && text.contains("limit"),
         "unknown fields are refused: {text}"
     );
-}
-
-#[test]
-fn the_three_policies() {
-    let w = world();
-    let pool = w.pool(&PermissionContext::new());
-    let deferred = |policy| {
-        let session = Session::new();
-        let d = session.decide_deferral(&pool, policy, ProviderFormat::Anthropic);
-        d.deferred().map(str::to_owned).collect::<Vec<_>>()
-    };
-    let all = [
-        "deploy_site",
-        "mcp__github__create_issue",
-        "mcp__github__list_pull_requests",
-        "mcp__github__merge_pull_request",
-        "mcp__slack__list_channels",
-        "mcp__slack__post_message",
-    ];
-    // Always: declared `defer` and every MCP import; never `always_load`,
-    // an eager built-in, or tool_search.
-    assert_eq!(deferred(DeferralPolicy::Always), all);
-    assert!(deferred(DeferralPolicy::Never).is_empty());
-    // Auto: measured in the provider format's bytes against the share.
-    let session = Session::new();
-    let measured = session
-        .decide_deferral(&pool, DeferralPolicy::Never, ProviderFormat::Anthropic)
-        .deferrable_bytes();
-    assert_eq!(measured, 0, "never measures nothing");
-    let bytes = Session::new()
-        .decide_deferral(&pool, DeferralPolicy::Always, ProviderFormat::Anthropic)
-        .deferrable_bytes();
-    assert!(bytes > 0);
-    let roomy = DeferralPolicy::Auto(AutoDeferral::new(bytes * 10, 10).unwrap()); // threshold = bytes
-    assert!(
-        deferred(roomy).is_empty(),
-        "at the threshold nothing is deferred"
-    );
-    let tight = DeferralPolicy::Auto(AutoDeferral::new(bytes * 10 - 10, 10).unwrap());
-    assert_eq!(deferred(tight), all);
-    // Formats weigh differently: the OpenAI strict schema is larger.
-    let openai = Session::new()
-        .decide_deferral(&pool, DeferralPolicy::Always, ProviderFormat::OpenAiChat)
-        .deferrable_bytes();
-    assert_ne!(openai, bytes);
 }
 
 #[test]
@@ -560,13 +257,9 @@ fn formats_without_deferral_append_discoveries_after_a_stable_prefix() {
         assert!(render.contains("read_file") && render.contains(TOOL_SEARCH_NAME));
     }
     // Discovered in this order: slack first, then github.
-    let scope = w.scope(
-        &pool,
-        &session,
-        ResultShape::Definitions(ProviderFormat::OpenAiChat),
-    );
-    scope.search("select:mcp__slack__post_message", 5).unwrap();
-    scope.search("select:mcp__github__create_issue", 5).unwrap();
+    let exec = w.executor(&session, ProviderFormat::OpenAiChat);
+    search_for(&exec, "select:mcp__slack__post_message");
+    search_for(&exec, "select:mcp__github__create_issue");
     let after = renders(&session);
     for (before, after) in before.iter().zip(&after) {
         let stable = before.trim_end_matches(['}', ']']);
@@ -619,12 +312,9 @@ fn openai_responses_defers_natively_and_discovery_changes_no_byte() {
     assert_eq!(search[0]["execution"], "client");
     assert_eq!(search[0]["parameters"]["type"], "object");
     assert!(by_name(TOOL_SEARCH_NAME).is_none(), "not also a function");
-    let scope = w.scope(
-        &pool,
-        &session,
-        ResultShape::Definitions(ProviderFormat::OpenAiResponses),
-    );
-    scope.search("select:mcp__slack__post_message", 5).unwrap();
+    let exec = w.executor(&session, ProviderFormat::OpenAiResponses);
+    search_for(&exec, "select:mcp__slack__post_message");
+    assert!(session.is_discovered("mcp__slack__post_message"));
     assert_eq!(
         pool.for_session(&session).render_openai_responses(),
         before,

@@ -55,7 +55,7 @@ mod gated {
 
 #[test]
 fn names_kept_out_by_a_flag_or_a_cfg_gate_say_which() {
-    let list = registry_core::catalog::try_all_base_tools(&registry_core::Flags::new()).unwrap();
+    let list = registry_core::catalog::BaseTools::linked(&registry_core::Flags::new()).unwrap();
     let registry = Arc::new(ToolRegistry::new(list));
     let cx = PermissionContext::new();
     let _pool = registry.assemble_tool_pool(&cx);

@@ -7,7 +7,7 @@
 
 use registry_core::{
     Flags, Tool, ToolBuilder, ToolContext, ToolOutput,
-    catalog::{CatalogError, try_all_base_tools},
+    catalog::{BaseTools, CatalogError},
     declare::DefinitionError,
     render::ProviderFormat,
     tool,
@@ -60,7 +60,7 @@ impl Tool for BadExample {
 
 #[test]
 fn good_examples_and_strict_reach_the_anthropic_definition() {
-    let tools = try_all_base_tools(&Flags::new()).unwrap();
+    let tools = BaseTools::linked(&Flags::new()).unwrap();
     let read = tools.get("read_file").unwrap();
     let definition = ProviderFormat::Anthropic.definition(read);
     assert_eq!(
@@ -79,7 +79,7 @@ fn good_examples_and_strict_reach_the_anthropic_definition() {
 
 #[test]
 fn an_example_the_input_refuses_fails_the_list_naming_tool_and_example() {
-    let err = try_all_base_tools(&Flags::new().with("bad_example")).unwrap_err();
+    let err = BaseTools::linked(&Flags::new().with("bad_example")).unwrap_err();
     let CatalogError::Definition(DefinitionError::InputExample { tool, index, why }) = &err else {
         panic!("{err}");
     };

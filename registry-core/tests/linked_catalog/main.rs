@@ -1,5 +1,5 @@
 //! The suites that read their test binary's linked tool list
-//! (`try_all_base_tools`), which the shared binary `it` cannot give them:
+//! (`BaseTools::linked`), which the shared binary `it` cannot give them:
 //! its list holds every suite's tools, and some of those stop it from
 //! building. Here the list is this binary's few tools, no two of one name,
 //! and no suite asserts the whole list, only its own tools in it, so these

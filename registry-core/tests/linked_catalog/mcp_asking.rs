@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use registry_core::mcp::{HttpOptions, HttpServerHandle, McpServer};
-use registry_core::search::ToolSearch;
 use registry_core::session::{DeferralPolicy, MemorySessionStore, StoreLimits};
 use registry_core::{Tool, ToolContext, ToolHandle, ToolRegistry, catalog::BaseTools, tool};
 use rmcp::model::{
@@ -72,12 +71,12 @@ impl Tool for ConvertTemperature {
 }
 
 /// `tool_search` and the two tools declared above: what
-/// `try_all_base_tools` lists, with `tool_search`'s flag, in a binary of
+/// `BaseTools::linked` lists, with `tool_search`'s flag, in a binary of
 /// this suite alone. This binary links other suites' tools too.
 fn registry() -> Arc<ToolRegistry> {
     Arc::new(ToolRegistry::new(
         BaseTools::__from_handles(vec![
-            ToolHandle::new(ToolSearch),
+            registry_core::search::__tool_search(),
             ToolHandle::new(WriteNote),
             ToolHandle::new(ConvertTemperature),
         ])

@@ -4,13 +4,15 @@
 
 use std::sync::Arc;
 
-use registry_core::search::{DEFAULT_SERVER_WEIGHT, Fusion, SemanticRanking};
+use registry_core::search::{Fusion, SemanticRanking};
 
 use crate::harness::{
     Ranks, Scores, load_queries, load_tools, print_table, ranker, tool_search_over,
     with_distractors,
 };
 use crate::{bm25, model};
+
+const DEFAULT_SERVER_WEIGHT: f32 = SemanticRanking::DEFAULT_SERVER_WEIGHT;
 
 #[test]
 fn dev_split_hybrid() {
@@ -44,14 +46,14 @@ fn dev_split_hybrid() {
         let grown = with_distractors(&tools, &tools, n);
         let baseline = bm25::Bm25::over(&grown);
         let base = Ranks::of(&queries, |q| baseline.search(q, 10));
-        let lexical_scope = tool_search_over(&grown, None);
-        let lexical = Ranks::of(&queries, ranker(&lexical_scope));
+        let lexical_searcher = tool_search_over(&grown, None);
+        let lexical = Ranks::of(&queries, ranker(&lexical_searcher));
         for &(fusion, server_weight) in &settings {
             let ranking = SemanticRanking::new(model.clone())
                 .fusion(fusion)
                 .server_weight(server_weight);
-            let scope = tool_search_over(&grown, Some(ranking));
-            let hybrid = Ranks::of(&queries, ranker(&scope));
+            let searcher = tool_search_over(&grown, Some(ranking));
+            let hybrid = Ranks::of(&queries, ranker(&searcher));
             print_table(
                 &format!("dev split, {fusion:?}, server weight {server_weight}"),
                 grown.len(),

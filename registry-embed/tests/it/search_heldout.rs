@@ -54,15 +54,15 @@ fn heldout_split_hybrid_at_700_1000_and_10000_tools() {
         let grown = at_size(&tools, &base, n);
         let baseline = bm25::Bm25::over(&grown);
         let bm25 = Ranks::of(&queries, |q| baseline.search(q, 10));
-        let lexical_scope = tool_search_over(&grown, None);
-        let lexical = Ranks::of(&queries, ranker(&lexical_scope));
+        let lexical_searcher = tool_search_over(&grown, None);
+        let lexical = Ranks::of(&queries, ranker(&lexical_searcher));
         let started = std::time::Instant::now();
-        let scope = tool_search_over(
+        let searcher = tool_search_over(
             &grown,
             Some(SemanticRanking::new(model.clone()).fusion(model::FUSION)),
         );
         let built = started.elapsed();
-        let hybrid = Ranks::of(&queries, ranker(&scope));
+        let hybrid = Ranks::of(&queries, ranker(&searcher));
         print_table(
             &format!(
                 "held-out split, hybrid {:?} (index built in {built:.1?})",

@@ -18,7 +18,7 @@ use nix::sys::ptrace::{self, Event, Options};
 use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
-use registry_core::permission::{Lineage, ProgramRules, ProgramStart, ProgramVerdict};
+use registry_core::__private::enforce::{Lineage, ProgramRules, ProgramStart, ProgramVerdict};
 
 use super::identity::{self, Known};
 use crate::command::Stopped;

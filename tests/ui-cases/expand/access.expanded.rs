@@ -2,7 +2,7 @@
 //! bound to `fn(&Input) -> Access` where the user wrote it, and recorded
 //! with its text for the catalog lock.
 use registry_core::{
-    Tool, ToolContext, access::{Access, Resource},
+    Tool, ToolContext, access::{Access, AccessKey},
     tool,
 };
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -41,11 +41,11 @@ const _: () = {
                             let checked: fn(
                                 &Self::Input,
                             ) -> ::registry_core::__private::Access = |i: &EditInput| Access::write(
-                                Resource::path(&i.path),
+                                AccessKey::path(&i.path),
                             );
                             checked
                         },
-                        "|i: &EditInput| Access::write(Resource::path(&i.path))",
+                        "|i: &EditInput| Access::write(AccessKey::path(&i.path))",
                     ),
                 )
         }

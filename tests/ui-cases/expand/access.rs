@@ -2,7 +2,7 @@
 //! bound to `fn(&Input) -> Access` where the user wrote it, and recorded
 //! with its text for the catalog lock.
 
-use registry_core::{Tool, ToolContext, access::{Access, Resource}, tool};
+use registry_core::{Tool, ToolContext, access::{Access, AccessKey}, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EditInput {
@@ -12,7 +12,7 @@ struct EditInput {
 /// Edit one file.
 #[tool(
     name = "edit_file",
-    access = |i: &EditInput| Access::write(Resource::path(&i.path)),
+    access = |i: &EditInput| Access::write(AccessKey::path(&i.path)),
 )]
 struct EditFile;
 

@@ -1,4 +1,4 @@
-use registry_core::{Tool, ToolContext, access::{Access, Resource}, tool};
+use registry_core::{Tool, ToolContext, access::{Access, AccessKey}, tool};
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct EditInput {
@@ -6,7 +6,7 @@ struct EditInput {
 }
 
 fn writes_command(command: &String) -> Access {
-    Access::write(Resource::path(command))
+    Access::write(AccessKey::path(command))
 }
 
 /// Edit one file.

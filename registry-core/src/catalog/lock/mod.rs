@@ -38,7 +38,7 @@
 //! # What the check covers
 //!
 //! By default [`check`] builds the catalog with
-//! [`try_all_base_tools`](crate::catalog::try_all_base_tools)`(&`[`Flags::all()`](crate::catalog::Flags::all)`)`,
+//! [`BaseTools::linked`](crate::catalog::BaseTools::linked)`(&`[`Flags::all()`](crate::catalog::Flags::all)`)`,
 //! so tools behind a runtime flag are locked too;
 //! [`LockOptions::flags`] narrows that, [`LockOptions::tools`] takes any set
 //! of tools instead. A tool gated with `#[tool(cfg(...))]` is recorded with
@@ -132,7 +132,7 @@
 //!
 //! Canonical JSON (keys in byte order at every depth, two-space indent,
 //! ending in a newline): `about`, `tools` (an object keyed by tool name, so
-//! sorted by name) and `version` ([`LOCK_VERSION`]). Each tool records
+//! sorted by name) and `version` (`LOCK_VERSION`). Each tool records
 //! `aliases` (sorted), `description`, `hash` (`sha256:` and 64 hex digits
 //! of the compact canonical definition, see
 //! [`LockEntry::canonical_definition`]), `input_schema`, `input_examples`
@@ -167,7 +167,7 @@ use crate::input::handle::ToolHandle;
 use crate::text::{to_canonical_pretty, to_canonical_string};
 
 pub use diff::JsonChange;
-pub use options::{LockMode, LockOptions, UPDATE_LOCK_VAR, check, update_requested};
+pub use options::{LockMode, LockOptions, check, update_requested};
 pub use report::{DefinitionChange, LockNote, LockProblem, LockReport};
 
 /// What every message tells a reader to run once a change is reviewed.
@@ -181,7 +181,7 @@ const ABOUT: &str = "Catalog lock of registry_core (see registry_core::catalog::
 ///
 /// Version 2: SHA-256 definition hashes, and the posture as one
 /// [`SafetyPosture`] record whose every value carries its source.
-pub const LOCK_VERSION: u32 = 2;
+pub(crate) const LOCK_VERSION: u32 = 2;
 
 /// The prefix of every definition hash: the algorithm, so a future format
 /// can change it without ambiguity.
@@ -250,7 +250,7 @@ pub enum LockError {
         path: PathBuf,
         /// The `version` found, as JSON.
         found: String,
-        /// The version this crate reads ([`LOCK_VERSION`]).
+        /// The version this crate reads (`LOCK_VERSION`).
         supported: u32,
     },
     /// An entry's recorded hash does not match its recorded definition: the
@@ -314,6 +314,7 @@ pub enum LockError {
 /// form in the file (the name is the key it is filed under).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[doc(hidden)]
 pub struct LockEntry {
     #[serde(skip)]
     name: String,
@@ -454,6 +455,7 @@ impl LockEntry {
 /// assert_eq!(lock.get("echo").unwrap().aliases(), ["say"]);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct CatalogLock {
     tools: BTreeMap<String, LockEntry>,
     /// Tools of the catalog a `#[cfg]` gate compiled out of this build,

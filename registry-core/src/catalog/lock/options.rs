@@ -4,12 +4,12 @@ use std::path::Path;
 
 use super::check::{update, verify};
 use super::{CatalogLock, LockError, LockReport};
-use crate::catalog::base_list::{Flags, try_all_base_tools};
+use crate::catalog::base_list::{BaseTools, Flags};
 use crate::input::handle::ToolHandle;
 
 /// The environment variable that turns a check into an update:
 /// `REGISTRY_UPDATE_LOCK`.
-pub const UPDATE_LOCK_VAR: &str = "REGISTRY_UPDATE_LOCK";
+pub(crate) const UPDATE_LOCK_VAR: &str = "REGISTRY_UPDATE_LOCK";
 
 /// Whether [`check`] compares, writes, or lets the environment decide.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -91,7 +91,7 @@ impl LockOptions {
     }
 }
 
-/// Whether [`UPDATE_LOCK_VAR`] asks for an update: set, not empty, not `0`,
+/// Whether `UPDATE_LOCK_VAR` asks for an update: set, not empty, not `0`,
 /// and not under CI (`CI` set to anything but empty or `false`). On CI an
 /// update would make the check pass by rewriting the lock it guards, so
 /// there the check always checks.
@@ -111,7 +111,7 @@ pub fn update_requested() -> bool {
 pub fn check(path: impl AsRef<Path>, options: &LockOptions) -> Result<LockReport, LockError> {
     let path = path.as_ref();
     let current = match &options.catalog {
-        Catalog::Linked(flags) => CatalogLock::from_base(&try_all_base_tools(flags)?)?,
+        Catalog::Linked(flags) => CatalogLock::from_base(&BaseTools::linked(flags)?)?,
         Catalog::Tools(tools) => CatalogLock::from_tools(tools)?,
     };
     let write = match options.mode {

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::check::{Comparison, compare, update, verify};
 use super::*;
-use crate::access::{Access, Resource};
+use crate::access::{Access, AccessKey};
 use crate::declare::builder::ToolBuilder;
 use crate::declare::output::ToolOutput;
 use crate::declare::posture::{
@@ -335,7 +335,7 @@ fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
             t.max_result_chars(ResultCap::Unbounded)
         }),
         (PostureField::Access, |t| {
-            t.access(|_| Access::read(Resource::path("a")))
+            t.access(|_| Access::read(AccessKey::path("a")))
         }),
         (PostureField::Idempotent, |t| t.idempotent(true)),
         (PostureField::OpenWorld, |t| t.open_world(false)),
@@ -986,7 +986,7 @@ fn a_newly_declared_access_fails_the_check_until_the_lock_is_updated() {
     let declared = || {
         build(
             tool("edit_file").access(|args| match args["path"].as_str() {
-                Some(path) => Access::write(Resource::path(path)),
+                Some(path) => Access::write(AccessKey::path(path)),
                 None => Access::everything(),
             }),
         )

@@ -43,7 +43,7 @@ pub struct RemoteToolDefinition {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// What the model reads to choose the tool; cut to a bound on import
-    /// ([`imported_description`](super::imported_description)).
+    /// (`imported_description`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The JSON Schema of the arguments (MCP's `inputSchema`). Import
@@ -59,7 +59,7 @@ pub struct RemoteToolDefinition {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub annotations: Option<RemoteAnnotations>,
     /// The tool's `_meta` object (where
-    /// [`ALWAYS_LOAD_META_KEY`](super::ALWAYS_LOAD_META_KEY) is read).
+    /// `ALWAYS_LOAD_META_KEY` is read).
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Map<String, Value>>,
 }
@@ -87,7 +87,7 @@ impl RemoteToolDefinition {
 /// A server's hints about a tool (MCP's `ToolAnnotations`). Each is
 /// `None` when the server said nothing; import reads a missing hint as the
 /// strictest one, and believes the safety hints only from a trusted server
-/// ([`ImportedPosture`](super::ImportedPosture)).
+/// (`ImportedPosture`).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]

@@ -54,7 +54,7 @@ impl DefinitionImport {
     }
 
     /// Believe the server's annotations: `readOnlyHint` and
-    /// `destructiveHint` set the posture ([`ImportedPosture::from_hints`]),
+    /// `destructiveHint` set the posture (`ImportedPosture::from_hints`),
     /// `idempotentHint` and `openWorldHint` are declared. Off by default:
     /// an untrusted server's tools get the strictest posture whatever
     /// they hint.
@@ -85,16 +85,16 @@ impl DefinitionImport {
     /// (a search hint, a classifier text) before building.
     ///
     /// - name: [`imported_tool_name`] of the server and the tool's name;
-    /// - description: [`imported_description`] (bounded; never empty);
+    /// - description: `imported_description` (bounded; never empty);
     /// - input schema: refused unless a well-formed object schema
     ///   ([`ImportError::InputSchema`]);
-    /// - posture: [`ImportedPosture::from_hints`]; idempotent and
+    /// - posture: `ImportedPosture::from_hints`; idempotent and
     ///   open-world hints only from a trusted server;
     /// - output schema: kept when well-formed, dropped otherwise (a schema
     ///   is not a claim about safety);
     /// - `title` (or the annotations' title): the user-facing name;
     /// - loading: deferred unless `_meta` sets
-    ///   [`ALWAYS_LOAD_META_KEY`](super::ALWAYS_LOAD_META_KEY) to `true`;
+    ///   `ALWAYS_LOAD_META_KEY` to `true`;
     /// - origin: [`RemoteOrigin`] with the server, the tool's own name and
     ///   the trust;
     /// - content rules see the arguments as canonical JSON.

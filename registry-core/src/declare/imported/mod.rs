@@ -4,10 +4,10 @@
 //!
 //! Owns: the typed definition ([`RemoteToolDefinition`],
 //! [`RemoteAnnotations`]), the naming of imported tools
-//! ([`imported_tool_name`], [`server_segment`], [`imported_description`]:
+//! ([`imported_tool_name`], [`server_segment`], `imported_description`:
 //! `mcp__<server>__<tool>`, safe for every provider, stable across
-//! processes), what annotations may change ([`ImportedPosture`],
-//! [`ALWAYS_LOAD_META_KEY`]) and the one function that puts them together
+//! processes), what annotations may change (`ImportedPosture`,
+//! `ALWAYS_LOAD_META_KEY`) and the one function that puts them together
 //! ([`DefinitionImport`], its errors [`ImportError`]). `mcp::McpImport`
 //! (feature `mcp`) makes every tool a live server lists through
 //! [`DefinitionImport`], so a definition imported here is the tool a
@@ -40,7 +40,7 @@
 //! ] }"#)?;
 //! let definitions: Vec<RemoteToolDefinition> = serde_json::from_value(page["tools"].clone())?;
 //!
-//! let registry = ToolRegistry::new(registry_core::catalog::try_all_base_tools(&Flags::new())?);
+//! let registry = ToolRegistry::new(registry_core::catalog::BaseTools::linked(&Flags::new())?);
 //! let import = DefinitionImport::new("notes").trusted(true);
 //! let mut guards = Vec::new();
 //! for definition in &definitions {
@@ -78,5 +78,4 @@ mod posture;
 
 pub use definition::{RemoteAnnotations, RemoteToolDefinition};
 pub use import::{DefinitionImport, ImportError};
-pub use naming::{MAX_DESCRIPTION_CHARS, imported_description, imported_tool_name, server_segment};
-pub use posture::{ALWAYS_LOAD_META_KEY, ImportedPosture};
+pub use naming::{imported_tool_name, server_segment};

@@ -109,7 +109,7 @@ pub fn server_segment(server: &str) -> String {
 /// characters replaced and, when anything was replaced or the whole would
 /// pass 64 characters, a hash of the original server and tool names
 /// appended (the name is cut to make room). The result always satisfies
-/// [`validate_name`](crate::declare::validate_name), and two different originals
+/// the name rules of [`NameError`](crate::declare::NameError), and two different originals
 /// never share a result unless their 32-bit hashes collide, which import
 /// then reports instead of registering a second tool under one name.
 ///
@@ -139,15 +139,6 @@ pub fn imported_tool_name(server: &str, tool: &str) -> String {
 /// longer one is cut on a character boundary and ends with a marker
 /// saying how much was kept, so the model knows it is not reading all of
 /// it. An empty one says so, rather than leaving the model nothing.
-///
-/// ```
-/// use registry_core::declare::imported::{MAX_DESCRIPTION_CHARS, imported_description};
-///
-/// let cut = imported_description("notes", "search", &"é".repeat(5000));
-/// assert_eq!(cut.chars().count(), MAX_DESCRIPTION_CHARS);
-/// assert!(cut.ends_with("[description cut: 1999 of 5000 characters shown]"), "{cut}");
-/// assert_eq!(imported_description("notes", "search", "Find notes."), "Find notes.");
-/// ```
 pub fn imported_description(server: &str, tool: &str, description: &str) -> String {
     if description.trim().is_empty() {
         return format!("Tool `{tool}` of MCP server `{server}` (the server gave no description).");
@@ -249,5 +240,26 @@ mod tests {
             }
         }
         assert!(imported_description("s", "t", "  ").contains("no description"));
+    }
+}
+
+/// The examples that were this module's doc tests, kept as tests now
+/// that the items they show are crate-private.
+#[cfg(test)]
+mod examples {
+    use super::{MAX_DESCRIPTION_CHARS, imported_description};
+
+    #[test]
+    fn descriptions_are_cut_with_a_marker() {
+        let cut = imported_description("notes", "search", &"é".repeat(5000));
+        assert_eq!(cut.chars().count(), MAX_DESCRIPTION_CHARS);
+        assert!(
+            cut.ends_with("[description cut: 1999 of 5000 characters shown]"),
+            "{cut}"
+        );
+        assert_eq!(
+            imported_description("notes", "search", "Find notes."),
+            "Find notes."
+        );
     }
 }

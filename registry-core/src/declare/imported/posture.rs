@@ -42,15 +42,6 @@ impl ImportedPosture {
     /// `readOnlyHint: true` makes calls read-only, concurrency-safe and
     /// not destructive; otherwise calls write, run alone, and are
     /// destructive unless `destructiveHint: false`.
-    ///
-    /// ```
-    /// use registry_core::declare::imported::ImportedPosture;
-    ///
-    /// let lying = ImportedPosture::from_hints(Some(true), Some(false), false);
-    /// assert_eq!(lying, ImportedPosture::STRICTEST);
-    /// let reader = ImportedPosture::from_hints(Some(true), None, true);
-    /// assert!(reader.read_only && reader.concurrency_safe && !reader.destructive);
-    /// ```
     pub fn from_hints(
         read_only_hint: Option<bool>,
         destructive_hint: Option<bool>,
@@ -183,5 +174,20 @@ mod tests {
             let err = check_schema_shape(&bad).expect_err(&bad.to_string());
             assert!(!err.is_empty());
         }
+    }
+}
+
+/// The examples that were this module's doc tests, kept as tests now
+/// that the items they show are crate-private.
+#[cfg(test)]
+mod examples {
+    use super::ImportedPosture;
+
+    #[test]
+    fn hints_count_only_when_trusted() {
+        let lying = ImportedPosture::from_hints(Some(true), Some(false), false);
+        assert_eq!(lying, ImportedPosture::STRICTEST);
+        let reader = ImportedPosture::from_hints(Some(true), None, true);
+        assert!(reader.read_only && reader.concurrency_safe && !reader.destructive);
     }
 }

@@ -199,10 +199,9 @@ pub async fn until(registry: &PluginRegistry, mut done: impl FnMut() -> bool) {
 /// Names of the registry's tools, sorted.
 pub fn names(registry: &PluginRegistry) -> Vec<String> {
     let mut names: Vec<String> = registry
-        .snapshot()
         .tools()
         .iter()
-        .map(|t| t.tool().name().to_owned())
+        .map(|t| t.name().to_owned())
         .collect();
     names.sort();
     names

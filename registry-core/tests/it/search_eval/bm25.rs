@@ -7,8 +7,6 @@
 
 use std::collections::HashMap;
 
-use registry_core::search::split_name;
-
 /// Lower-case words split at every non-alphanumeric character.
 fn plain_words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !c.is_alphanumeric())
@@ -86,4 +84,76 @@ impl Bm25 {
             .map(|(_, name)| name.to_owned())
             .collect()
     }
+}
+
+/// A name's parts as registry-core's tokenizer reads an identifier, a copy
+/// kept here so the baseline needs no private part of the crate: split at
+/// every character that is not a letter or digit, between a lower-case
+/// letter or digit and a capital (`listIssues`), and before the last
+/// capital of a run followed by a lower-case letter (`HTTPServer`), a
+/// plural acronym losing its `s` (`PRs`); lower-cased.
+fn split_name(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    for chunk in name.split(|c: char| !c.is_alphanumeric()) {
+        if chunk.is_empty() {
+            continue;
+        }
+        if let Some(acronym) = plural_acronym(chunk) {
+            words.push(lower(acronym));
+            continue;
+        }
+        let chars: Vec<char> = chunk.chars().collect();
+        let mut emit = |from: usize, to: usize| {
+            let piece: String = chars[from..to].iter().collect();
+            words.push(lower(plural_acronym(&piece).unwrap_or(&piece)));
+        };
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (prev, c, next) = (chars[i - 1], chars[i], chars.get(i + 1).copied());
+            let after = chars.get(i + 2).copied();
+            let plural_s = next == Some('s') && !after.is_some_and(char::is_lowercase);
+            let boundary = (c.is_uppercase() && (prev.is_lowercase() || prev.is_ascii_digit()))
+                || (c.is_uppercase()
+                    && prev.is_uppercase()
+                    && next.is_some_and(char::is_lowercase)
+                    && !plural_s);
+            if boundary {
+                emit(start, i);
+                start = i;
+            }
+        }
+        emit(start, chars.len());
+    }
+    words
+}
+
+/// Lower case, letter by letter (as the index lower-cases).
+fn lower(word: &str) -> String {
+    word.chars().flat_map(char::to_lowercase).collect()
+}
+
+/// `PRs`, `APIs`, `URLs`: two or more capitals and a plural `s`; the
+/// acronym without it.
+fn plural_acronym(word: &str) -> Option<&str> {
+    let stem = word.strip_suffix('s')?;
+    (stem.chars().count() >= 2 && stem.chars().all(char::is_uppercase)).then_some(stem)
+}
+
+#[test]
+fn names_split_as_the_index_splits_them() {
+    // The cases registry-core's own tokenizer tests.
+    assert_eq!(
+        split_name("mcp__github__listPullRequests"),
+        ["mcp", "github", "list", "pull", "requests"]
+    );
+    assert_eq!(split_name("HTTPServer-v2"), ["http", "server", "v2"]);
+    assert_eq!(split_name("getGitHubPRs"), ["get", "git", "hub", "pr"]);
+    assert_eq!(split_name("get_file-contents"), ["get", "file", "contents"]);
+    assert_eq!(split_name("getJSONResponse"), ["get", "json", "response"]);
+    assert_eq!(split_name("oauth2Token"), ["oauth2", "token"]);
+    assert_eq!(split_name("list-prs"), ["list", "prs"]);
+    assert_eq!(split_name("ListPRsForUser"), ["list", "pr", "for", "user"]);
+    assert_eq!(split_name("HTTPSServer"), ["https", "server"]);
+    assert_eq!(split_name("  "), Vec::<String>::new());
+    assert_eq!(split_name("Ünïcode_Wörter"), ["ünïcode", "wörter"]);
 }

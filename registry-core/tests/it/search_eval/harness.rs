@@ -354,15 +354,18 @@ pub fn print_table(title: &str, tools: usize, queries: &[EvalQuery], rankers: &[
 
 /// `tool_search` over `tools`, exactly as a model calls it: each tool
 /// registered as an imported plugin tool of its server, one search index
-/// (semantic when `semantic` is given) and one session's scope.
+/// (semantic when `semantic` is given), and an executor with tool search
+/// on that runs the model's `tool_search` calls.
 pub fn tool_search_over(
     tools: &[EvalTool],
     semantic: Option<registry_core::search::SemanticRanking>,
-) -> registry_core::search::ToolSearchScope {
+) -> Searcher {
     use registry_core::catalog::BaseTools;
     use registry_core::declare::RemoteOrigin;
-    use registry_core::search::{ResultShape, ToolSearch, ToolSearchIndex, ToolSearchScope};
-    use registry_core::{PermissionContext, ToolBuilder, ToolHandle, ToolOutput, ToolRegistry};
+    use registry_core::render::ProviderFormat;
+    use registry_core::search::ToolSearchIndex;
+    use registry_core::session::DeferralPolicy;
+    use registry_core::{ToolBuilder, ToolOutput, ToolRegistry};
     use std::collections::BTreeMap;
     use std::sync::Arc;
 
@@ -370,7 +373,8 @@ pub fn tool_search_over(
     // flag set holds in a binary that declares no tools of its own (a test
     // binary shared with suites that do cannot read that list).
     let registry = ToolRegistry::new(
-        BaseTools::__from_handles(vec![ToolHandle::new(ToolSearch)]).expect("the base list builds"),
+        BaseTools::__from_handles(vec![registry_core::search::__tool_search()])
+            .expect("the base list builds"),
     );
     let mut by_server: BTreeMap<&str, Vec<_>> = BTreeMap::new();
     for tool in tools {
@@ -393,23 +397,59 @@ pub fn tool_search_over(
         Some(ranking) => ToolSearchIndex::with_semantic(&registry, ranking),
         None => ToolSearchIndex::new(&registry),
     });
-    let pool = registry.assemble_tool_pool(&PermissionContext::new());
-    ToolSearchScope::new(index, &registry, &pool, ResultShape::ToolReferences)
+    let executor = registry
+        .executor()
+        .tool_search_with(index, DeferralPolicy::Always, ProviderFormat::Anthropic)
+        .build();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("a runtime");
+    Searcher { executor, runtime }
 }
 
-/// A ranker over a [`tool_search_over`] scope: the names of its first ten.
-pub fn ranker(
-    scope: &registry_core::search::ToolSearchScope,
-) -> impl FnMut(&str) -> Vec<String> + '_ {
-    move |q| {
-        scope
-            .search(&registry_core::session::Session::new(), q, 10)
-            .expect("the query is accepted")
-            .names()
+/// An executor with tool search on, and the runtime its turns run on.
+pub struct Searcher {
+    executor: registry_core::Executor,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl Searcher {
+    /// The names of the first `max` tools `tool_search` returns for
+    /// `query`, called as the model calls it.
+    pub fn search(&self, query: &str, max: usize) -> Vec<String> {
+        #[derive(Deserialize)]
+        struct Reference {
+            tool_name: String,
+        }
+        let call = registry_core::ToolCall::new(
+            "eval",
+            "tool_search",
+            serde_json::json!({ "query": query, "max_results": max }),
+        );
+        let mut results = self.runtime.block_on(self.executor.run_turn(vec![call]));
+        let result = results.remove(0);
+        assert!(
+            !result.is_error(),
+            "the query is accepted: {}",
+            result.content()
+        );
+        // `tool_reference` blocks; "No tools matched ..." when nothing did.
+        serde_json::Deserializer::from_str(result.content())
+            .into_iter::<Vec<Reference>>()
+            .next()
+            .and_then(Result::ok)
+            .unwrap_or_default()
             .into_iter()
-            .map(str::to_owned)
+            .map(|r| r.tool_name)
             .collect()
     }
+}
+
+/// A ranker over a [`tool_search_over`] searcher: the names of its first
+/// ten.
+pub fn ranker(searcher: &Searcher) -> impl FnMut(&str) -> Vec<String> + '_ {
+    move |q| searcher.search(q, 10)
 }
 
 /// The held-out floor, as sentences for what fails it: per slice, the

@@ -7,14 +7,14 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use registry_core::catalog::BaseTools;
-use registry_core::declare::RemoteOrigin;
-use registry_core::search::{
-    EmbedError, Embedder, Fusion, ResultShape, SemanticRanking, ToolSearch, ToolSearchIndex,
-    ToolSearchScope,
-};
-use registry_core::session::Session;
-use registry_core::{PermissionContext, ToolBuilder, ToolHandle, ToolOutput, ToolRegistry};
+use crate::catalog::BaseTools;
+use crate::declare::{RemoteOrigin, ToolBuilder, ToolOutput};
+use crate::input::handle::ToolHandle;
+use crate::permission::PermissionContext;
+use crate::pool::ToolRegistry;
+use crate::search::tool::{ResultShape, ToolSearchScope};
+use crate::search::{EmbedError, Embedder, Fusion, SemanticRanking, ToolSearchIndex};
+use crate::session::Session;
 
 /// Concepts, each a list of words that mean it.
 const CONCEPTS: &[&[&str]] = &[
@@ -88,11 +88,11 @@ fn tool(server: &str, own: &str, description: &str) -> ToolHandle {
 }
 
 fn registry() -> ToolRegistry {
-    // `tool_search` alone: what `try_all_base_tools` lists, with its flag,
-    // in a binary that declares no tools (the shared test binary links
-    // every suite's).
-    let registry =
-        ToolRegistry::new(BaseTools::__from_handles(vec![ToolHandle::new(ToolSearch)]).unwrap());
+    // `tool_search` alone: what `BaseTools::linked` lists, with its flag,
+    // in a binary that declares no tools.
+    let registry = ToolRegistry::new(
+        BaseTools::__from_handles(vec![crate::search::tool::stand_in()]).unwrap(),
+    );
     registry.plugins().replace_owner(
         "time",
         vec![
@@ -130,6 +130,24 @@ fn scope(registry: &ToolRegistry, index: Arc<ToolSearchIndex>) -> ToolSearchScop
     ToolSearchScope::new(index, registry, &pool, ResultShape::ToolReferences)
 }
 
+/// The best `max` tools of the pool for `query` with their scores, as
+/// `tool_search` ranks them.
+fn hits(
+    registry: &ToolRegistry,
+    index: &ToolSearchIndex,
+    query: &str,
+    max: usize,
+) -> Vec<(String, f32)> {
+    let pool = registry.assemble_tool_pool(&PermissionContext::new());
+    let members = index.scope(registry, &pool);
+    index
+        .search(&query.parse().unwrap(), max, &members)
+        .hits
+        .into_iter()
+        .map(|hit| (hit.name, hit.score))
+        .collect()
+}
+
 fn first(scope: &ToolSearchScope, query: &str) -> Vec<String> {
     scope
         .search(&Session::new(), query, 3)
@@ -155,7 +173,7 @@ fn meaning_finds_what_words_cannot() {
         &registry,
         SemanticRanking::new(embedder.clone()),
     ));
-    let s = scope(&registry, hybrid);
+    let s = scope(&registry, Arc::clone(&hybrid));
     let found = first(&s, query);
     assert!(
         found[..2].contains(&"mcp__time__get_current_time".to_owned()),
@@ -165,13 +183,14 @@ fn meaning_finds_what_words_cannot() {
         first(&s, "which folders am I permitted to touch")[0],
         "mcp__files__list_allowed_directories"
     );
-    // Typed results carry the fused scores, best first.
-    let hits = s.search(&Session::new(), query, 3).unwrap().hits();
-    assert!(
-        hits.windows(2).all(|w| w[0].score >= w[1].score),
-        "{hits:?}"
+    // Hits carry the fused scores, best first.
+    let hits = hits(&registry, &hybrid, query, 3);
+    assert_eq!(
+        hits.iter().map(|h| &h.0).collect::<Vec<_>>(),
+        found.iter().collect::<Vec<_>>()
     );
-    assert!(hits[0].score > 0.0);
+    assert!(hits.windows(2).all(|w| w[0].1 >= w[1].1), "{hits:?}");
+    assert!(hits[0].1 > 0.0);
 }
 
 #[test]
@@ -485,17 +504,23 @@ fn a_weight_that_is_not_a_number_is_the_default() {
             &registry,
             SemanticRanking::new(Arc::new(Concepts::default())).fusion(fusion),
         ));
-        let s = scope(&registry, index);
-        s.search(&Session::new(), "clock hour", 5).unwrap().hits()
+        let s = scope(&registry, Arc::clone(&index));
+        let names = first(&s, "clock hour");
+        let ranked = hits(&registry, &index, "clock hour", 5);
+        assert_eq!(
+            ranked.iter().take(3).map(|h| &h.0).collect::<Vec<_>>(),
+            names.iter().collect::<Vec<_>>()
+        );
+        ranked
     };
     let nan = ranked(Fusion::Scores {
         semantic_weight: f32::NAN,
     });
-    assert!(nan.iter().all(|h| h.score.is_finite()), "{nan:?}");
+    assert!(nan.iter().all(|h| h.1.is_finite()), "{nan:?}");
     assert_eq!(nan, ranked(Fusion::default()));
     let inf = ranked(Fusion::ReciprocalRank {
         k: f32::INFINITY,
         semantic_weight: 0.5,
     });
-    assert!(inf.iter().all(|h| h.score > 0.0), "{inf:?}");
+    assert!(inf.iter().all(|h| h.1 > 0.0), "{inf:?}");
 }

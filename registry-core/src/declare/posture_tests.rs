@@ -205,10 +205,13 @@ fn declared_literals_and_expressions_are_honoured() {
     assert_eq!(spec.flag(), Some("full"));
     assert!(spec.has_enabled_check());
     assert_eq!(spec.user_facing_name(), "Full tool");
-    // The test binary `it`, module `posture` (the suite's file).
-    assert_eq!(spec.origin().crate_name, "it");
-    assert_eq!(spec.origin().module_path, "it::posture");
-    assert!(spec.origin().file.ends_with("posture.rs"));
+    // This crate's unit tests, module `declare::posture_tests` (this file).
+    assert_eq!(spec.origin().crate_name, "registry_core");
+    assert_eq!(
+        spec.origin().module_path,
+        "registry_core::declare::posture_tests"
+    );
+    assert!(spec.origin().file.ends_with("posture_tests.rs"));
 
     let ls = full.prepare(json!({"text": "ls"})).unwrap();
     assert!(ls.is_concurrency_safe());

@@ -3,10 +3,9 @@
 //! wildcard matcher agrees with a naive one.
 
 use proptest::prelude::*;
-use registry_core::{
-    PermissionContent,
-    permission::{ContentPattern, PermissionRule},
-};
+
+use crate::permission::pattern::ContentPattern;
+use registry_core::{PermissionContent, permission::PermissionRule};
 
 /// The content pattern of a rule string.
 fn pattern_of(rule: &str) -> ContentPattern {

@@ -4,15 +4,15 @@
 
 use std::num::NonZeroUsize;
 
-use proptest::prelude::*;
-use registry_core::{
-    ToolBuilder, ToolHandle, ToolOutput,
-    access::{Access, Conflict, Resource},
-    execute::{
-        AccessRule, BatchMode, BatchReason, CallClass, ConcurrencySafeRule, ConflictRule,
-        OpenBatch, Plan, PlanItem, plan,
-    },
+use crate::access::{Access, AccessKey, AccessMode, Conflict, Scope, Touch};
+use crate::declare::{ToolBuilder, ToolOutput};
+use crate::execute::classify::CallClass;
+use crate::execute::plan::{
+    AccessRule, BatchMode, BatchReason, ConcurrencySafeRule, ConflictRule, OpenBatch, Plan,
+    PlanItem, plan,
 };
+use crate::input::ToolHandle;
+use proptest::prelude::*;
 
 fn tool(name: &str) -> ToolHandle {
     ToolBuilder::new(name, "A test tool.")
@@ -103,13 +103,13 @@ fn declared_writes_to_different_files_share_a_batch_and_conflicts_keep_order() {
     let list = tool("list_dir");
     let calls = || {
         vec![
-            declared(0, &edit, Access::write(Resource::path("/w/a.rs"))),
-            declared(1, &edit, Access::write(Resource::path("/w/b.rs"))),
-            declared(2, &read, Access::read(Resource::path("/w/c.rs"))),
-            declared(3, &read, Access::read(Resource::path("/w/a.rs"))),
-            declared(4, &list, Access::read(Resource::path("/w"))),
+            declared(0, &edit, Access::write(AccessKey::path("/w/a.rs"))),
+            declared(1, &edit, Access::write(AccessKey::path("/w/b.rs"))),
+            declared(2, &read, Access::read(AccessKey::path("/w/c.rs"))),
+            declared(3, &read, Access::read(AccessKey::path("/w/a.rs"))),
+            declared(4, &list, Access::read(AccessKey::path("/w"))),
             declared(5, &edit, Access::everything()),
-            declared(6, &read, Access::read(Resource::path("/w/b.rs"))),
+            declared(6, &read, Access::read(AccessKey::path("/w/b.rs"))),
         ]
     };
     let planned = plan(calls(), &AccessRule, TEN);
@@ -160,9 +160,9 @@ impl OpenBatch for SeenTools {
     fn admit(&mut self, call: &PlanItem) -> Result<(), Box<Conflict>> {
         let name = call.tool.name();
         if let Some((_, earlier)) = self.0.iter().find(|(seen, _)| seen == name) {
-            let touch = registry_core::access::Touch {
-                mode: registry_core::access::AccessMode::Write,
-                scope: registry_core::access::Scope::Resource(Resource::named("tool", name)),
+            let touch = Touch {
+                mode: AccessMode::Write,
+                scope: Scope::AccessKey(AccessKey::named("tool", name)),
             };
             return Err(Box::new(Conflict {
                 earlier: *earlier,
@@ -204,7 +204,7 @@ fn a_replacement_rule_changes_the_plan_and_nothing_else() {
 
 fn any_access() -> impl Strategy<Value = Access> {
     let key = prop::collection::vec(prop::sample::select(vec!["a", "b", "c"]), 0..3)
-        .prop_map(|parts| Resource::path(format!("/{}", parts.join("/"))));
+        .prop_map(|parts| AccessKey::path(format!("/{}", parts.join("/"))));
     let touch = prop_oneof![
         10 => (key, any::<bool>()).prop_map(|(k, w)| if w { Access::write(k) } else { Access::read(k) }),
         1 => Just(Access::read_everything()),

@@ -1,8 +1,9 @@
 //! Every permission rule writes out as text that reads back as the same
 //! rule: what a settings file or a log holds is what was meant.
 
+use crate::permission::PermissionRule;
+use crate::permission::rule::RuleTarget;
 use proptest::prelude::*;
-use registry_core::permission::{PermissionRule, RuleTarget};
 
 /// Names a tool can have, and the MCP forms, with edge-case characters.
 fn tool_name() -> impl Strategy<Value = String> {

@@ -1,4 +1,4 @@
-//! Resource keys: what a call can touch, typed by kind so keys of
+//! AccessKey keys: what a call can touch, typed by kind so keys of
 //! different kinds never meet, and ordered so hierarchical conflicts are
 //! prefix questions.
 
@@ -10,10 +10,10 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::path::MAX_PATH_BYTES;
 
-/// The kind of a [`Resource`]. Keys of different kinds never conflict: a
+/// The kind of an [`AccessKey`]. Keys of different kinds never conflict: a
 /// file called `users` and a table called `users` are different things.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Namespace {
+pub(crate) enum Namespace {
     /// A filesystem path.
     Path,
     /// A database, or a table within one.
@@ -54,16 +54,16 @@ impl fmt::Display for Namespace {
 /// memory bounded by the limit, whatever was sent.
 ///
 /// ```
-/// use registry_core::access::Resource;
+/// use registry_core::access::AccessKey;
 ///
-/// assert_eq!(Resource::path("./a/../a/b"), Resource::path("a//b/"));
-/// assert!(Resource::path("a").covers(&Resource::path("a/b.txt")));
-/// assert!(!Resource::path("a").covers(&Resource::path("ab")));
+/// assert_eq!(AccessKey::path("./a/../a/b"), AccessKey::path("a//b/"));
+/// assert!(AccessKey::path("a").covers(&AccessKey::path("a/b.txt")));
+/// assert!(!AccessKey::path("a").covers(&AccessKey::path("ab")));
 /// // A path and a table never meet.
-/// assert!(!Resource::path("users").overlaps(&Resource::table("users", "users")));
+/// assert!(!AccessKey::path("users").overlaps(&AccessKey::table("users", "users")));
 /// ```
 #[derive(Clone)]
-pub struct Resource {
+pub struct AccessKey {
     namespace: Namespace,
     /// For a path: `/` first when it is absolute, then its normal
     /// components (a relative path may start with `..`).
@@ -83,36 +83,36 @@ pub struct Resource {
 
 // Equality, order and hash are the key's (namespace and parts); the
 // other fields are derived from it or only steer `resolve`.
-impl PartialEq for Resource {
+impl PartialEq for AccessKey {
     fn eq(&self, other: &Self) -> bool {
         self.namespace == other.namespace && self.parts == other.parts
     }
 }
 
-impl Eq for Resource {}
+impl Eq for AccessKey {}
 
-impl Hash for Resource {
+impl Hash for AccessKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.namespace.hash(state);
         self.parts.hash(state);
     }
 }
 
-impl PartialOrd for Resource {
+impl PartialOrd for AccessKey {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Resource {
+impl Ord for AccessKey {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         (&self.namespace, &self.parts).cmp(&(&other.namespace, &other.parts))
     }
 }
 
-impl fmt::Debug for Resource {
+impl fmt::Debug for AccessKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Resource")
+        f.debug_struct("AccessKey")
             .field("namespace", &self.namespace)
             .field("parts", &self.parts)
             .finish_non_exhaustive()
@@ -124,7 +124,7 @@ const ROOT: &str = "/";
 /// A leading part of a relative path key that climbs above its base.
 const PARENT: &str = "..";
 
-impl Resource {
+impl AccessKey {
     /// A filesystem path, normalised lexically. Relative paths are
     /// anchored later, by [`resolve`](Self::resolve).
     ///
@@ -134,23 +134,23 @@ impl Resource {
     /// the OS refuses it as written, and every path is never looser.
     ///
     /// ```
-    /// use registry_core::{access::Resource, path::MAX_PATH_BYTES};
+    /// use registry_core::{access::AccessKey, path::MAX_PATH_BYTES};
     ///
     /// let at_limit = "a/".repeat(MAX_PATH_BYTES / 2);
-    /// assert_ne!(Resource::path(&at_limit), Resource::all_paths());
+    /// assert_ne!(AccessKey::path(&at_limit), AccessKey::all_paths());
     /// let over = format!("{at_limit}a");
-    /// assert_eq!(Resource::path(&over), Resource::all_paths());
-    /// assert!(Resource::path(&over).overlaps(&Resource::path("src/lib.rs")));
+    /// assert_eq!(AccessKey::path(&over), AccessKey::all_paths());
+    /// assert!(AccessKey::path(&over).overlaps(&AccessKey::path("src/lib.rs")));
     /// ```
-    pub fn path(path: impl AsRef<Path>) -> Resource {
+    pub fn path(path: impl AsRef<Path>) -> AccessKey {
         let path = path.as_ref();
         if path.as_os_str().len() > MAX_PATH_BYTES {
-            return Resource::all_paths();
+            return AccessKey::all_paths();
         }
         // At most `MAX_PATH_BYTES / 2` components from here on, each
         // looked at a bounded number of times.
         let (parts, climbed) = lexical_parts(path);
-        let mut key = Resource::from_parts(Namespace::Path, parts);
+        let mut key = AccessKey::from_parts(Namespace::Path, parts);
         if climbed {
             key.climbs_through_name = Some(path.into());
         }
@@ -158,13 +158,13 @@ impl Resource {
     }
 
     /// Every path: conflicts with any path key at all.
-    pub fn all_paths() -> Resource {
-        Resource::from_parts(Namespace::Path, vec![OsString::from(ROOT)])
+    pub fn all_paths() -> AccessKey {
+        AccessKey::from_parts(Namespace::Path, vec![OsString::from(ROOT)])
     }
 
     /// A table of a database.
-    pub fn table(database: impl Into<String>, table: impl Into<String>) -> Resource {
-        Resource::from_parts(
+    pub fn table(database: impl Into<String>, table: impl Into<String>) -> AccessKey {
+        AccessKey::from_parts(
             Namespace::Table,
             vec![
                 OsString::from(database.into()),
@@ -174,25 +174,25 @@ impl Resource {
     }
 
     /// A whole database: conflicts with each of its tables.
-    pub fn database(database: impl Into<String>) -> Resource {
-        Resource::from_parts(Namespace::Table, vec![OsString::from(database.into())])
+    pub fn database(database: impl Into<String>) -> AccessKey {
+        AccessKey::from_parts(Namespace::Table, vec![OsString::from(database.into())])
     }
 
     /// A key in a namespace of the author's choosing. The key is one part:
     /// named keys conflict only when equal.
-    pub fn named(namespace: impl Into<String>, key: impl Into<String>) -> Resource {
-        Resource::from_parts(
+    pub fn named(namespace: impl Into<String>, key: impl Into<String>) -> AccessKey {
+        AccessKey::from_parts(
             Namespace::Named(namespace.into().into_boxed_str()),
             vec![OsString::from(key.into())],
         )
     }
 
     /// The key's namespace.
-    pub fn namespace(&self) -> &Namespace {
+    pub(crate) fn namespace(&self) -> &Namespace {
         &self.namespace
     }
 
-    fn from_parts(namespace: Namespace, parts: Vec<OsString>) -> Resource {
+    fn from_parts(namespace: Namespace, parts: Vec<OsString>) -> AccessKey {
         // SipHash with fixed keys: the same hashes in every run.
         let mut hasher = DefaultHasher::new();
         namespace.hash(&mut hasher);
@@ -202,7 +202,7 @@ impl Resource {
             part.hash(&mut hasher);
             prefix_hashes.push(hasher.finish());
         }
-        Resource {
+        AccessKey {
             namespace,
             parts,
             prefix_hashes: prefix_hashes.into_boxed_slice(),
@@ -228,14 +228,14 @@ impl Resource {
 
     /// Whether `self` covers `other`: same namespace and `other`'s key
     /// starts with this key (a key covers itself).
-    pub fn covers(&self, other: &Resource) -> bool {
+    pub fn covers(&self, other: &AccessKey) -> bool {
         self.namespace == other.namespace && other.parts.starts_with(&self.parts)
     }
 
     /// Whether the two keys can name the same thing: one covers the other,
     /// or they are a relative and an absolute path, which cannot be told
     /// apart without a root and so are assumed to overlap.
-    pub fn overlaps(&self, other: &Resource) -> bool {
+    pub fn overlaps(&self, other: &AccessKey) -> bool {
         if self.namespace == Namespace::Path
             && other.namespace == Namespace::Path
             && self.is_relative_path() != other.is_relative_path()
@@ -266,19 +266,19 @@ impl Resource {
     /// [`all_paths`](Self::all_paths), which conflicts with every path: a
     /// key anchored at a guess could pass as disjoint from another name of
     /// the same file.
-    pub fn resolve(&self, root: Option<&Path>) -> Resource {
+    pub fn resolve(&self, root: Option<&Path>) -> AccessKey {
         if self.namespace != Namespace::Path {
             return self.clone();
         }
         let base = if self.is_relative_path() {
             let Some(root) = root else {
-                return Resource::all_paths();
+                return AccessKey::all_paths();
             };
             match absolute(root) {
                 Ok(root) => root,
                 Err(err) => {
                     tracing::warn!(%err, "cannot anchor a relative access path; it covers every path");
-                    return Resource::all_paths();
+                    return AccessKey::all_paths();
                 }
             }
         } else {
@@ -293,10 +293,10 @@ impl Resource {
         match crate::path::resolve(&base, &written) {
             // Past the limit (a deep root, or links that grew it), this
             // is every path again: the OS would not take it either.
-            Ok(resolved) => Resource::path(resolved.path),
+            Ok(resolved) => AccessKey::path(resolved.path),
             Err(err) => {
                 tracing::debug!(%err, "an access path cannot be resolved; it covers every path");
-                Resource::all_paths()
+                AccessKey::all_paths()
             }
         }
     }
@@ -307,7 +307,7 @@ impl Resource {
     }
 }
 
-impl fmt::Display for Resource {
+impl fmt::Display for AccessKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.namespace {
             Namespace::Path if self.parts.is_empty() => f.write_str("path ."),
