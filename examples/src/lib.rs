@@ -58,6 +58,8 @@
 //! (at most one todo in progress, a non-empty command) are checked in
 //! `validate_input` with the same typed errors, rendered as text.
 
+#![forbid(unsafe_code)]
+
 #![warn(missing_docs)]
 
 pub mod command_safety;

@@ -78,6 +78,10 @@
 //! - `lock`: `catalog::lock`, the test-time check of a committed
 //!   `tools.lock.json`; enable it for test builds only.
 
+#![forbid(unsafe_code)]
+// docs.rs builds with `--cfg docsrs` on nightly: feature-gated items say
+// which feature they need.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 #![warn(unnameable_types)]
 
@@ -117,6 +121,7 @@ pub mod search;
 pub mod provider;
 // Across processes.
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
 
 #[doc(hidden)]

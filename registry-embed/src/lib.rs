@@ -34,6 +34,8 @@
 //! [`ToolSearchIndex`]: registry_core::search::ToolSearchIndex
 //! [`SemanticRanking`]: registry_core::search::SemanticRanking
 
+#![forbid(unsafe_code)]
+
 mod bert;
 
 use std::path::{Path, PathBuf};

@@ -7,6 +7,8 @@
 //! model, `check` holds the rules, `expand` generates code, `fallback`
 //! keeps the user's crate type-checking when the attribute is wrong.
 
+#![forbid(unsafe_code)]
+
 mod ast;
 mod attr;
 mod check;

@@ -47,6 +47,8 @@
 //! ([`MAX_DEPTH`](syntax::MAX_DEPTH) for syntax, [`MAX_NESTING`] for
 //! command strings), and never panics.
 
+#![forbid(unsafe_code)]
+
 pub mod classify;
 mod environment;
 mod options;

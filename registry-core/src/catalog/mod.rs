@@ -83,6 +83,7 @@ pub(crate) mod error;
 pub(crate) mod gate;
 mod link;
 #[cfg(feature = "lock")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lock")))]
 pub mod lock;
 pub(crate) mod plugins;
 
