@@ -131,6 +131,9 @@ fn duplex_client_of<S: ServerHandler + Send + 'static>(server: S) -> Client {
 }
 
 fn http_client(url: String) -> Client {
+    // reqwest's rustls has no provider of its own here (the crate's
+    // import installs ring the same way before its first client).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     RT.block_on(async {
         ().serve(StreamableHttpClientTransport::from_uri(url))
             .await

@@ -93,6 +93,7 @@ pub(super) async fn open(
             if let Some(token) = bearer_token {
                 http = http.auth_header(token.clone());
             }
+            super::tls::ensure_crypto_provider();
             let transport = StreamableHttpClientTransport::from_config(http);
             let info = client.get_info();
             match tokio::time::timeout(limit, client.serve(transport)).await {
@@ -359,6 +360,7 @@ impl HttpTarget<'_> {
             rmcp::model::RequestId::Number(0),
         );
         let body = serde_json::to_vec(&request).ok()?;
+        super::tls::ensure_crypto_provider();
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(self.probe_limit)

@@ -18,6 +18,7 @@ mod config;
 mod connect;
 mod supervise;
 mod sync;
+mod tls;
 
 pub use config::McpServerConfig;
 pub(crate) use sync::MAX_IMPORTED_TOOLS;
