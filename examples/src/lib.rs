@@ -59,7 +59,6 @@
 //! `validate_input` with the same typed errors, rendered as text.
 
 #![forbid(unsafe_code)]
-
 #![warn(missing_docs)]
 
 pub mod command_safety;
