@@ -367,6 +367,7 @@ fn renders(pool: &ToolPool) -> Vec<(&'static str, Arc<str>)> {
         ("openai_responses.json", pool.render_openai_responses()),
         ("mcp_tools_list.json", pool.render_mcp_tools_list()),
         ("prompt.txt", pool.render_prompt_catalog()),
+        ("typescript.d.ts", pool.render_typescript()),
     ]
 }
 

@@ -34,3 +34,4 @@ mod permission_content;
 mod run_command;
 mod shell_oracle;
 mod tools;
+mod typescript_api;

@@ -36,7 +36,7 @@ fn node_modules() -> Option<PathBuf> {
 }
 
 /// The node_modules to use, or `None` after saying loudly why not.
-fn packages(test: &str) -> Option<PathBuf> {
+pub(crate) fn packages(test: &str) -> Option<PathBuf> {
     let required = std::env::var_os("REGISTRY_MCP_NODE_REQUIRED").is_some_and(|v| v == "1");
     let found = node_modules();
     if found.is_none() {

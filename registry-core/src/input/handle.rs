@@ -800,7 +800,7 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
 /// How many per-tool renders a handle keeps (the render stage's
 /// `Fragment` kinds: one per provider format, the prompt catalog, and the
 /// input schema's two rendered forms).
-pub(crate) const RENDER_SLOTS: usize = 7;
+pub(crate) const RENDER_SLOTS: usize = 8;
 
 /// One tool's rendered definitions, each produced on first use by the
 /// render stage (which alone knows what goes in each slot). Held by the

@@ -38,6 +38,9 @@ pub(crate) enum Fragment {
     InputSchema,
     /// Its strict form, canonical JSON, or empty when it has none.
     StrictSchema,
+    /// The tool as a method of the TypeScript API
+    /// (`render::typescript`).
+    TypeScript,
 }
 
 impl Fragment {
@@ -52,6 +55,7 @@ impl Fragment {
             Fragment::Prompt => 4,
             Fragment::InputSchema => 5,
             Fragment::StrictSchema => 6,
+            Fragment::TypeScript => 7,
         }
     }
 }
@@ -140,6 +144,7 @@ mod tests {
             Fragment::Prompt,
             Fragment::InputSchema,
             Fragment::StrictSchema,
+            Fragment::TypeScript,
         ];
         let mut slots: Vec<usize> = kinds.iter().map(|k| k.slot()).collect();
         slots.sort_unstable();

@@ -145,6 +145,15 @@
 //! (search before use). Aliases are not listed: the model should use the
 //! primary name.
 //!
+//! # TypeScript (code mode)
+//!
+//! `declare const tools: { ... };`, one method per tool in pool order:
+//! the description as its doc comment, `input` typed from the input
+//! schema, the result `Promise<T>` of the output schema's type or
+//! `Promise<string>` (the result's text). How each schema keyword reads,
+//! and the bounds on what a hostile schema can make it write: the
+//! `typescript` module's docs. Aliases are not listed.
+//!
 //! # What this module never does
 //!
 //! Never does: decide which tools a model sees (the pool and the session
@@ -161,6 +170,7 @@ mod openai;
 mod prompt;
 mod schema;
 mod strict;
+mod typescript;
 
 pub use anthropic::AnthropicOptions;
 pub(crate) use anthropic::{
@@ -176,6 +186,7 @@ pub(crate) use openai::{
 };
 pub(crate) use prompt::prompt_catalog_entry;
 pub(crate) use strict::openai_strict_schema;
+pub(crate) use typescript::typescript_api_deferring;
 
 /// Prefix of every render cache key this module uses.
 const CACHE_KEY_PREFIX: &str = "render/";

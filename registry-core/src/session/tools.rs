@@ -31,7 +31,7 @@ use crate::render::cache::json_array;
 use crate::render::{
     AnthropicOptions, anthropic_fragment, anthropic_tool_json, is_deferred, openai_chat_fragment,
     openai_responses_fragment, openai_responses_json, openai_responses_tool_search_json,
-    prompt_catalog_entry, tools_list_json,
+    prompt_catalog_entry, tools_list_json, typescript_api_deferring,
 };
 
 /// A pool seen through one session's deferral and discoveries; see
@@ -190,6 +190,25 @@ impl<'a> SessionTools<'a> {
     /// The MCP `tools/list` result of [`loaded`](Self::loaded).
     pub fn render_mcp_tools_list(&self) -> String {
         tools_list_json(self.loaded())
+    }
+
+    /// The TypeScript API a program of this session calls: the
+    /// [`loaded`](Self::loaded) tools as methods (the stable prefix, then
+    /// the discovered deferred tools in discovery order), and a closing
+    /// comment naming the [`pending`](Self::pending) ones with their
+    /// search hints, to be found with `tool_search` first. See
+    /// [`ToolPool::render_typescript`].
+    pub fn render_typescript(&self) -> String {
+        let pending = self.pending().into_iter().map(|name| {
+            let hint = self.pool.get(name).and_then(|tool| {
+                tool.spec()
+                    .search_hint()
+                    .map(str::trim)
+                    .filter(|h| !h.is_empty())
+            });
+            (name, hint)
+        });
+        typescript_api_deferring(self.loaded(), pending)
     }
 
     /// The plain-text catalog: every offered tool in pool order; a loaded
