@@ -5,6 +5,8 @@
 #   scripts/fuzz.sh                      every target for 60 s each
 #   scripts/fuzz.sh --time 300 shell     one target for 5 minutes
 #   scripts/fuzz.sh --runs 10000000      every target for 10 million runs
+#   scripts/fuzz.sh --dev --time 15      unoptimised: builds in half the time,
+#                                        runs slower (the CI smoke run)
 #
 # Works on the stable toolchain: libFuzzer's instrumentation flags are
 # nightly-only, and RUSTC_BOOTSTRAP=1 lets stable rustc take them.
@@ -23,11 +25,13 @@ CARGO_FUZZ_VERSION=0.13.2
 TARGETS=(prepare rules shell mcp_frames lock input_deser tool_search)
 
 limit=(-max_total_time=60)
+profile=()
 chosen=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --time) limit=(-max_total_time="$2"); shift 2 ;;
         --runs) limit=(-runs="$2"); shift 2 ;;
+        --dev) profile=(--dev); shift ;;
         -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
         *) chosen+=("$1"); shift ;;
@@ -52,7 +56,7 @@ export CARGO_TARGET_DIR="$PWD/target/fuzz-build"
 # No sanitizer: the code under test is safe Rust (overflow and debug
 # assertions stay on, `cargo fuzz` builds with them), and without
 # AddressSanitizer the build is half as long and every run twice as fast.
-BUILD_FLAGS=(--sanitizer none --debug-assertions)
+BUILD_FLAGS=(--sanitizer none --debug-assertions "${profile[@]}")
 
 echo "== building the fuzz targets"
 (cd fuzz && cargo fuzz build "${BUILD_FLAGS[@]}")
