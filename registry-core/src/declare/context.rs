@@ -65,6 +65,15 @@ pub(crate) struct CallScope {
     /// the permission stage comes after this one (it reads them back with
     /// `CallRules::of`).
     pub(crate) rules: OnceLock<Box<dyn std::any::Any + Send + Sync>>,
+    /// 0 for a call of the model's turn, 1 for a call a program made.
+    pub(crate) depth: u8,
+    /// Where the turn's events go, when it is streamed: the executor's
+    /// sink, erased (this stage comes before the executor's), for the
+    /// events of the calls a program in this call makes.
+    pub(crate) events: Option<Box<dyn std::any::Any + Send + Sync>>,
+    /// Held while a program in this call has calls in flight: its turns
+    /// run one after another, never interleaved.
+    pub(crate) program: tokio::sync::Mutex<()>,
 }
 
 /// A call's cancellation: its own token, made only when the tool asks
@@ -214,6 +223,18 @@ impl ToolContext {
             .as_deref()
             .and_then(|scope| scope.rules.get())
             .map(|rules| &**rules)
+    }
+
+    /// The executor's scope of this call, when it runs under one.
+    pub(crate) fn scope(&self) -> Option<&Arc<CallScope>> {
+        self.call.as_ref()
+    }
+
+    /// Whether the call was made by a program (code mode, see
+    /// [`Executor::run_nested`](crate::Executor::run_nested)) rather than
+    /// by the model.
+    pub fn made_by_program(&self) -> bool {
+        self.call.as_deref().is_some_and(|scope| scope.depth > 0)
     }
 
     /// The id of the call, when it runs under the executor.

@@ -10,8 +10,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::config::ExecutorConfig;
+use super::executor::Executor;
 use super::plan::{AccessRule, ConflictRule};
-use super::runner::Executor;
+use super::runner::Runner;
 use crate::declare::ToolContext;
 use crate::permission::{
     Approval, ApprovalRequest, Approver, PermissionContext, PermissionMode, PermissionPolicy,
@@ -233,7 +234,7 @@ impl ExecutorBuilder {
         for hook in hooks {
             template.context = hook(&template.registry, &pool, &session, template.context);
         }
-        Executor::from_parts(template, session, Arc::new(pool))
+        Executor::new(Runner::new(template, session, Arc::new(pool)))
     }
 
     /// Attaches work to [`build`](Self::build) (see [`BuildHook`]).
@@ -296,6 +297,6 @@ impl ExecutorTemplate {
         if let Some(approver) = approver {
             template.policy = template.policy.with_approver(approver);
         }
-        Executor::from_parts(template, session, pool)
+        Executor::new(Runner::new(template, session, pool))
     }
 }

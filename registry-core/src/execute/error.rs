@@ -79,6 +79,15 @@ pub(crate) enum CallError {
         /// The failing sibling's call id.
         sibling_id: String,
     },
+    /// A call a program made that cannot run as one (see
+    /// `Executor::run_nested`).
+    #[error("call of `{}` from a program was not run: {why}", cap_error_text(.tool))]
+    Nested {
+        /// The name the program used.
+        tool: String,
+        /// Why it was not run.
+        why: &'static str,
+    },
 }
 
 impl CallError {

@@ -107,6 +107,7 @@ mod classify;
 mod config;
 mod error;
 mod events;
+mod executor;
 mod plan;
 #[cfg(test)]
 mod plan_tests;
@@ -119,5 +120,5 @@ pub(crate) use builder::ExecutorTemplate;
 pub use call::{ToolCall, ToolCallResult};
 pub use config::ExecutorConfig;
 pub use events::ExecEvent;
+pub use executor::Executor;
 pub use plan::Plan;
-pub use runner::Executor;

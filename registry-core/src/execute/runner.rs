@@ -8,11 +8,10 @@
 //! as they finish and the turn budget is applied at the end.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -21,12 +20,13 @@ use super::cap::{CapConfig, apply_budget, cap_output};
 use super::classify::{CallClass, Classified, classify};
 use super::config::ExecutorConfig;
 use super::error::CallError;
-use super::events::ExecEvent;
+use super::events::{EventSink, ExecEvent};
+use super::executor::RunnerRef;
 use super::plan::{Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
 use super::resolve::{PoolIndex, Resolved, resolve, still_registered};
 use crate::access::Access;
 use crate::declare::PostureKind;
-use crate::declare::context::{CallCancel, CallScope, ProgressSink, ToolContext};
+use crate::declare::context::{CallCancel, CallScope, ToolContext};
 use crate::declare::output::ToolOutput;
 use crate::input::handle::{CatchUnwind, PreparedCall, ToolHandle};
 use crate::permission::enforce::PathAccess;
@@ -39,37 +39,18 @@ use crate::session::metrics::ToolMetrics;
 use crate::session::{ContextModifier, Session, SessionState};
 use crate::text::cap_error_text;
 
-/// Runs a model's turn of tool calls against one pool.
-///
-/// Built per pool (it indexes the pool's names and aliases once), reusable
-/// for any number of turns. A turn returns exactly one [`ToolCallResult`]
-/// per call, in call order:
-///
-/// 1. every call is resolved (one map lookup), parsed and classified; a
-///    call refused here gets its error result and never runs;
-/// 2. the runnable calls are planned into batches by the
-///    `ConflictRule` (default: `AccessRule`: calls
-///    whose declared accesses do not conflict share a batch, and a tool
-///    that declares none keeps the boolean rule);
-/// 3. batches run one after another; a concurrent batch's calls run at
-///    most [`ExecutorConfig::max_concurrency`] at once, inside the turn's
-///    own task, so dropping the turn's future drops every call in flight
-///    (and cancels the token tools see through
-///    [`ToolContext::cancellation_token`]);
-/// 4. each call is validated, authorized by the [`PermissionPolicy`]
-///    against the permission context current *now*, and run with its
-///    timeout; a panic, a timeout or a denial is that call's error result;
-/// 5. results are capped (or spilled) as they finish, session-state
-///    modifiers are applied after each batch in call order, and the turn's
-///    output budget is applied at the end.
-pub struct Executor {
+/// Everything a turn runs with, shared (behind an `Arc`) by the
+/// [`Executor`] and the calls its tools make from programs
+/// ([`Executor::run_nested`]).
+pub(super) struct Runner {
     registry: ToolRegistry,
     /// The pool offered to the model, and indexed (`index`) to resolve
     /// its calls: one pool, so nothing offered is then refused as unknown.
     pool: Arc<ToolPool>,
     index: PoolIndex,
-    /// Shared with the rules each call carries into its context.
-    permissions: Arc<PermissionContext>,
+    /// Shared with the rules each call carries into its context; replaced
+    /// by [`Executor::set_permissions`] between turns.
+    permissions: RwLock<Arc<PermissionContext>>,
     /// Each pooled tool's name and whether it only reads: what a path rule
     /// naming it means for a command (see [`CallRules`]).
     path_tools: Arc<[(String, PathAccess)]>,
@@ -84,9 +65,9 @@ pub struct Executor {
     access_root: Option<PathBuf>,
 }
 
-impl std::fmt::Debug for Executor {
+impl std::fmt::Debug for Runner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Executor")
+        f.debug_struct("Runner")
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
@@ -119,7 +100,11 @@ struct Slot {
 /// The turn's bookkeeping, by call index.
 struct Turn {
     slots: Vec<Slot>,
-    events: Option<UnboundedSender<ExecEvent>>,
+    events: Option<EventSink>,
+    /// The permission context of the whole turn.
+    permissions: Arc<PermissionContext>,
+    /// 0 for the model's turn, 1 for the calls of a program.
+    depth: u8,
 }
 
 /// What running one call produced.
@@ -133,14 +118,18 @@ struct Outcome {
     modifiers: Vec<ContextModifier>,
 }
 
-impl Executor {
-    /// The executor [`ExecutorBuilder::build`](super::ExecutorBuilder::build)
+impl Runner {
+    /// The runner of the executor [`ExecutorBuilder::build`](super::ExecutorBuilder::build)
     /// makes: `pool` indexed once, everything else as the builder says.
-    pub(super) fn from_parts(
+    /// Its calls' context holds a weak reference back to it, through which
+    /// a tool that runs programs submits their calls
+    /// ([`Executor::run_nested`]); weak, so the runner does not keep itself
+    /// alive.
+    pub(super) fn new(
         template: super::builder::ExecutorTemplate,
         session: Arc<Session>,
         pool: Arc<ToolPool>,
-    ) -> Self {
+    ) -> Arc<Self> {
         let super::builder::ExecutorTemplate {
             registry,
             permissions,
@@ -162,22 +151,24 @@ impl Executor {
                 (tool.name().to_owned(), access)
             })
             .collect();
-        Executor {
+        Arc::new_cyclic(|runner| Runner {
             index: PoolIndex::new(&pool),
             pool,
             registry,
-            permissions: Arc::new(permissions),
+            permissions: RwLock::new(Arc::new(permissions)),
             path_tools: Arc::from(path_tools),
             policy,
             cap: cap_config(&config),
             config,
             // Calls find the conversation through their context (see
             // `CallSession`): one session, the executor's.
-            context: context.with(CallSession(Arc::clone(&session))),
+            context: context
+                .with(CallSession(Arc::clone(&session)))
+                .with(RunnerRef(runner.clone())),
             session,
             rule,
             access_root,
-        }
+        })
     }
 
     /// The access root, or else the context's working directory: the one
@@ -188,56 +179,36 @@ impl Executor {
             .or_else(|| self.context.working_dir())
     }
 
-    /// Replaces the permission context: rules changed since the pool was
-    /// assembled apply from the next call on.
-    pub fn set_permissions(&mut self, permissions: PermissionContext) {
-        self.permissions = Arc::new(permissions);
+    /// The permission context now: read once per turn, so every call of a
+    /// turn is judged by the same rules.
+    pub(super) fn permissions(&self) -> Arc<PermissionContext> {
+        Arc::clone(
+            &self
+                .permissions
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
-    /// The current permission context.
-    pub fn permissions(&self) -> &PermissionContext {
-        &self.permissions
+    pub(super) fn set_permissions(&self, permissions: PermissionContext) {
+        *self
+            .permissions
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(permissions);
     }
 
-    /// The session this executor runs in.
-    pub fn session(&self) -> &Arc<Session> {
+    pub(super) fn session(&self) -> &Arc<Session> {
         &self.session
     }
 
-    /// The tools to offer the model: the pool this executor resolves
-    /// calls against, assembled when it was built (a plugin registered
-    /// since is in neither; build a new executor for the next turn).
-    /// Render it for the request (`pool().render_anthropic(..)`, or
-    /// `pool().for_session(..)` when tools are deferred); renders are
-    /// cached with the pool.
-    pub fn pool(&self) -> &ToolPool {
+    pub(super) fn pool(&self) -> &ToolPool {
         &self.pool
     }
 
-    /// Runs one turn: exactly one result per call, in call order.
-    pub async fn run_turn(&self, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
-        self.run(calls, None).await
-    }
-
-    /// [`run_turn`](Self::run_turn), reporting each step to `events` (see
-    /// [`ExecEvent`]). A closed receiver does not stop the turn.
-    pub async fn run_turn_streaming(
-        &self,
-        calls: Vec<ToolCall>,
-        events: UnboundedSender<ExecEvent>,
-    ) -> Vec<ToolCallResult> {
-        self.run(calls, Some(events)).await
-    }
-
-    /// The plan a turn of `calls` would run, without running anything (a
-    /// dry run, for UIs and tests): each batch says why it starts
-    /// (`Batch::reason`: the conflicting keys and
-    /// the earlier call), each call what it reads and writes; see
-    /// [`Plan::explain`]. Calls refused before planning (unknown tool, bad
-    /// input) are left out; the indices are still those of `calls`.
-    pub fn plan_turn(&self, calls: &[ToolCall]) -> Plan {
+    pub(super) fn plan_turn(&self, calls: &[ToolCall]) -> Plan {
+        let permissions = self.permissions();
         let items = calls.iter().enumerate().filter_map(|(index, call)| {
-            let tool = self.resolve(&call.name).ok()?.tool;
+            let tool = self.resolve(&permissions, &call.name).ok()?.tool;
             let prepared = tool.prepare(call.input.clone()).ok()?;
             let Classified { class, access, .. } = classify(&prepared, self.access_root());
             Some(PlanItem {
@@ -250,24 +221,42 @@ impl Executor {
         plan(items, &*self.rule, self.config.max_concurrency)
     }
 
-    fn resolve(&self, name: &str) -> Result<Resolved<'_>, CallError> {
+    fn resolve(
+        &self,
+        permissions: &PermissionContext,
+        name: &str,
+    ) -> Result<Resolved<'_>, CallError> {
         resolve(
             &self.index,
             &self.registry,
-            &self.permissions,
+            permissions,
             &self.session,
             name,
         )
     }
 
-    async fn run(
+    /// Runs a turn of the model's: one at a time per session (see
+    /// `Session::turn`); a second turn waits for the first, it does not
+    /// interleave with it.
+    pub(super) async fn run(
         &self,
         calls: Vec<ToolCall>,
-        events: Option<UnboundedSender<ExecEvent>>,
+        events: Option<EventSink>,
     ) -> Vec<ToolCallResult> {
-        // One turn at a time per session (see `Session::turn`); a second
-        // turn waits for the first, it does not interleave with it.
         let _turn = self.session.turn.lock().await;
+        self.run_locked(calls, events, 0).await
+    }
+
+    /// Runs a turn while holding the session's turn: the model's own
+    /// (`depth` 0), or the calls of a program one of its calls runs
+    /// (`depth` 1, inside that call, whose turn holds the lock).
+    pub(super) async fn run_locked(
+        &self,
+        calls: Vec<ToolCall>,
+        events: Option<EventSink>,
+        depth: u8,
+    ) -> Vec<ToolCallResult> {
+        let permissions = self.permissions();
         let n = calls.len();
         let mut slots: Vec<Slot> = Vec::with_capacity(n);
         for (index, call) in calls.into_iter().enumerate() {
@@ -291,7 +280,7 @@ impl Executor {
                 result: None,
                 chars: 0,
             };
-            match self.prepare(&mut slot, &call.name, call.input) {
+            match self.prepare(&permissions, &mut slot, &call.name, call.input) {
                 Ok((call, Classified { class, access, .. })) => {
                     slot.class = class;
                     slot.access = access;
@@ -315,7 +304,12 @@ impl Executor {
             // One call to run (most turns): its batch is itself, so the
             // planner's lists are not built. A streamed turn is planned
             // as usual, since its events report the plan.
-            let mut state = Turn { slots, events };
+            let mut state = Turn {
+                slots,
+                events,
+                permissions,
+                depth,
+            };
             let mode = self.mode_alone(&mut state.slots[index]);
             state.slots[index].span.record("batch", 0);
             let span = tracing::info_span!("batch", batch = 0, mode = ?mode, calls = 1);
@@ -335,10 +329,20 @@ impl Executor {
         });
         let plan = plan(items, &*self.rule, self.config.max_concurrency);
         if let Some(events) = &events {
-            queued(events, &plan, &slots);
+            events.queued(
+                &plan,
+                slots
+                    .iter()
+                    .map(|slot| (slot.id.as_str(), slot.result.as_ref())),
+            );
         }
 
-        let mut state = Turn { slots, events };
+        let mut state = Turn {
+            slots,
+            events,
+            permissions,
+            depth,
+        };
         for (b, batch) in plan.batches.iter().enumerate() {
             for item in &batch.calls {
                 state.slots[item.index].span.record("batch", b);
@@ -411,13 +415,14 @@ impl Executor {
     /// Resolve, parse and classify one call.
     fn prepare(
         &self,
+        permissions: &PermissionContext,
         slot: &mut Slot,
         name: &str,
         input: serde_json::Value,
     ) -> Result<(PreparedCall, Classified), CallError> {
         let Resolved { tool, owner } = {
             let _phase = tracing::info_span!(parent: &slot.span, "resolve").entered();
-            self.resolve(name)?
+            self.resolve(permissions, name)?
         };
         slot.tool = Some(tool.clone());
         slot.owner = owner.cloned();
@@ -535,7 +540,10 @@ impl Executor {
         let events = state.events.clone();
         let progress = events
             .clone()
-            .map(|events| progress_sink(events, index, id.clone()));
+            .map(|events| events.progress(index, id.clone()));
+        let erased_events = events
+            .clone()
+            .map(|events| Box::new(events) as Box<dyn std::any::Any + Send + Sync>);
         let scope = Arc::new(CallScope {
             index,
             id,
@@ -544,11 +552,15 @@ impl Executor {
             state: Arc::clone(snapshot),
             modifiers: Mutex::new(Vec::new()),
             rules: OnceLock::new(),
+            depth: state.depth,
+            events: erased_events,
+            program: tokio::sync::Mutex::new(()),
         });
-        let stop = CancelOnDrop(Arc::clone(&scope));
         slot.scope = Some(Arc::clone(&scope));
+        let stop = CancelOnDrop(scope);
         let owner = slot.owner.clone();
-        self.run_call(index, call, owner, scope, events, stop)
+        let permissions = Arc::clone(&state.permissions);
+        self.run_call(call, owner, events, permissions, stop)
             .instrument(slot.span.clone())
     }
 
@@ -590,7 +602,7 @@ impl Executor {
             }
         };
         if let Some(events) = &state.events {
-            let _ = events.send(ExecEvent::Finished {
+            events.send(ExecEvent::Finished {
                 index,
                 result: result.clone(),
             });
@@ -600,30 +612,37 @@ impl Executor {
 
     /// Validate, authorize and run one call.
     ///
-    /// `stop` cancels the call's token when this future ends or is
-    /// dropped.
+    /// `stop` holds the call's scope, and cancels the call's token when
+    /// this future ends or is dropped.
     async fn run_call(
         &self,
-        index: usize,
         call: PreparedCall,
         owner: Option<Arc<str>>,
-        scope: Arc<CallScope>,
-        events: Option<UnboundedSender<ExecEvent>>,
+        events: Option<EventSink>,
+        permissions: Arc<PermissionContext>,
         stop: CancelOnDrop,
     ) -> Outcome {
-        let _stop = stop;
+        let scope = &stop.0;
+        let index = scope.index;
         if let Some(events) = &events {
-            let _ = events.send(ExecEvent::Started {
+            events.send(ExecEvent::Started {
                 index,
                 id: scope.id.to_string(),
             });
         }
-        let cx = self.context.for_call(Arc::clone(&scope));
+        let cx = self.context.for_call(Arc::clone(scope));
         let (result, ran) = match self
-            .check(&call, owner.as_deref(), &scope, events.as_ref(), &cx)
+            .check(
+                &call,
+                owner.as_deref(),
+                scope,
+                events.as_ref(),
+                permissions,
+                &cx,
+            )
             .await
         {
-            Ok(()) => (self.invoke(call, &scope, &cx).await, true),
+            Ok(()) => (self.invoke(call, scope, &cx).await, true),
             Err(err) => (Err(err), false),
         };
         // Only a call that succeeded changes session state.
@@ -646,19 +665,14 @@ impl Executor {
         call: &PreparedCall,
         owner: Option<&str>,
         scope: &CallScope,
-        events: Option<&UnboundedSender<ExecEvent>>,
+        events: Option<&EventSink>,
+        permissions: Arc<PermissionContext>,
         cx: &ToolContext,
     ) -> Result<(), CallError> {
         call.validate(cx)?;
         let decide = CatchUnwind(std::pin::pin!(
             self.policy
-                .authorize(
-                    &self.permissions,
-                    self.session.grants(),
-                    call,
-                    &scope.id,
-                    cx
-                )
+                .authorize(&permissions, self.session.grants(), call, &scope.id, cx)
                 .instrument(tracing::info_span!("permission"))
         ));
         let decided = match self.config.permission_timeout {
@@ -689,7 +703,7 @@ impl Executor {
             ))
         });
         if let Some(events) = events {
-            let _ = events.send(ExecEvent::Permission {
+            events.send(ExecEvent::Permission {
                 index: scope.index,
                 id: scope.id.to_string(),
                 authorization: authorization.clone(),
@@ -709,7 +723,7 @@ impl Executor {
         // enforces the same rules while they run.
         let spec = call.tool().spec();
         let rules = CallRules::new(
-            Arc::clone(&self.permissions),
+            Arc::clone(&permissions),
             spec.name(),
             spec.aliases(),
             self.policy.mode(),
@@ -775,45 +789,6 @@ fn cap_config(config: &ExecutorConfig) -> CapConfig {
         spill_dir: config.spill_dir.clone(),
         preview_chars: config.preview_chars,
         max_binary_bytes: config.max_result_bytes,
-    }
-}
-
-/// Reports every call as queued, with the batch it will run in, and the
-/// calls refused before planning as finished.
-/// Where a call's [`ToolContext::progress`] goes when the turn is
-/// streamed: an [`ExecEvent::Progress`] naming the call. A closed channel
-/// means the UI went away; the call goes on.
-fn progress_sink(events: UnboundedSender<ExecEvent>, index: usize, id: String) -> ProgressSink {
-    Box::new(move |message| {
-        let _ = events.send(ExecEvent::Progress {
-            index,
-            id: id.clone(),
-            message,
-        });
-    })
-}
-
-fn queued(events: &UnboundedSender<ExecEvent>, plan: &Plan, slots: &[Slot]) {
-    let mut batch_of: Vec<Option<usize>> = vec![None; slots.len()];
-    for (b, batch) in plan.batches.iter().enumerate() {
-        for item in &batch.calls {
-            batch_of[item.index] = Some(b);
-        }
-    }
-    for (index, slot) in slots.iter().enumerate() {
-        let _ = events.send(ExecEvent::Queued {
-            index,
-            id: slot.id.clone(),
-            batch: batch_of[index],
-        });
-    }
-    for (index, slot) in slots.iter().enumerate() {
-        if let Some(result) = &slot.result {
-            let _ = events.send(ExecEvent::Finished {
-                index,
-                result: result.clone(),
-            });
-        }
     }
 }
 

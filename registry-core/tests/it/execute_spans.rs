@@ -174,3 +174,55 @@ fn each_call_has_a_span_with_its_batch_and_a_child_per_phase() {
         }
     }
 }
+
+#[test]
+fn a_programs_calls_have_their_spans_under_the_call_that_runs_it() {
+    let recorder = Arc::new(Recorder::default());
+    let kept = Arc::new(Mutex::new(None));
+    let exec = registry_of(vec![probe(&recorder), runner(&kept)])
+        .executor()
+        .mode(registry_core::PermissionMode::Bypass)
+        .build();
+    let rt = paused_runtime();
+    let spans = Arc::new(Spans::default());
+    let results = tracing::subscriber::with_default(Shared(Arc::clone(&spans)), || {
+        tracing::callsite::rebuild_interest_cache();
+        rt.block_on(exec.run_turn(vec![ToolCall::new(
+            "outer",
+            "runner",
+            json!({ "calls": [["probe", { "key": 1 }]] }),
+        )]))
+    });
+    assert_eq!(results[0].content(), "ok: ok 1");
+    let all = spans.spans.lock().unwrap().clone();
+    let call_span = |id: &str| {
+        all.iter()
+            .find(|(_, s)| {
+                s.name == "tool_call" && s.fields.get("call_id").map(String::as_str) == Some(id)
+            })
+            .map(|(id, _)| *id)
+            .unwrap_or_else(|| panic!("no span for {id}"))
+    };
+    let (outer, inner) = (call_span("outer"), call_span("inner-0"));
+    // Walk up from the inner call: the outer call's span must be reached
+    // (through its `run` phase; a phase span may go unseen in this shared
+    // binary, see above, so only the outer call itself is required).
+    let mut at = all[&inner].parent;
+    let mut path = Vec::new();
+    while let Some(id) = at {
+        path.push(all[&id].name);
+        if id == outer {
+            break;
+        }
+        at = all[&id].parent;
+    }
+    assert_eq!(
+        at,
+        Some(outer),
+        "the inner call is under the outer one: {path:?}"
+    );
+    assert!(
+        path.iter().all(|name| ["run", "tool_call"].contains(name)),
+        "{path:?}"
+    );
+}

@@ -158,3 +158,44 @@ pub fn threaded_runtime() -> tokio::runtime::Runtime {
 /// A failure guard: far beyond anything the code under test needs, only
 /// there so a deadlock fails the test instead of hanging it.
 pub const GUARD: Duration = Duration::from_secs(30);
+
+/// `runner`: runs the calls in its input (`{"calls": [[name, input], ...]}`)
+/// as a program would, through [`Executor::run_nested`]; answers their
+/// contents, one per line, each `ok:` or `err:`. With `"keep": true` it
+/// also keeps its context in `kept`, for a test to use after the call.
+pub fn runner(kept: &Arc<std::sync::Mutex<Option<registry_core::ToolContext>>>) -> ToolHandle {
+    let kept = Arc::clone(kept);
+    ToolBuilder::new("runner", "Runs calls as a program would.")
+        .read_only(true)
+        .build(move |args: Value, cx| {
+            let kept = Arc::clone(&kept);
+            async move {
+                if args["keep"].as_bool().unwrap_or(false) {
+                    *kept.lock().unwrap() = Some(cx.clone());
+                }
+                let calls = args["calls"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                    .map(|(n, call)| {
+                        ToolCall::new(
+                            format!("inner-{n}"),
+                            call[0].as_str().unwrap_or_default(),
+                            call[1].clone(),
+                        )
+                    })
+                    .collect();
+                let results = registry_core::Executor::run_nested(&cx, calls).await;
+                let lines: Vec<String> = results
+                    .iter()
+                    .map(|r| {
+                        let kind = if r.is_error() { "err" } else { "ok" };
+                        format!("{kind}: {}", r.content())
+                    })
+                    .collect();
+                Ok(ToolOutput::text(lines.join("\n")))
+            }
+        })
+        .unwrap()
+}
