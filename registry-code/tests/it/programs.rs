@@ -1,0 +1,334 @@
+//! Programs written the way models write them give the results and the
+//! permission answers of the equivalent direct calls.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use registry_code::CodeMode;
+use registry_core::permission::{Approval, RuleBehavior, RuleSource};
+use registry_core::render::ProviderFormat;
+use registry_core::session::DeferralPolicy;
+use registry_core::{PermissionContext, PermissionMode, ToolCall};
+use serde_json::json;
+
+use crate::support::{Disk, code, executor, executor_with, run_program};
+
+fn project() -> Arc<Disk> {
+    Disk::with_files([
+        ("src/a.rs", "fn a() {}\n// TODO: tests\n"),
+        ("src/b.rs", "fn b() {}\n"),
+        ("src/c.rs", "// TODO: docs\n// TODO: more\n"),
+    ])
+}
+
+#[tokio::test]
+async fn a_loop_over_tool_results_gives_what_direct_calls_give() {
+    let disk = project();
+    let exec = executor(&disk);
+    let program = r#"
+        const { paths } = await tools.list_files({});
+        const found = [];
+        for (const path of paths) {
+            const text = await tools.read_file({ path });
+            const todos = text.split("\n").filter((line) => /TODO/.test(line));
+            if (todos.length) found.push(`${path}: ${todos.length}`);
+        }
+        return found.join("\n");
+    "#;
+    let result = run_program(&exec, program).await;
+    assert!(!result.is_error(), "{}", result.content());
+    assert_eq!(result.content(), "src/a.rs: 1\nsrc/c.rs: 2");
+
+    // The same through direct calls.
+    let direct = exec
+        .run_turn(vec![
+            ToolCall::new("1", "read_file", json!({ "path": "src/a.rs" })),
+            ToolCall::new("2", "read_file", json!({ "path": "src/c.rs" })),
+        ])
+        .await;
+    assert_eq!(direct[0].content().matches("TODO").count(), 1);
+    assert_eq!(direct[1].content().matches("TODO").count(), 2);
+    assert_eq!(disk.runs("read_file"), 5);
+    assert_eq!(disk.runs("list_files"), 1);
+}
+
+#[tokio::test]
+async fn promise_all_runs_disjoint_writes_together_and_conflicting_ones_apart() {
+    let disk = project();
+    let exec = executor(&disk);
+    let disjoint = r#"
+        const paths = ["/out/1", "/out/2", "/out/3"];
+        const done = await Promise.all(paths.map((path) => tools.write_file({ path, text: path })));
+        return done;
+    "#;
+    let result = run_program(&exec, disjoint).await;
+    assert!(!result.is_error(), "{}", result.content());
+    assert_eq!(
+        result.content(),
+        r#"["wrote /out/1","wrote /out/2","wrote /out/3"]"#
+    );
+    assert_eq!(
+        disk.most_in_flight.load(Ordering::SeqCst),
+        3,
+        "disjoint writes share a batch"
+    );
+
+    disk.most_in_flight.store(0, Ordering::SeqCst);
+    let conflicting = r#"
+        await Promise.all([1, 2, 3].map((n) => tools.write_file({ path: "/out/same", text: `${n}` })));
+        return await tools.read_file({ path: "/out/same" });
+    "#;
+    let result = run_program(&exec, conflicting).await;
+    assert!(!result.is_error(), "{}", result.content());
+    assert_eq!(
+        result.content(),
+        "3",
+        "conflicting writes run in call order"
+    );
+    assert_eq!(
+        disk.most_in_flight.load(Ordering::SeqCst),
+        1,
+        "conflicting writes run apart"
+    );
+}
+
+#[tokio::test]
+async fn a_structured_result_is_a_value_and_a_text_result_a_string() {
+    let disk = project();
+    let exec = executor(&disk);
+    let program = r#"
+        const listing = await tools.list_files({});
+        const text = await tools.read_file({ path: "src/b.rs" });
+        return { count: listing.count, first: listing.paths[0], kind: typeof text };
+    "#;
+    let result = run_program(&exec, program).await;
+    assert_eq!(
+        result.content(),
+        r#"{"count":3,"first":"src/a.rs","kind":"string"}"#
+    );
+}
+
+/// Every mode there is: a deny rule must hold in each.
+const MODES: [PermissionMode; 6] = [
+    PermissionMode::Default,
+    PermissionMode::AcceptEdits,
+    PermissionMode::Plan,
+    PermissionMode::Bypass,
+    PermissionMode::DontAsk,
+    PermissionMode::Auto,
+];
+
+fn deny_secret() -> PermissionContext {
+    let mut rules = PermissionContext::new();
+    rules
+        .add_rule(
+            RuleSource::User,
+            RuleBehavior::Deny,
+            "delete_file(/secret.txt)",
+        )
+        .unwrap();
+    rules
+}
+
+#[tokio::test]
+async fn a_deny_rule_holds_inside_a_program_in_every_mode_with_the_direct_message() {
+    for mode in MODES {
+        let disk = Disk::with_files([("/secret.txt", "s3cret"), ("/tmp.txt", "t")]);
+        // An approver that allows everything: only the rule can refuse.
+        let exec = executor_with(&disk, CodeMode::new(), |b| {
+            b.mode(mode)
+                .permissions(deny_secret())
+                .approve_with(|_| async { Approval::AllowOnce })
+        });
+        let direct = exec
+            .run_turn(vec![ToolCall::new(
+                "d",
+                "delete_file",
+                json!({ "path": "/secret.txt" }),
+            )])
+            .await;
+        assert!(direct[0].is_error(), "{mode:?}: {}", direct[0].content());
+        let program = r#"
+            try {
+                await tools.delete_file({ path: "/secret.txt" });
+                return "deleted";
+            } catch (e) {
+                return e.message;
+            }
+        "#;
+        let result = run_program(&exec, program).await;
+        assert!(!result.is_error(), "{mode:?}: {}", result.content());
+        assert_eq!(result.content(), direct[0].content(), "{mode:?}");
+        assert_eq!(
+            disk.file("/secret.txt").as_deref(),
+            Some("s3cret"),
+            "{mode:?}"
+        );
+        assert_eq!(disk.runs("delete_file"), 0, "{mode:?}");
+    }
+}
+
+#[tokio::test]
+async fn plan_mode_refuses_a_write_inside_a_program_as_it_refuses_a_direct_one() {
+    let disk = project();
+    let exec = executor_with(&disk, CodeMode::new(), |b| b.mode(PermissionMode::Plan));
+    let direct = exec
+        .run_turn(vec![ToolCall::new(
+            "d",
+            "write_file",
+            json!({ "path": "x", "text": "y" }),
+        )])
+        .await;
+    assert!(direct[0].is_error());
+    let program = r#"
+        const text = await tools.read_file({ path: "src/b.rs" });
+        try { await tools.write_file({ path: "x", text }); } catch (e) { return ["refused", e.message]; }
+        return ["written"];
+    "#;
+    let result = run_program(&exec, program).await;
+    let answer: (String, String) = serde_json::from_str(result.content()).unwrap();
+    assert_eq!(answer.0, "refused");
+    assert_eq!(answer.1, direct[0].content());
+    assert_eq!(disk.runs("write_file"), 0);
+}
+
+#[tokio::test]
+async fn the_approver_is_asked_for_each_call_of_a_program() {
+    let disk = project();
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let exec = {
+        let asked = Arc::clone(&asked);
+        executor_with(&disk, CodeMode::new(), move |b| {
+            b.mode(PermissionMode::Default)
+                .approve_with(move |request| {
+                    let asked = Arc::clone(&asked);
+                    async move {
+                        asked.lock().unwrap().push(request.tool.clone());
+                        if request.tool == "delete_file" {
+                            Approval::Deny {
+                                reason: Some("not today".into()),
+                            }
+                        } else {
+                            Approval::AllowOnce
+                        }
+                    }
+                })
+        })
+    };
+    let program = r#"
+        await tools.write_file({ path: "notes", text: "n" });
+        try { await tools.delete_file({ path: "src/a.rs" }); } catch (e) { console.log(e.message); }
+        return await tools.read_file({ path: "notes" });
+    "#;
+    let result = run_program(&exec, program).await;
+    assert!(!result.is_error(), "{}", result.content());
+    let lines: Vec<&str> = result.content().lines().collect();
+    assert!(lines[0].contains("not today"), "{}", lines[0]);
+    assert_eq!(lines[1], "n");
+    // Reads need no approval in the default mode; the write and the
+    // delete were asked for, each on its own.
+    assert_eq!(*asked.lock().unwrap(), ["write_file", "delete_file"]);
+    assert!(disk.file("src/a.rs").is_some());
+}
+
+#[tokio::test]
+async fn a_deferred_tool_found_by_tool_search_inside_the_program_is_callable() {
+    let disk = project();
+    let exec = executor_with(&disk, CodeMode::new(), |b| {
+        b.mode(PermissionMode::Bypass)
+            .tool_search(DeferralPolicy::Always, ProviderFormat::OpenAiChat)
+    });
+    let program = r#"
+        let before = "ran";
+        try { await tools.city_weather({ city: "Oslo" }); } catch (e) { before = e.message; }
+        await tools.tool_search({ query: "weather forecast for a city" });
+        const after = await tools.city_weather({ city: "Oslo" });
+        return { before, after };
+    "#;
+    let result = run_program(&exec, program).await;
+    assert!(!result.is_error(), "{}", result.content());
+    let answer: serde_json::Value = serde_json::from_str(result.content()).unwrap();
+    assert!(
+        answer["before"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("deferred"),
+        "{answer}"
+    );
+    assert_eq!(answer["after"], "sunny in Oslo");
+    assert_eq!(disk.runs("city_weather"), 1);
+}
+
+#[tokio::test]
+async fn unknown_tools_and_bad_inputs_are_exceptions_with_the_direct_message() {
+    let disk = project();
+    let exec = executor(&disk);
+    let direct = exec
+        .run_turn(vec![
+            ToolCall::new("1", "format_disk", json!({})),
+            ToolCall::new("2", "read_file", json!({ "path": 7 })),
+        ])
+        .await;
+    let program = r#"
+        const messages = [];
+        for (const call of [() => tools.format_disk({}), () => tools.read_file({ path: 7 })]) {
+            try { await call(); } catch (e) { messages.push(e.message); }
+        }
+        return messages;
+    "#;
+    let result = run_program(&exec, program).await;
+    let messages: Vec<String> = serde_json::from_str(result.content()).unwrap();
+    assert_eq!(messages, [direct[0].content(), direct[1].content()]);
+}
+
+#[tokio::test]
+async fn a_program_cannot_start_a_program() {
+    let disk = project();
+    let exec = executor(&disk);
+    let program = r#"
+        try { await tools.code({ program: "return 1" }); } catch (e) { return e.message; }
+    "#;
+    let result = run_program(&exec, program).await;
+    assert!(
+        result.content().contains("a program cannot run a program"),
+        "{}",
+        result.content()
+    );
+}
+
+#[tokio::test]
+async fn the_code_tool_is_listed_only_when_code_mode_is_on() {
+    registry_code::link();
+    let off = registry_core::ToolRegistry::linked(&registry_core::Flags::new()).unwrap();
+    assert!(off.executor().build().pool().get("code").is_none());
+    let on = registry_core::ToolRegistry::linked(&crate::support::flags()).unwrap();
+    assert!(on.executor().build().pool().get("code").is_some());
+}
+
+#[tokio::test]
+async fn a_code_call_among_other_calls_runs_alone_and_in_order() {
+    let disk = project();
+    let exec = executor(&disk);
+    let results = exec
+        .run_turn(vec![
+            ToolCall::new("1", "write_file", json!({ "path": "log", "text": "one" })),
+            code("2", r#"return await tools.read_file({ path: "log" });"#),
+            ToolCall::new("3", "write_file", json!({ "path": "log", "text": "three" })),
+        ])
+        .await;
+    assert_eq!(results[1].content(), "one");
+    assert_eq!(disk.file("log").as_deref(), Some("three"));
+}
+
+#[tokio::test]
+async fn calls_started_and_never_awaited_still_run_before_the_program_ends() {
+    let disk = project();
+    let exec = executor(&disk);
+    let program = r#"
+        tools.write_file({ path: "/forgotten", text: "written anyway" });
+        return "returned first";
+    "#;
+    let result = run_program(&exec, program).await;
+    assert_eq!(result.content(), "returned first");
+    assert_eq!(disk.file("/forgotten").as_deref(), Some("written anyway"));
+}
