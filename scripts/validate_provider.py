@@ -18,6 +18,7 @@ What each part is checked against, per format:
 
     anthropic         tools    ToolParam | ToolSearchToolBm25_20251119Param
                                | ToolSearchToolRegex20251119Param
+                               | CodeExecutionTool20260120Param
                       next     content blocks of the user message:
                                ToolResultBlockParam | TextBlockParam
                                | ImageBlockParam | DocumentBlockParam
@@ -30,7 +31,7 @@ What each part is checked against, per format:
                       response openai.types.chat.ChatCompletion
                       stream   openai.types.chat.ChatCompletionChunk
     openai-responses  tools    FunctionToolParam | ToolSearchToolParam
-                               | NamespaceToolParam
+                               | NamespaceToolParam | ProgrammaticToolCalling
                       next     ResponseInputItemParam (function_call_output,
                                tool_search_output, function_call,
                                tool_search_call, message, ...)
@@ -391,7 +392,8 @@ def closed(*sdk_types):
 
 FORMATS = {
     "anthropic": {
-        "tools": (at.ToolParam, at.ToolSearchToolBm25_20251119Param, at.ToolSearchToolRegex20251119Param),
+        "tools": (at.ToolParam, at.ToolSearchToolBm25_20251119Param, at.ToolSearchToolRegex20251119Param,
+                  at.CodeExecutionTool20260120Param),
         "next": (at.ToolResultBlockParam, at.TextBlockParam, at.ImageBlockParam, at.DocumentBlockParam,
                  at.SearchResultBlockParam),
         "response": at.Message,
@@ -404,7 +406,8 @@ FORMATS = {
         "stream": oc.ChatCompletionChunk,
     },
     "openai-responses": {
-        "tools": (orr.FunctionToolParam, orr.ToolSearchToolParam, orr.NamespaceToolParam),
+        "tools": (orr.FunctionToolParam, orr.ToolSearchToolParam, orr.NamespaceToolParam,
+                  orr.tool_param.ProgrammaticToolCalling),
         "next": (orr.ResponseInputItemParam,),
         "response": orr.Response,
         "stream": orr.ResponseStreamEvent,

@@ -161,6 +161,7 @@ pub use pool::ToolRegistry;
 ///     enabled = path::to::check,          // fn() -> bool self-check
 ///     classifier_input = |i: &Input| i.command.clone(), // text for a safety classifier
 ///     user_facing_name = "Read file",     // a name for people
+///     allowed_callers = ["direct", "program"], // the model, programs (code mode), or both
 ///     internal,                           // never in the ordinary pool
 ///     cfg(feature = "web"),               // compile-time gate the catalog remembers
 ///     crate = "::registry_core",          // if registry-core is renamed; must be absolute

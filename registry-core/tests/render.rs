@@ -58,6 +58,7 @@ struct ReadFileInput {
     concurrency_safe = true,
     read_only = true,
     max_result_chars = 100_000,
+    allowed_callers = ["direct", "program"],
 )]
 struct ReadFile;
 
@@ -147,6 +148,7 @@ fn is_listing(input: &BashInput) -> bool {
 /// Run a shell command and return its output.
 #[tool(
     name = "bash",
+    allowed_callers = ["direct"],
     concurrency_safe = is_listing,
     read_only = is_listing,
     destructive = |i: &BashInput| i.command.starts_with("rm"),
@@ -575,8 +577,39 @@ fn formats_carry_what_the_providers_need() {
     {
         let mut nested = chat_tool["function"].clone();
         nested["type"] = json!("function");
-        assert_eq!(&nested, flat);
+        // Chat Completions has no programmatic calling: only Responses
+        // says who may call a tool.
+        let mut flat = flat.clone();
+        flat.as_object_mut().unwrap().remove("allowed_callers");
+        assert_eq!(nested, flat);
     }
+    // Who may call a tool, in each provider's words, and the program tool
+    // last where some tool may be called from a program.
+    let callers =
+        |render: &Value, name: &str| by_name(render, name).get("allowed_callers").cloned();
+    assert_eq!(
+        callers(&responses, "read_file"),
+        Some(json!(["direct", "programmatic"]))
+    );
+    assert_eq!(callers(&responses, "bash"), Some(json!(["direct"])));
+    assert_eq!(callers(&responses, "edit_file"), None);
+    assert_eq!(
+        responses.as_array().unwrap().last(),
+        Some(&json!({ "type": "programmatic_tool_calling" }))
+    );
+    assert_eq!(
+        chat.as_array().unwrap().len() + 1,
+        responses.as_array().unwrap().len()
+    );
+    let anthropic = parse(&pool.render_anthropic(Default::default()), "anthropic");
+    assert_eq!(
+        callers(&anthropic, "read_file"),
+        Some(json!(["direct", "code_execution_20260120"]))
+    );
+    assert_eq!(
+        anthropic.as_array().unwrap().last(),
+        Some(&json!({ "name": "code_execution", "type": "code_execution_20260120" }))
+    );
 
     let mcp = parse(&pool.render_mcp_tools_list(), "mcp");
     let tools = &mcp["tools"];

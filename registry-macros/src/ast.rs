@@ -33,6 +33,7 @@ pub struct ToolModel {
     pub user_facing_name: Option<LitStr>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
+    pub allowed_callers: Option<crate::attr::AllowedCallers>,
     pub internal: bool,
     /// `cfg(...)`: the compile-time gate; `None` when ungated.
     pub gate: Option<crate::gate::Predicate>,
@@ -186,6 +187,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
         user_facing_name: parsed.user_facing_name.map(|s| s.0),
         idempotent: parsed.idempotent.map(|b| b.0),
         open_world: parsed.open_world.map(|b| b.0),
+        allowed_callers: parsed.allowed_callers,
         internal: parsed.internal.0.is_some(),
     })
 }

@@ -29,6 +29,7 @@ pub const KEYS: &[&str] = &[
     "user_facing_name",
     "idempotent",
     "open_world",
+    "allowed_callers",
     "internal",
     "cfg",
     "crate",
@@ -83,6 +84,8 @@ pub struct ToolArgs {
     /// `open_world = false`: calls stay within a closed set of things
     /// (MCP's `openWorldHint`).
     pub open_world: Option<Bool>,
+    /// `allowed_callers = ["direct", "program"]`: who may call the tool.
+    pub allowed_callers: Option<AllowedCallers>,
     /// `internal`: never exposed in the ordinary pool.
     #[darling(default)]
     pub internal: Switch,
@@ -115,6 +118,7 @@ fn example(key: &str) -> &'static str {
         "user_facing_name" => "user_facing_name = \"Read file\"",
         "idempotent" => "idempotent = true",
         "open_world" => "open_world = false",
+        "allowed_callers" => "allowed_callers = [\"direct\", \"program\"]",
         "crate" => "crate = \"::registry_core\"",
         _ => "key = value",
     }
@@ -255,6 +259,82 @@ impl FromMeta for Aliases {
             })
             .collect();
         errors.finish_with(Aliases(aliases))
+    }
+}
+
+/// `allowed_callers = ["direct", "program"]`: at least one of the two,
+/// each at most once.
+#[derive(Debug, Clone, Copy)]
+pub struct AllowedCallers {
+    pub direct: bool,
+    pub program: bool,
+}
+
+impl FromMeta for AllowedCallers {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        let expr = value_of(item)?;
+        let written = "write `allowed_callers = [\"direct\"]`, `[\"program\"]` or `[\"direct\", \"program\"]`";
+        let Expr::Array(array) = expr else {
+            return Err(Error::custom(format!(
+                "`allowed_callers` expects an array of string literals, found {}; {written}",
+                describe_expr(expr)
+            ))
+            .with_span(expr));
+        };
+        if array.elems.is_empty() {
+            return Err(Error::custom(format!(
+                "`allowed_callers` is empty, so nothing could call the tool; {written}"
+            ))
+            .with_span(array));
+        }
+        let mut errors = Error::accumulator();
+        let mut callers = AllowedCallers {
+            direct: false,
+            program: false,
+        };
+        for elem in &array.elems {
+            let Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(lit), ..
+            }) = elem
+            else {
+                errors.push(
+                    Error::custom(format!(
+                        "each caller must be a string literal, found {}; {written}",
+                        describe_expr(elem)
+                    ))
+                    .with_span(elem),
+                );
+                continue;
+            };
+            let seen = match lit.value().as_str() {
+                "direct" => &mut callers.direct,
+                "program" => &mut callers.program,
+                other => {
+                    // The providers' own names, said in ours.
+                    let hint = match other {
+                        "programmatic" | "code_execution" | "code" => {
+                            "; did you mean `\"program\"`?".to_owned()
+                        }
+                        _ => String::new(),
+                    };
+                    errors.push(
+                        Error::custom(format!(
+                            "unknown caller `{other}`: the callers are `\"direct\"` (the model) and `\"program\"` (code the model wrote){hint}"
+                        ))
+                        .with_span(lit),
+                    );
+                    continue;
+                }
+            };
+            if *seen {
+                errors.push(
+                    Error::custom(format!("caller `{}` is listed twice", lit.value()))
+                        .with_span(lit),
+                );
+            }
+            *seen = true;
+        }
+        errors.finish_with(callers)
     }
 }
 

@@ -191,6 +191,14 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
     if let Some(open_world) = model.open_world {
         calls.push(quote!(.open_world(#open_world)));
     }
+    if let Some(callers) = model.allowed_callers {
+        let variant = match (callers.direct, callers.program) {
+            (true, true) => quote!(DirectAndProgram),
+            (false, true) => quote!(Program),
+            _ => quote!(Direct),
+        };
+        calls.push(quote!(.allowed_callers(#krate::__private::Callers::#variant)));
+    }
     if model.internal {
         calls.push(quote!(.internal()));
     }

@@ -332,3 +332,23 @@ async fn calls_started_and_never_awaited_still_run_before_the_program_ends() {
     assert_eq!(result.content(), "returned first");
     assert_eq!(disk.file("/forgotten").as_deref(), Some("written anyway"));
 }
+
+#[tokio::test]
+async fn a_tool_for_direct_calls_only_is_refused_to_a_program() {
+    let disk = project();
+    let exec = executor(&disk);
+    let direct = exec
+        .run_turn(vec![ToolCall::new("1", "whoami", json!({}))])
+        .await;
+    assert_eq!(direct[0].content(), "the model");
+    let result = run_program(
+        &exec,
+        "try { return await tools.whoami({}); } catch (e) { return e.message; }",
+    )
+    .await;
+    assert_eq!(
+        result.content(),
+        "tool `whoami` cannot be called from a program: it allows only direct calls"
+    );
+    assert_eq!(disk.runs("whoami"), 1);
+}

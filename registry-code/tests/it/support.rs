@@ -226,6 +226,20 @@ impl Tool for Sleep {
     }
 }
 
+/// Who is asking: a result for the model's own eyes, never a program's.
+#[tool(name = "whoami", read_only = true, allowed_callers = ["direct"])]
+pub struct WhoAmI;
+
+impl Tool for WhoAmI {
+    type Input = NoInput;
+    type Output = String;
+    type Error = std::convert::Infallible;
+    async fn call(&self, _: NoInput, cx: &ToolContext) -> Result<String, Self::Error> {
+        disk(cx).ran("whoami");
+        Ok("the model".to_owned())
+    }
+}
+
 /// The flags every suite lists tools under: code mode and tool search on.
 pub fn flags() -> Flags {
     Flags::new().with(CODE_MODE_FLAG).with(TOOL_SEARCH_FLAG)

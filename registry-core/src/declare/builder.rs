@@ -180,6 +180,14 @@ impl ToolBuilder {
         self
     }
 
+    /// Who may call the tool: the model, programs, or both (see
+    /// [`Callers`](crate::declare::Callers)); rendered as the providers'
+    /// `allowed_callers` and enforced by the executor.
+    pub fn allowed_callers(mut self, callers: crate::declare::Callers) -> Self {
+        self.declaration = self.declaration.allowed_callers(callers);
+        self
+    }
+
     /// A name for people.
     pub fn user_facing_name(mut self, name: impl Into<String>) -> Self {
         self.declaration = self.declaration.user_facing_name(name);

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use crate::access::Access;
 
 use crate::declare::DefinitionError;
+use crate::declare::callers::Callers;
 use crate::declare::naming::validate_name;
 use crate::declare::posture::{
     AccessKind, DeclaredAccess, Loading, Posture, PostureKind, ResultCap, SafetyPosture, Setting,
@@ -125,6 +126,7 @@ pub struct ToolSpec {
     origin: Origin,
     remote_origin: Option<RemoteOrigin>,
     output_schema: Option<Arc<serde_json::Value>>,
+    allowed_callers: Option<Callers>,
 }
 
 /// What `#[tool]` fixes statically about a tool: the parts of its spec
@@ -175,6 +177,7 @@ impl ToolSpec {
             origin: Origin::RUNTIME,
             remote_origin: None,
             output_schema: None,
+            allowed_callers: None,
         }
     }
 
@@ -202,6 +205,11 @@ impl ToolSpec {
     /// Words that help tool search find a deferred tool.
     pub fn search_hint(&self) -> Option<&str> {
         self.search_hint.as_deref()
+    }
+    /// Who may call the tool, when it says (see [`Callers`]); `None`:
+    /// rendered without `allowed_callers`, callable by programs here.
+    pub fn allowed_callers(&self) -> Option<Callers> {
+        self.allowed_callers
     }
     /// Example inputs, each checked against the tool's input when the
     /// list is built (Anthropic's `input_examples`).
@@ -576,6 +584,12 @@ impl<I: 'static> Declaration<I> {
     /// Sets a name for people.
     pub fn user_facing_name(mut self, name: impl Into<String>) -> Self {
         self.spec.user_facing_name = Some(name.into());
+        self
+    }
+
+    /// Says who may call the tool (see [`Callers`]).
+    pub fn allowed_callers(mut self, callers: Callers) -> Self {
+        self.spec.allowed_callers = Some(callers);
         self
     }
 

@@ -143,6 +143,7 @@
 
 pub(crate) mod blocks;
 pub(crate) mod builder;
+pub(crate) mod callers;
 pub(crate) mod content;
 pub(crate) mod context;
 pub(crate) mod decision;
@@ -161,6 +162,7 @@ pub(crate) mod tool;
 
 pub use blocks::{Audio, ContentBlock, EmbeddedResource, Image, ResourceData, ResourceLink};
 pub use builder::{BoxError, ToolBuilder};
+pub use callers::Callers;
 pub use content::PermissionContent;
 pub use context::ToolContext;
 pub use decision::PermissionDecision;

@@ -17,16 +17,30 @@ pub struct ToolCall {
     pub name: String,
     /// The JSON arguments.
     pub input: Value,
+    /// The program that made the call, when a program did: the id the
+    /// provider gave its code execution (Anthropic's `caller.tool_id`,
+    /// OpenAI's `caller.caller_id`), or the `code` call's id. `None` when
+    /// the model made the call itself. The executor refuses a call whose
+    /// tool does not allow its caller (see
+    /// [`Callers`](crate::declare::Callers)).
+    pub program: Option<String>,
 }
 
 impl ToolCall {
-    /// A call.
+    /// A call the model made itself.
     pub fn new(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
         ToolCall {
             id: id.into(),
             name: name.into(),
             input,
+            program: None,
         }
+    }
+
+    /// The same call, made by the program `program`.
+    pub fn from_program(mut self, program: impl Into<String>) -> Self {
+        self.program = Some(program.into());
+        self
     }
 }
 

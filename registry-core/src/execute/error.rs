@@ -79,6 +79,15 @@ pub(crate) enum CallError {
         /// The failing sibling's call id.
         sibling_id: String,
     },
+    /// The tool does not allow its caller: a program called a tool that
+    /// only the model may call, or the model one that only programs may.
+    #[error("{}", caller_refusal(.tool, *.by_program))]
+    Caller {
+        /// The tool's primary name.
+        tool: String,
+        /// Whether a program made the call.
+        by_program: bool,
+    },
     /// A call a program made that cannot run as one (see
     /// `Executor::run_nested`).
     #[error("call of `{}` from a program was not run: {why}", cap_error_text(.tool))]
@@ -88,6 +97,14 @@ pub(crate) enum CallError {
         /// Why it was not run.
         why: &'static str,
     },
+}
+
+fn caller_refusal(tool: &str, by_program: bool) -> String {
+    if by_program {
+        format!("tool `{tool}` cannot be called from a program: it allows only direct calls")
+    } else {
+        format!("tool `{tool}` can only be called from a program, not directly")
+    }
 }
 
 impl CallError {

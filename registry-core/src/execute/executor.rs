@@ -175,6 +175,13 @@ impl Executor {
         let _one_at_a_time = scope.program.lock().await;
         let ended = scope.cancel.token();
         let named = heads(&calls);
+        let calls = calls
+            .into_iter()
+            .map(|mut call| {
+                call.program.get_or_insert_with(|| scope.id.clone());
+                call
+            })
+            .collect();
         tokio::select! {
             biased;
             () = ended.cancelled() => refuse(named, ENDED),

@@ -167,3 +167,23 @@ fn explain(registry: &ToolRegistry, permissions: &PermissionContext, name: &str)
         name: name.to_owned(),
     }
 }
+
+/// Refuses a call whose tool does not allow its caller (see
+/// [`Callers`](crate::declare::Callers)).
+pub(crate) fn allowed_caller(tool: &ToolHandle, by_program: bool) -> Result<(), CallError> {
+    let Some(callers) = tool.spec().allowed_callers() else {
+        return Ok(());
+    };
+    let allowed = if by_program {
+        callers.allows_program()
+    } else {
+        callers.allows_direct()
+    };
+    if allowed {
+        return Ok(());
+    }
+    Err(CallError::Caller {
+        tool: tool.name().to_owned(),
+        by_program,
+    })
+}

@@ -23,7 +23,7 @@ use super::error::CallError;
 use super::events::{EventSink, ExecEvent};
 use super::executor::RunnerRef;
 use super::plan::{Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
-use super::resolve::{PoolIndex, Resolved, resolve, still_registered};
+use super::resolve::{PoolIndex, Resolved, allowed_caller, resolve, still_registered};
 use crate::access::Access;
 use crate::declare::PostureKind;
 use crate::declare::context::{CallCancel, CallScope, ToolContext};
@@ -280,7 +280,8 @@ impl Runner {
                 result: None,
                 chars: 0,
             };
-            match self.prepare(&permissions, &mut slot, &call.name, call.input) {
+            let by_program = depth > 0 || call.program.is_some();
+            match self.prepare(&permissions, &mut slot, &call.name, call.input, by_program) {
                 Ok((call, Classified { class, access, .. })) => {
                     slot.class = class;
                     slot.access = access;
@@ -419,10 +420,13 @@ impl Runner {
         slot: &mut Slot,
         name: &str,
         input: serde_json::Value,
+        by_program: bool,
     ) -> Result<(PreparedCall, Classified), CallError> {
         let Resolved { tool, owner } = {
             let _phase = tracing::info_span!(parent: &slot.span, "resolve").entered();
-            self.resolve(permissions, name)?
+            let resolved = self.resolve(permissions, name)?;
+            allowed_caller(resolved.tool, by_program)?;
+            resolved
         };
         slot.tool = Some(tool.clone());
         slot.owner = owner.cloned();

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::calls::{Calls, arguments, required_str};
+use super::calls::{Calls, arguments, program_of, required_str};
 use super::wire::object;
 use super::{NextRequest, ProviderError};
 use crate::declare::{ContentBlock, ResourceData};
@@ -37,7 +37,17 @@ pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
                 let id = required_str(FORMAT, block, &at, "id")?;
                 let name = required_str(FORMAT, block, &at, "name")?;
                 match arguments(block.get("input")) {
-                    Ok(input) => calls.push_call(ToolCall::new(id, name, input)),
+                    Ok(input) => {
+                        let mut call = ToolCall::new(id, name, input);
+                        // Programmatic tool calling: a call from the code
+                        // execution tool names it as its caller.
+                        call.program = program_of(
+                            block,
+                            |kind| kind.starts_with("code_execution_"),
+                            "tool_id",
+                        );
+                        calls.push_call(call);
+                    }
                     Err(why) => calls.push_invalid(id, name, why),
                 }
             }

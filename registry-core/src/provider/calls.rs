@@ -202,6 +202,30 @@ pub(super) fn arguments(value: Option<&Value>) -> Result<Value, String> {
     }
 }
 
+/// The program that made a call, from its `caller` field: the id under
+/// `id_key` when the caller's `type` is a program's (`is_program`), `None`
+/// for a direct call or no caller at all.
+pub(super) fn program_of(
+    block: &Value,
+    is_program: fn(&str) -> bool,
+    id_key: &str,
+) -> Option<String> {
+    let caller = block.get("caller")?;
+    let kind = caller.get("type").and_then(Value::as_str)?;
+    if !is_program(kind) {
+        return None;
+    }
+    // A program caller without its id is still a program: its calls are
+    // judged as a program's, and answered without an id to echo.
+    Some(
+        caller
+            .get(id_key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
 /// A required string field of a block, or why the response is malformed.
 pub(super) fn required_str<'a>(
     format: &'static str,

@@ -14,7 +14,7 @@
 
 use serde_json::{Value, json};
 
-use super::calls::{Calls, arguments, required_str};
+use super::calls::{Calls, arguments, program_of, required_str};
 use super::wire::{ERROR_PREFIX, OPENAI_IMAGE_TYPES, data_url, object, pdf_file_fields};
 use super::{NextRequest, ProviderError};
 use crate::declare::{ContentBlock, ResourceData};
@@ -39,7 +39,13 @@ pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
                 let id = required_str(FORMAT, item, &at, "call_id")?;
                 let name = required_str(FORMAT, item, &at, "name")?;
                 match arguments(item.get("arguments")) {
-                    Ok(input) => calls.push_call(ToolCall::new(id, name, input)),
+                    Ok(input) => {
+                        let mut call = ToolCall::new(id, name, input);
+                        // Programmatic tool calling: a call from a program
+                        // names the program item as its caller.
+                        call.program = program_of(item, |kind| kind == "program", "caller_id");
+                        calls.push_call(call);
+                    }
                     Err(why) => calls.push_invalid(id, name, why),
                 }
             }
@@ -80,13 +86,15 @@ fn output_of(response: &Value) -> Result<&Vec<Value>, ProviderError> {
 pub(super) fn results_to(results: &[ToolCallResult]) -> Vec<Value> {
     results
         .iter()
-        .map(|result| output_item(result, result.tool() == Some(TOOL_SEARCH_NAME)))
+        .map(|result| output_item(result, result.tool() == Some(TOOL_SEARCH_NAME), None))
         .collect()
 }
 
 /// One result as the item that answers its call: `native_search` when the
-/// call was a `tool_search_call`.
-fn output_item(result: &ToolCallResult, native_search: bool) -> Value {
+/// call was a `tool_search_call`; a call a program made is answered to that
+/// program (`caller`), so its result goes back into the program, not the
+/// model's context.
+fn output_item(result: &ToolCallResult, native_search: bool, program: Option<&str>) -> Value {
     if native_search {
         let tools = search_tools(result);
         return object([
@@ -104,11 +112,18 @@ fn output_item(result: &ToolCallResult, native_search: bool) -> Value {
     } else {
         Value::Array(result.blocks().iter().map(part).collect())
     };
-    object([
+    let mut item = object([
         ("type", "function_call_output".into()),
         ("call_id", result.id().into()),
         ("output", output),
-    ])
+    ]);
+    if let (Some(program), Value::Object(fields)) = (program, &mut item) {
+        fields.insert(
+            "caller".into(),
+            json!({ "type": "program", "caller_id": program }),
+        );
+    }
+    item
 }
 
 /// The function definitions a `tool_search` call found, from the hits
@@ -186,6 +201,10 @@ pub(super) async fn respond(
     let mut calls = calls_from(response)?;
     let output = output_of(response)?;
     let (skipped, native) = calls.take_skipped_and_native();
+    let programs: std::collections::BTreeMap<String, String> = calls
+        .calls()
+        .filter_map(|call| Some((call.id.clone(), call.program.clone()?)))
+        .collect();
     let results = if calls.is_empty() {
         Vec::new()
     } else {
@@ -193,7 +212,10 @@ pub(super) async fn respond(
             .run(executor)
             .await
             .iter()
-            .map(|result| output_item(result, native.contains(result.id())))
+            .map(|result| {
+                let program = programs.get(result.id()).map(String::as_str);
+                output_item(result, native.contains(result.id()), program)
+            })
             .collect()
     };
     // Copied from the response once the calls have run (see
@@ -204,7 +226,10 @@ pub(super) async fn respond(
             item.get("type")
                 .and_then(Value::as_str)
                 .is_some_and(|kind| {
-                    CLIENT_ITEMS.contains(&kind) || kind == "message" || kind == "reasoning"
+                    // A `program` item carries the fingerprint its
+                    // calls' outputs are replayed into.
+                    CLIENT_ITEMS.contains(&kind)
+                        || matches!(kind, "message" | "reasoning" | "program")
                 })
         })
         .cloned()

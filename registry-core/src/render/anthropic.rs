@@ -86,6 +86,13 @@ pub(crate) fn anthropic_tool_json(
     let schema = strict.unwrap_or_else(|| super::schema::provider_schema_json(tool));
     let mut out = Vec::with_capacity(schema.len() + spec.description().len() + 96);
     let mut object = ObjectWriter::canonical(&mut out);
+    if let Some(callers) = spec.allowed_callers() {
+        let callers = super::callers::anthropic_callers(callers);
+        object.value(
+            "allowed_callers",
+            &Value::Array(callers.iter().map(|c| Value::from(*c)).collect()),
+        );
+    }
     if cache_control {
         object.object("cache_control", |control| {
             control.string("type", "ephemeral");
@@ -161,9 +168,13 @@ impl ToolPool {
     /// every tool in pool order (built-ins, then plugins) as `name`,
     /// `description`, `input_schema`, `input_examples` when it declares
     /// some, `"strict": true` when it asks for it and its schema allows it,
-    /// and `"defer_loading": true` when it is deferred; and with [`AnthropicOptions::cache_control`] a
+    /// `"defer_loading": true` when it is deferred, and `allowed_callers`
+    /// when it says who may call it; with [`AnthropicOptions::cache_control`] a
     /// `"cache_control": {"type": "ephemeral"}` breakpoint on
     /// [`anthropic_cache_breakpoint`](Self::anthropic_cache_breakpoint).
+    /// When a tool may be called from a program, the code execution tool
+    /// its programs run in comes last (see
+    /// [`Callers`](crate::declare::Callers)).
     ///
     /// Cached per options: rendering the same pool again returns the same
     /// `Arc` without any work.
@@ -174,13 +185,19 @@ impl ToolPool {
             } else {
                 None
             };
-            cache::json_array(pool.iter().enumerate().map(|(index, tool)| {
-                if breakpoint != Some(index) {
-                    return Cow::Borrowed(anthropic_fragment(tool));
-                }
-                // Depends on the pool, so never cached per tool.
-                Cow::Owned(anthropic_tool_json(tool, is_deferred(tool), true))
-            }))
+            let program = super::program_tool(pool.iter(), super::ANTHROPIC_PROGRAM_TOOL);
+            cache::json_array(
+                pool.iter()
+                    .enumerate()
+                    .map(|(index, tool)| {
+                        if breakpoint != Some(index) {
+                            return Cow::Borrowed(anthropic_fragment(tool));
+                        }
+                        // Depends on the pool, so never cached per tool.
+                        Cow::Owned(anthropic_tool_json(tool, is_deferred(tool), true))
+                    })
+                    .chain(program.map(Cow::Borrowed)),
+            )
         })
     }
 

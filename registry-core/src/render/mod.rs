@@ -163,6 +163,7 @@
 
 mod anthropic;
 pub(crate) mod cache;
+mod callers;
 mod format;
 mod json;
 mod mcp;
@@ -176,6 +177,7 @@ pub use anthropic::AnthropicOptions;
 pub(crate) use anthropic::{
     anthropic_fragment, anthropic_tool, anthropic_tool_json, anthropic_tool_references, is_deferred,
 };
+pub(crate) use callers::{ANTHROPIC_PROGRAM_TOOL, OPENAI_PROGRAM_TOOL, program_tool};
 pub use format::ProviderFormat;
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::{mcp_fragment, mcp_output_schema};

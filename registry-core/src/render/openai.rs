@@ -44,6 +44,13 @@ fn openai_chat_json(tool: &ToolHandle) -> String {
 pub(crate) fn openai_responses_json(tool: &ToolHandle, deferred: bool) -> String {
     let mut out = Vec::with_capacity(256);
     let mut object = ObjectWriter::canonical(&mut out);
+    if let Some(callers) = tool.spec().allowed_callers() {
+        let callers = super::callers::openai_callers(callers);
+        object.value(
+            "allowed_callers",
+            &Value::Array(callers.iter().map(|c| Value::from(*c)).collect()),
+        );
+    }
     if deferred {
         object.bool("defer_loading", true);
     }
@@ -114,10 +121,13 @@ impl ToolPool {
     /// The OpenAI Responses API `tools` array, as compact canonical JSON:
     /// the fields of [`render_openai_chat`](Self::render_openai_chat)'s
     /// tools flat, `{"type": "function", "name", "description",
-    /// "parameters", "strict"}`, pool order. Cached.
+    /// "parameters", "strict"}` (and `allowed_callers` when the tool says
+    /// who may call it), pool order; when a tool may be called from a
+    /// program, `{"type": "programmatic_tool_calling"}` last. Cached.
     pub fn render_openai_responses(&self) -> Arc<str> {
         self.render_cached(&format!("{CACHE_KEY_PREFIX}{RESPONSES_KEY}"), |pool| {
-            cache::json_array(pool.iter().map(openai_responses_fragment))
+            let program = super::program_tool(pool.iter(), super::OPENAI_PROGRAM_TOOL);
+            cache::json_array(pool.iter().map(openai_responses_fragment).chain(program))
         })
     }
 }

@@ -29,9 +29,10 @@ use crate::input::handle::ToolHandle;
 use crate::pool::{Partition, ToolPool};
 use crate::render::cache::json_array;
 use crate::render::{
-    AnthropicOptions, anthropic_fragment, anthropic_tool_json, is_deferred, openai_chat_fragment,
-    openai_responses_fragment, openai_responses_json, openai_responses_tool_search_json,
-    prompt_catalog_entry, tools_list_json, typescript_api_deferring,
+    ANTHROPIC_PROGRAM_TOOL, AnthropicOptions, OPENAI_PROGRAM_TOOL, anthropic_fragment,
+    anthropic_tool_json, is_deferred, openai_chat_fragment, openai_responses_fragment,
+    openai_responses_json, openai_responses_tool_search_json, program_tool, prompt_catalog_entry,
+    tools_list_json, typescript_api_deferring,
 };
 
 /// A pool seen through one session's deferral and discoveries; see
@@ -144,14 +145,24 @@ impl<'a> SessionTools<'a> {
                 })
             })
             .flatten();
-        json_array(tools.iter().enumerate().map(|(at, (_, tool, deferred))| {
-            let breakpoint = breakpoint == Some(at);
-            if !breakpoint && *deferred == is_deferred(tool) {
-                // As declared: the tool's cached definition.
-                return Cow::Borrowed(anthropic_fragment(tool));
-            }
-            Cow::Owned(anthropic_tool_json(tool, *deferred, breakpoint))
-        }))
+        let program = program_tool(
+            tools.iter().map(|(_, tool, _)| *tool),
+            ANTHROPIC_PROGRAM_TOOL,
+        );
+        json_array(
+            tools
+                .iter()
+                .enumerate()
+                .map(|(at, (_, tool, deferred))| {
+                    let breakpoint = breakpoint == Some(at);
+                    if !breakpoint && *deferred == is_deferred(tool) {
+                        // As declared: the tool's cached definition.
+                        return Cow::Borrowed(anthropic_fragment(tool));
+                    }
+                    Cow::Owned(anthropic_tool_json(tool, *deferred, breakpoint))
+                })
+                .chain(program.map(Cow::Borrowed)),
+        )
     }
 
     /// The OpenAI Chat Completions `tools` array of [`loaded`](Self::loaded).
@@ -167,15 +178,20 @@ impl<'a> SessionTools<'a> {
     /// Responses API: for a model without it, send
     /// [`render_openai_responses_without_tool_search`](Self::render_openai_responses_without_tool_search).
     pub fn render_openai_responses(&self) -> String {
-        json_array(self.offered().map(|(_, tool)| {
-            if tool.name() == TOOL_SEARCH_NAME {
-                Cow::Owned(openai_responses_tool_search_json(tool))
-            } else if self.session.is_deferred(tool) {
-                Cow::Owned(openai_responses_json(tool, true))
-            } else {
-                Cow::Borrowed(openai_responses_fragment(tool))
-            }
-        }))
+        let program = program_tool(self.offered().map(|(_, tool)| tool), OPENAI_PROGRAM_TOOL);
+        json_array(
+            self.offered()
+                .map(|(_, tool)| {
+                    if tool.name() == TOOL_SEARCH_NAME {
+                        Cow::Owned(openai_responses_tool_search_json(tool))
+                    } else if self.session.is_deferred(tool) {
+                        Cow::Owned(openai_responses_json(tool, true))
+                    } else {
+                        Cow::Borrowed(openai_responses_fragment(tool))
+                    }
+                })
+                .chain(program.map(Cow::Borrowed)),
+        )
     }
 
     /// The OpenAI Responses `tools` array for a model without the client
@@ -184,7 +200,14 @@ impl<'a> SessionTools<'a> {
     /// `tool_search` is then an ordinary function, answered with a
     /// `function_call_output`.
     pub fn render_openai_responses_without_tool_search(&self) -> String {
-        json_array(self.loaded().into_iter().map(openai_responses_fragment))
+        let loaded = self.loaded();
+        let program = program_tool(loaded.iter().copied(), OPENAI_PROGRAM_TOOL);
+        json_array(
+            loaded
+                .into_iter()
+                .map(openai_responses_fragment)
+                .chain(program),
+        )
     }
 
     /// The MCP `tools/list` result of [`loaded`](Self::loaded).

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use registry_core::{
     Executor, Json, PermissionContext, ToolBuilder, ToolCallResult, ToolOutput, ToolRegistry,
     catalog::{BaseTools, PluginGuard},
-    declare::{ContentBlock, EmbeddedResource, Image, IntoToolOutput, RemoteOrigin},
+    declare::{Callers, ContentBlock, EmbeddedResource, Image, IntoToolOutput, RemoteOrigin},
     pool::ToolPool,
     provider::{Calls, NextRequest, Provider},
     render::{AnthropicOptions, ProviderFormat},
@@ -34,6 +34,7 @@ struct World {
 fn world() -> World {
     let read_file = ToolBuilder::new("read_file", "Read a UTF-8 file.")
         .aliases(["cat"])
+        .allowed_callers(Callers::DirectAndProgram)
         .read_only(true)
         .concurrency_safe(true)
         .input_example(json!({ "path": "src/lib.rs" }))
@@ -48,7 +49,9 @@ fn world() -> World {
             Ok(ToolOutput::text(format!("contents of {path}")))
         })
         .unwrap();
+    // Its result is for the model's own eyes: never called from a program.
     let screenshot = ToolBuilder::new("screenshot", "Take a screenshot.")
+        .allowed_callers(Callers::Direct)
         .read_only(true)
         .build(|_: Value, _cx| async move {
             Ok(ToolOutput::text("the screen:").with(Image::new(PNG, "image/png")))
@@ -194,6 +197,66 @@ fn anthropic_from_response_to_next_request() {
         blocks.clone(),
         &response,
     );
+}
+
+/// Programmatic tool calling: calls the provider's program made come
+/// back marked with their caller; the executor holds each tool to its
+/// allowed callers, and OpenAI's results go back to the program that
+/// asked.
+#[test]
+fn programmatic_calls_are_judged_by_caller_and_answered_to_their_program() {
+    let w = world();
+    for (format, provider, name) in [
+        ("anthropic", Provider::Anthropic, "anthropic-programmatic"),
+        (
+            "openai-responses",
+            Provider::OpenAiResponses,
+            "openai-responses-programmatic",
+        ),
+    ] {
+        let (executor, pool, session) = setup(
+            &w,
+            if format == "anthropic" {
+                ProviderFormat::Anthropic
+            } else {
+                ProviderFormat::OpenAiResponses
+            },
+        );
+        let response = recorded(name);
+        let calls = provider.calls_from(&response).unwrap();
+        let programs: Vec<Option<&str>> =
+            calls.calls().map(|call| call.program.as_deref()).collect();
+        let program = if format == "anthropic" {
+            "srvtoolu_prog"
+        } else {
+            "call_prog"
+        };
+        assert_eq!(programs, [Some(program), Some(program), None], "{format}");
+        let next = runtime()
+            .block_on(provider.respond(&executor, &response))
+            .unwrap();
+        golden(name, &next);
+        let items: Vec<Value> = next.echo.iter().chain(&next.results).cloned().collect();
+        let text = serde_json::to_string(&items).unwrap();
+        assert!(text.contains("contents of a.rs"), "{format}: {text}");
+        assert!(
+            text.contains("tool `screenshot` cannot be called from a program"),
+            "{format}: {text}"
+        );
+        assert!(text.contains("contents of c.rs"), "{format}: {text}");
+        let tools = if format == "anthropic" {
+            pool.for_session(&session)
+                .render_anthropic(Default::default())
+        } else {
+            pool.for_session(&session).render_openai_responses()
+        };
+        let parts = if format == "anthropic" {
+            next.results[0]["content"].as_array().unwrap().clone()
+        } else {
+            next.results.clone()
+        };
+        validate(format, &tools, parts, &response);
+    }
 }
 
 #[test]

@@ -81,6 +81,7 @@ const _: () = {
                 .user_facing_name("Shell")
                 .idempotent(false)
                 .open_world(true)
+                .allowed_callers(::registry_core::__private::Callers::Direct)
                 .internal()
                 .classifier_input({
                     let checked: fn(&Self::Input) -> ::std::string::String = |

@@ -34,6 +34,7 @@ fn sandbox_available() -> bool {
     user_facing_name = "Shell",
     idempotent = false,
     open_world = true,
+    allowed_callers = ["direct"],
     internal,
 )]
 pub struct RunCommand {
