@@ -114,9 +114,12 @@ pub struct CodeInput {
 // program makes, and each of those is resolved, checked and run as a
 // call of its own (a write in plan mode is refused there, a deny rule
 // holds there). It runs alone: its calls may conflict with any other.
+// Direct only: programs do not start programs, and the TypeScript API of
+// the pool leaves it out.
 #[tool(
     name = "code",
     read_only = true,
+    allowed_callers = ["direct"],
     always_load,
     flag = "code_mode",
     search_hint = "run a javascript program script that calls many tools in a loop or in parallel",

@@ -290,7 +290,9 @@ async fn a_program_cannot_start_a_program() {
     "#;
     let result = run_program(&exec, program).await;
     assert!(
-        result.content().contains("a program cannot run a program"),
+        result
+            .content()
+            .contains("tool `code` cannot be called from a program: it allows only direct calls"),
         "{}",
         result.content()
     );

@@ -123,6 +123,7 @@
 
 mod approval;
 mod child;
+mod code_listing;
 mod content;
 mod error;
 mod guard;

@@ -97,6 +97,9 @@ struct Settings {
     /// How long a `tools/list` page may be treated as fresh, and by whom.
     list_ttl: Duration,
     list_scope: CacheScope,
+    /// The tool that runs programs, listed with the pool's TypeScript API
+    /// (and alone, when `only`).
+    code_tool: Option<super::code_listing::CodeTool>,
 }
 
 /// What every clone shares: the registry, the permission context and the
@@ -175,6 +178,7 @@ impl McpServer {
                 deferral: None,
                 list_ttl: DEFAULT_LIST_TTL,
                 list_scope: CacheScope::Private,
+                code_tool: None,
             }),
         }
     }
@@ -296,6 +300,29 @@ impl McpServer {
         self.configure(|settings| settings.list_scope = CacheScope::Public)
     }
 
+    /// Lists the tool named `name` (the `code` tool of `registry-code`,
+    /// which runs programs) with the pool's TypeScript API after its
+    /// description: the tools its programs may call, with their inputs
+    /// and results, in one definition. The ordinary listing stays beside
+    /// it.
+    pub fn with_code_tool(self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        self.configure(|settings| {
+            settings.code_tool = Some(super::code_listing::CodeTool { name, only: false });
+        })
+    }
+
+    /// [`with_code_tool`](Self::with_code_tool), and that tool is the
+    /// only one listed or called directly (Cloudflare's code mode): every
+    /// other tool is reached through its programs, each call still under
+    /// the executor's rules; a direct call of another is refused.
+    pub fn with_only_code_tool(self, name: impl Into<String>) -> Self {
+        let name = name.into();
+        self.configure(|settings| {
+            settings.code_tool = Some(super::code_listing::CodeTool { name, only: true });
+        })
+    }
+
     /// Tools per `tools/list` page.
     pub fn page_size(&self) -> usize {
         self.settings.page_size.get()
@@ -333,7 +360,8 @@ impl McpServer {
                 .unwrap_or_else(PoisonError::into_inner),
         );
         let pool = shared.registry.assemble_tool_pool(&permissions);
-        let (tools, sources) = listed_tools(&pool, cached.as_deref());
+        let (tools, sources) =
+            listed_tools(&pool, cached.as_deref(), self.settings.code_tool.as_ref());
         let view = Arc::new(View {
             // The pool's own generation: a registration racing this
             // assembly makes the next request assemble again.
@@ -483,7 +511,14 @@ fn serve_error(err: rmcp::service::ServerInitializeError) -> ServeError {
     }
 }
 
-fn listed_tools(pool: &ToolPool, previous: Option<&View>) -> (Arc<[Tool]>, Box<[ToolHandle]>) {
+/// What `tools/list` pages through, and the handle of each: every tool of
+/// `pool` that rmcp can take (reusing `previous` definitions), the code
+/// tool with the pool's API, and only it when it is served alone.
+fn listed_tools(
+    pool: &ToolPool,
+    previous: Option<&View>,
+    code: Option<&super::code_listing::CodeTool>,
+) -> (Arc<[Tool]>, Box<[ToolHandle]>) {
     let known: HashMap<usize, &Tool> = previous
         .map(|view| {
             view.sources
@@ -496,7 +531,15 @@ fn listed_tools(pool: &ToolPool, previous: Option<&View>) -> (Arc<[Tool]>, Box<[
     let mut tools = Vec::with_capacity(pool.len());
     let mut sources = Vec::with_capacity(pool.len());
     for handle in pool.iter() {
-        let tool = match known.get(&handle.instance_key()) {
+        let is_code = code.is_some_and(|code| code.is(handle));
+        if code.is_some_and(|code| code.only) && !is_code {
+            continue;
+        }
+        // The code tool's listing depends on the whole pool: never reused.
+        let reused = (!is_code)
+            .then(|| known.get(&handle.instance_key()))
+            .flatten();
+        let mut tool = match reused {
             Some(tool) => (*tool).clone(),
             None => match serde_json::from_str::<Tool>(crate::render::mcp_fragment(handle)) {
                 Ok(tool) => tool,
@@ -506,6 +549,9 @@ fn listed_tools(pool: &ToolPool, previous: Option<&View>) -> (Arc<[Tool]>, Box<[
                 }
             },
         };
+        if let Some(code) = code.filter(|_| is_code) {
+            code.describe(&mut tool, pool);
+        }
         tools.push(tool);
         sources.push(handle.clone());
     }
@@ -600,6 +646,11 @@ impl Connection {
         peer: rmcp::Peer<RoleServer>,
         token: Option<rmcp::model::ProgressToken>,
     ) -> CallToolResult {
+        if let Some(why) =
+            (self.server.settings.code_tool.as_ref()).and_then(|code| code.refuses(&request.name))
+        {
+            return CallToolResult::error(vec![ContentBlock::text(why)]);
+        }
         let (view, executor) = self.executor();
         let args = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(id, request.name.clone(), args);

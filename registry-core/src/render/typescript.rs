@@ -34,6 +34,9 @@
 //!   (`my-tool`) is quoted; the program calls it as `tools["my-tool"]`.
 //! - Aliases are not listed (as in the prompt catalog): a program should
 //!   use the primary name, though an alias still resolves.
+//! - A tool that allows only direct calls (`allowed_callers = ["direct"]`,
+//!   see [`Callers`](crate::declare::Callers)) is left out: a program
+//!   could not call it.
 //! - `*/` inside a description is written `*\/`, so no description can
 //!   end its comment and write code into the declarations.
 //!
@@ -100,7 +103,15 @@ pub(crate) fn typescript_api_deferring<'a, 'b>(
     deferred: impl IntoIterator<Item = (&'b str, Option<&'b str>)>,
 ) -> String {
     let mut out = String::from(OPEN);
-    for tool in tools {
+    // The API is what a program may call: a tool for direct calls only
+    // (the `code` tool itself, a result for the model's own eyes) is not
+    // in it.
+    let callable = |tool: &&ToolHandle| {
+        tool.spec()
+            .allowed_callers()
+            .is_none_or(crate::declare::Callers::allows_program)
+    };
+    for tool in tools.into_iter().filter(callable) {
         out.push_str(cache::fragment(
             tool,
             Fragment::TypeScript,
@@ -684,5 +695,24 @@ mod tests {
             "declare const tools: {\n  /** A. */\n  a(input: Record<string, unknown>): Promise<string>;\n  \
              /** B. */\n  b(input: Record<string, unknown>): Promise<string>;\n};\n"
         );
+    }
+
+    #[test]
+    fn a_tool_only_the_model_may_call_is_not_in_the_api() {
+        let empty = json!({ "type": "object", "properties": {} });
+        let a = tool("a", "A.", empty.clone());
+        let direct = ToolBuilder::new("shot", "For the model's eyes.")
+            .input_schema(empty.clone())
+            .allowed_callers(crate::declare::Callers::Direct)
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"));
+        let programs = ToolBuilder::new("b", "B.")
+            .input_schema(empty)
+            .allowed_callers(crate::declare::Callers::Program)
+            .build(|_, _| async { Ok(ToolOutput::text("")) })
+            .unwrap_or_else(|err| panic!("{err}"));
+        let api = typescript_api([&a, &direct, &programs]);
+        assert!(!api.contains("shot"), "{api}");
+        assert!(api.contains("  b(input"), "{api}");
     }
 }

@@ -1,11 +1,4 @@
 declare const tools: {
-  /** Run a shell command and return its output. */
-  bash(input: {
-    /** The command line. */
-    command: string;
-    /** Kill the command after this many milliseconds. */
-    timeout_ms?: number | null;
-  }): Promise<string>;
   /** Replace text in a file. */
   edit_file(input: {
     backup?: {

@@ -981,3 +981,61 @@ async fn an_active_session_outlives_the_ttl_on_every_replica() {
     one.shutdown().await;
     two.shutdown().await;
 }
+
+/// Code mode over MCP: the tool that runs programs is listed with the
+/// pool's TypeScript API; served alone, it is the only tool a client sees
+/// or may call, and its programs reach the others through the executor.
+#[tokio::test]
+async fn a_pool_is_served_as_one_code_tool_with_its_api() {
+    let kept = Arc::new(std::sync::Mutex::new(None));
+    let registry = Arc::new(ToolRegistry::new(
+        BaseTools::__from_handles(vec![
+            ToolHandle::new(Lookup),
+            crate::execute_support::runner(&kept),
+        ])
+        .unwrap(),
+    ));
+    let beside = McpServer::new(Arc::clone(&registry).executor()).with_code_tool("runner");
+    let (client, _) = connect(&beside).await;
+    let tools = client.peer().list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["lookup", "runner"]);
+    let described = tools[1].description.as_deref().unwrap_or_default();
+    assert!(
+        described.starts_with("Runs calls as a program would."),
+        "{described}"
+    );
+    assert!(
+        described.contains("```typescript\ndeclare const tools: {"),
+        "{described}"
+    );
+    assert!(described.contains("  lookup(input: {"), "{described}");
+    client.cancel().await.unwrap();
+
+    let only = McpServer::new(
+        Arc::clone(&registry)
+            .executor()
+            .mode(registry_core::PermissionMode::Bypass),
+    )
+    .with_only_code_tool("runner");
+    let (client, _) = connect(&only).await;
+    let tools = client.peer().list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["runner"]);
+    let direct = call(&client, "lookup", json!({ "key": "a" })).await;
+    assert_eq!(direct.is_error, Some(true));
+    assert!(
+        text(&direct).starts_with("tool `lookup` is not served directly here: only `runner` is"),
+        "{}",
+        text(&direct)
+    );
+    let program = call(
+        &client,
+        "runner",
+        json!({ "calls": [["lookup", { "key": "a" }]] }),
+    )
+    .await;
+    assert_eq!(program.is_error, Some(false), "{}", text(&program));
+    assert!(text(&program).starts_with("ok: "), "{}", text(&program));
+    client.cancel().await.unwrap();
+}
