@@ -128,6 +128,10 @@ impl Executor {
     /// has ended, or when the call is itself one a program made: programs
     /// do not start programs. If the outer call ends while its program's
     /// calls run (its timeout, a cancelled turn), they are dropped with it.
+    ///
+    /// A program's calls are planned among themselves, not against the
+    /// siblings of the call that runs it: a tool that runs programs should
+    /// not be concurrency-safe (the `code` tool is not), so it runs alone.
     pub async fn run_nested(cx: &ToolContext, calls: Vec<ToolCall>) -> Vec<ToolCallResult> {
         fn refuse(
             calls: impl IntoIterator<Item = (String, String)>,
