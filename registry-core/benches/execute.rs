@@ -6,6 +6,8 @@
 //!   floor (deserialize the same JSON into the input type and call the
 //!   same function directly) and against `prepare` + `run`. All three run
 //!   inside the same current-thread `block_on`, so its cost is shared.
+//!   `executor_one_hook` is the executor's call with one hook that says
+//!   nothing: the cost of a hook.
 //! - `sleeps`: ten calls that each sleep 20 ms, concurrency-safe (one
 //!   batch: about 20 ms of wall time) and unsafe (ten batches: about
 //!   200 ms).
@@ -186,6 +188,25 @@ mod trivial {
     fn executor(bencher: Bencher) {
         let rt = runtime();
         let exec = super::executor();
+        bencher
+            .with_inputs(|| vec![ToolCall::new("toolu_1", "echo", args())])
+            .bench_local_values(|calls| executor_once(&rt, &exec, calls));
+    }
+
+    /// The same call with one hook that says nothing before or after:
+    /// what a hook costs on the hot path (its two boxed answers, the
+    /// input kept for the after side, the timeouts around them).
+    #[divan::bench]
+    fn executor_one_hook(bencher: Bencher) {
+        struct Quiet;
+        impl registry_core::execute::CallHook for Quiet {
+            fn name(&self) -> &str {
+                "quiet"
+            }
+        }
+        let rt = runtime();
+        let base = BaseTools::__from_handles(vec![ToolHandle::new(Echo)]).expect("bench tools");
+        let exec = ToolRegistry::new(base).executor().hook(Quiet).build();
         bencher
             .with_inputs(|| vec![ToolCall::new("toolu_1", "echo", args())])
             .bench_local_values(|calls| executor_once(&rt, &exec, calls));

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::config::ExecutorConfig;
 use super::executor::Executor;
+use super::hooks::{CallHook, Hooks};
 use super::plan::{AccessRule, ConflictRule};
 use super::runner::Runner;
 use crate::declare::ToolContext;
@@ -79,6 +80,7 @@ pub(crate) struct ExecutorTemplate {
     pub(super) context: ToolContext,
     pub(super) rule: Arc<dyn ConflictRule>,
     pub(super) access_root: Option<PathBuf>,
+    pub(super) call_hooks: Hooks,
 }
 
 impl std::fmt::Debug for ExecutorBuilder {
@@ -104,6 +106,7 @@ impl ToolRegistry {
                 context: ToolContext::new(),
                 rule: Arc::new(AccessRule),
                 access_root: None,
+                call_hooks: Hooks::default(),
             },
             session: Arc::new(Session::new()),
             hooks: Vec::new(),
@@ -237,6 +240,23 @@ impl ExecutorBuilder {
         Executor::new(Runner::new(template, session, Arc::new(pool)))
     }
 
+    /// Adds a hook around every call (see [`CallHook`] for where hooks
+    /// sit in a call and how they fail closed); hooks run in the order
+    /// they were added, for the model's calls, a program's and an MCP
+    /// client's alike.
+    pub fn hook(mut self, hook: impl CallHook) -> Self {
+        self.template.call_hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// How long each hook may take before it counts as failed (default
+    /// 10 s): before a call, the call is then denied; after it, its result
+    /// is withheld.
+    pub fn hook_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.template.call_hooks.set_timeout(timeout);
+        self
+    }
+
     /// Attaches work to [`build`](Self::build) (see [`BuildHook`]).
     pub(crate) fn on_build(mut self, hook: BuildHook) -> Self {
         self.hooks.push(hook);
@@ -293,6 +313,7 @@ impl ExecutorTemplate {
             context,
             rule: Arc::clone(&self.rule),
             access_root: self.access_root.clone(),
+            call_hooks: self.call_hooks.clone(),
         };
         if let Some(approver) = approver {
             template.policy = template.policy.with_approver(approver);

@@ -88,6 +88,20 @@ pub(crate) enum CallError {
         /// Whether a program made the call.
         by_program: bool,
     },
+    /// An after hook withheld the result (it said so, or it failed).
+    #[error("{message}")]
+    Withheld {
+        /// What the model reads.
+        message: String,
+    },
+    /// A hook ended the turn before this call's batch.
+    #[error("tool `{tool}` was not run: {why}")]
+    TurnEnded {
+        /// The tool's primary name.
+        tool: String,
+        /// Which hook ended the turn, and why.
+        why: String,
+    },
     /// A call a program made that cannot run as one (see
     /// `Executor::run_nested`).
     #[error("call of `{}` from a program was not run: {why}", cap_error_text(.tool))]

@@ -108,6 +108,7 @@ mod config;
 mod error;
 mod events;
 mod executor;
+pub(crate) mod hooks;
 mod plan;
 #[cfg(test)]
 mod plan_tests;
@@ -121,4 +122,5 @@ pub use call::{ToolCall, ToolCallResult};
 pub use config::ExecutorConfig;
 pub use events::ExecEvent;
 pub use executor::Executor;
+pub use hooks::{AfterCall, BeforeCall, CallHook, HookFuture, HookedCall};
 pub use plan::Plan;

@@ -66,6 +66,9 @@ pub enum RefusedBy {
     Unapproved,
     /// The `auto` mode's safety classifier blocked it.
     Classifier,
+    /// A hook of the executor (its name) denied the call, or failed
+    /// before it (see [`CallHook`](crate::execute::CallHook)).
+    Hook(String),
 }
 
 /// How `Delegate` decisions are settled: the general policy of a session.

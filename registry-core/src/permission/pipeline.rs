@@ -113,6 +113,17 @@ impl Authorization {
     }
 }
 
+/// What the executor's before hooks settled for a call (see
+/// [`CallHook`](crate::execute::CallHook)): the pipeline weighs it as a
+/// rule's word, after every deny.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Allowed by this hook, as an allow rule would.
+    Allow(String),
+    /// A person must approve, for this reason.
+    Ask(String),
+}
+
 /// What allowed a call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -129,6 +140,8 @@ pub enum AllowedBy {
     SessionRule(String),
     /// The `auto` mode's safety classifier.
     Classifier,
+    /// A hook of the executor (its name), as an allow rule would.
+    Hook(String),
 }
 
 /// The permission policy: mode, approver, classifier, workspace and grant
@@ -319,12 +332,28 @@ impl PermissionPolicy {
         call_id: &str,
         tool_cx: &ToolContext,
     ) -> Authorization {
+        self.authorize_hooked(cx, grants, call, call_id, tool_cx, None)
+            .await
+    }
+
+    /// [`authorize`](Self::authorize) with what the executor's before
+    /// hooks said: their `Ask` asks after the deny rules, the tool's deny
+    /// and plan mode; their `Allow` allows where an allow rule would.
+    pub(crate) async fn authorize_hooked(
+        &self,
+        cx: &PermissionContext,
+        grants: &Grants,
+        call: &PreparedCall,
+        call_id: &str,
+        tool_cx: &ToolContext,
+        hooked: Option<&Verdict>,
+    ) -> Authorization {
         // An empty content names nothing a rule could be about.
         let content = call.content().filter(|c| !c.as_str().is_empty());
         // The asking and classifying futures are boxed: they are rare (a
         // person or a model is consulted, which dwarfs an allocation), and
         // held inline they would triple the size of every call's future.
-        let outcome = match self.decide(cx, grants, call, content.as_ref(), tool_cx) {
+        let outcome = match self.decide(cx, grants, call, content.as_ref(), tool_cx, hooked) {
             Next::Done(outcome) => outcome,
             Next::Ask(reason) => {
                 Box::pin(self.ask(grants, call, call_id, content.as_ref(), reason)).await
@@ -357,6 +386,7 @@ impl PermissionPolicy {
         call: &PreparedCall,
         content: Option<&PermissionContent>,
         tool_cx: &ToolContext,
+        hooked: Option<&Verdict>,
     ) -> Next {
         let name = call.tool().name();
         let aliases = call.tool().spec().aliases();
@@ -419,8 +449,22 @@ impl PermissionPolicy {
             return unchecked.settle(name, mode);
         }
 
-        // 6. Ask rules; 7. allow rules.
-        if let Some(next) = judged.ask_rules().or_else(|| judged.allow_rules()) {
+        // 6. Ask rules (and a hook's ask); 7. allow rules (and a hook's
+        // allow): a hook's word weighs as a rule's, after every deny.
+        let hook_ask = || match hooked {
+            Some(Verdict::Ask(reason)) => Some(Next::Ask(reason.clone())),
+            _ => None,
+        };
+        let hook_allow = || match hooked {
+            Some(Verdict::Allow(hook)) => Some(allowed(AllowedBy::Hook(hook.clone()))),
+            _ => None,
+        };
+        if let Some(next) = judged
+            .ask_rules()
+            .or_else(hook_ask)
+            .or_else(hook_allow)
+            .or_else(|| judged.allow_rules())
+        {
             return next;
         }
 

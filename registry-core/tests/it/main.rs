@@ -34,6 +34,7 @@ mod execute_access;
 mod execute_batches;
 mod execute_caps;
 mod execute_faults;
+mod execute_hooks;
 mod execute_nested;
 mod execute_resolve;
 mod execute_review;

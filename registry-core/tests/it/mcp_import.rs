@@ -897,3 +897,51 @@ async fn through_our_server(
         .build();
     (import, executor)
 }
+
+/// A hook sees an imported tool's result as any other: the secret the
+/// server sent is gone before the model's result is made.
+#[tokio::test]
+async fn an_after_hook_redacts_an_imported_tools_result() {
+    use registry_core::execute::{AfterCall, CallHook, HookFuture, HookedCall};
+    use registry_core::{PermissionMode, ToolCall, ToolOutput};
+
+    struct Redact;
+    impl CallHook for Redact {
+        fn name(&self) -> &str {
+            "redact"
+        }
+        fn after<'a>(
+            &'a self,
+            _call: HookedCall<'a>,
+            output: &'a ToolOutput,
+        ) -> HookFuture<'a, AfterCall> {
+            let text = output.as_str().replace("sk-live-4f9a", "[redacted]");
+            Box::pin(async move { AfterCall::Replace(ToolOutput::text(text)) })
+        }
+    }
+
+    let registry = crate::execute_support::registry_of(Vec::new());
+    let fake = FakeServer::new(vec![plain("echo")], 0);
+    let (_import, _server) = fake.import(registry.plugins(), "vault", |c| c).await;
+    let exec = registry
+        .executor()
+        .mode(PermissionMode::Bypass)
+        .hook(Redact)
+        .build();
+    // Imported tools are deferred: found first, as tool search would.
+    exec.session().discover("mcp__vault__echo");
+    let results = exec
+        .run_turn(vec![ToolCall::new(
+            "1",
+            "mcp__vault__echo",
+            json!({ "key": "sk-live-4f9a" }),
+        )])
+        .await;
+    assert!(!results[0].is_error(), "{}", results[0].content());
+    assert!(
+        results[0].content().contains("[redacted]"),
+        "{}",
+        results[0].content()
+    );
+    assert!(!results[0].content().contains("sk-live-4f9a"));
+}

@@ -1039,3 +1039,36 @@ async fn a_pool_is_served_as_one_code_tool_with_its_api() {
     assert!(text(&program).starts_with("ok: "), "{}", text(&program));
     client.cancel().await.unwrap();
 }
+
+/// Hooks see an MCP client's calls as the model's: the server's executor
+/// carries them.
+#[tokio::test]
+async fn hooks_see_an_mcp_clients_calls() {
+    use registry_core::execute::{BeforeCall, CallHook, HookFuture, HookedCall};
+
+    struct NoLookups;
+    impl CallHook for NoLookups {
+        fn name(&self) -> &str {
+            "no-lookups"
+        }
+        fn before<'a>(&'a self, call: HookedCall<'a>) -> HookFuture<'a, BeforeCall> {
+            let said = if call.tool == "lookup" {
+                BeforeCall::Deny("lookups are off".into())
+            } else {
+                BeforeCall::Continue
+            };
+            Box::pin(async move { said })
+        }
+    }
+
+    let registry = registry();
+    let server = McpServer::new(Arc::clone(&registry).executor().hook(NoLookups));
+    let (client, _) = connect(&server).await;
+    let result = call(&client, "lookup", json!({ "key": "a" })).await;
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        text(&result),
+        "permission to run `lookup` was denied: lookups are off"
+    );
+    client.cancel().await.unwrap();
+}

@@ -21,11 +21,9 @@ use super::classify::{CallClass, Classified, classify};
 use super::config::ExecutorConfig;
 use super::error::CallError;
 use super::events::{EventSink, ExecEvent};
-use super::executor::RunnerRef;
 use super::plan::{Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
 use super::resolve::{PoolIndex, Resolved, allowed_caller, resolve, still_registered};
 use crate::access::Access;
-use crate::declare::PostureKind;
 use crate::declare::context::{CallCancel, CallScope, ToolContext};
 use crate::declare::output::ToolOutput;
 use crate::input::handle::{CatchUnwind, PreparedCall, ToolHandle};
@@ -34,10 +32,14 @@ use crate::permission::{
     Authorization, CallRules, PermissionContext, PermissionPolicy, Refusal, RefusedBy,
 };
 use crate::pool::{ToolPool, ToolRegistry};
-use crate::session::conversation::CallSession;
 use crate::session::metrics::ToolMetrics;
 use crate::session::{ContextModifier, Session, SessionState};
 use crate::text::cap_error_text;
+
+mod build;
+mod hooked;
+
+use hooked::{Hooked, Judge};
 
 /// Everything a turn runs with, shared (behind an `Arc`) by the
 /// [`Executor`] and the calls its tools make from programs
@@ -63,6 +65,8 @@ pub(super) struct Runner {
     /// What relative paths in declared accesses are anchored at; unset,
     /// a relative path covers every path.
     access_root: Option<PathBuf>,
+    /// Around every call (see [`CallHook`](crate::execute::CallHook)).
+    hooks: super::hooks::Hooks,
 }
 
 impl std::fmt::Debug for Runner {
@@ -95,6 +99,9 @@ struct Slot {
     result: Option<ToolCallResult>,
     /// The result's length in characters.
     chars: usize,
+    /// What the before hooks said, and the input the after hooks see;
+    /// only when the executor has hooks.
+    hooked: Option<Box<Hooked>>,
 }
 
 /// The turn's bookkeeping, by call index.
@@ -105,6 +112,8 @@ struct Turn {
     permissions: Arc<PermissionContext>,
     /// 0 for the model's turn, 1 for the calls of a program.
     depth: u8,
+    /// Set when an after hook ended the turn: later batches do not run.
+    ended: Option<String>,
 }
 
 /// What running one call produced.
@@ -116,61 +125,11 @@ struct Outcome {
     /// batch with a call it knows will be refused.
     ran: bool,
     modifiers: Vec<ContextModifier>,
+    /// Why the turn ends after this call's batch, when a hook said so.
+    end_turn: Option<String>,
 }
 
 impl Runner {
-    /// The runner of the executor [`ExecutorBuilder::build`](super::ExecutorBuilder::build)
-    /// makes: `pool` indexed once, everything else as the builder says.
-    /// Its calls' context holds a weak reference back to it, through which
-    /// a tool that runs programs submits their calls
-    /// ([`Executor::run_nested`]); weak, so the runner does not keep itself
-    /// alive.
-    pub(super) fn new(
-        template: super::builder::ExecutorTemplate,
-        session: Arc<Session>,
-        pool: Arc<ToolPool>,
-    ) -> Arc<Self> {
-        let super::builder::ExecutorTemplate {
-            registry,
-            permissions,
-            policy,
-            config,
-            context,
-            rule,
-            access_root,
-        } = template;
-        let path_tools: Vec<(String, PathAccess)> = pool
-            .iter()
-            .map(|tool| {
-                let reads = matches!(tool.spec().read_only().value(), PostureKind::Fixed(true));
-                let access = if reads {
-                    PathAccess::Read
-                } else {
-                    PathAccess::Write
-                };
-                (tool.name().to_owned(), access)
-            })
-            .collect();
-        Arc::new_cyclic(|runner| Runner {
-            index: PoolIndex::new(&pool),
-            pool,
-            registry,
-            permissions: RwLock::new(Arc::new(permissions)),
-            path_tools: Arc::from(path_tools),
-            policy,
-            cap: cap_config(&config),
-            config,
-            // Calls find the conversation through their context (see
-            // `CallSession`): one session, the executor's.
-            context: context
-                .with(CallSession(Arc::clone(&session)))
-                .with(RunnerRef(runner.clone())),
-            session,
-            rule,
-            access_root,
-        })
-    }
-
     /// The access root, or else the context's working directory: the one
     /// base relative paths are resolved against.
     fn access_root(&self) -> Option<&Path> {
@@ -279,9 +238,27 @@ impl Runner {
                 access: Access::everything(),
                 result: None,
                 chars: 0,
+                hooked: None,
             };
             let by_program = depth > 0 || call.program.is_some();
-            match self.prepare(&permissions, &mut slot, &call.name, call.input, by_program) {
+            let input = if self.hooks.is_empty() {
+                call.input
+            } else {
+                match self
+                    .before_hooks(&permissions, &mut slot, &call.name, call.input, by_program)
+                    .await
+                {
+                    Ok(input) => input,
+                    Err(err) => {
+                        let result = error_result(&mut slot, err);
+                        slot.chars = result.content().chars().count();
+                        slot.result = Some(result);
+                        slots.push(slot);
+                        continue;
+                    }
+                }
+            };
+            match self.prepare(&permissions, &mut slot, &call.name, input, by_program) {
                 Ok((call, Classified { class, access, .. })) => {
                     slot.class = class;
                     slot.access = access;
@@ -310,6 +287,7 @@ impl Runner {
                 events,
                 permissions,
                 depth,
+                ended: None,
             };
             let mode = self.mode_alone(&mut state.slots[index]);
             state.slots[index].span.record("batch", 0);
@@ -343,8 +321,13 @@ impl Runner {
             events,
             permissions,
             depth,
+            ended: None,
         };
         for (b, batch) in plan.batches.iter().enumerate() {
+            if let Some(why) = state.ended.clone() {
+                self.skip_batch(batch, &mut state, &why);
+                continue;
+            }
             for item in &batch.calls {
                 state.slots[item.index].span.record("batch", b);
             }
@@ -479,6 +462,9 @@ impl Runner {
             if !outcome.modifiers.is_empty() {
                 modifiers.push((index, outcome.modifiers));
             }
+            if state.ended.is_none() {
+                state.ended = outcome.end_turn;
+            }
             self.finish(state, index, outcome.result);
             if cancels {
                 token.cancel();
@@ -516,6 +502,9 @@ impl Runner {
         let snapshot = self.session.state();
         let outcome = self.start(index, state, None, &snapshot).await;
         let modifiers = outcome.modifiers;
+        if outcome.end_turn.is_some() {
+            state.ended = outcome.end_turn;
+        }
         self.finish(state, index, outcome.result);
         if modifiers.is_empty() {
             Vec::new()
@@ -563,8 +552,11 @@ impl Runner {
         slot.scope = Some(Arc::clone(&scope));
         let stop = CancelOnDrop(scope);
         let owner = slot.owner.clone();
-        let permissions = Arc::clone(&state.permissions);
-        self.run_call(call, owner, events, permissions, stop)
+        let judge = Judge {
+            permissions: Arc::clone(&state.permissions),
+            hooked: slot.hooked.take(),
+        };
+        self.run_call(call, owner, events, judge, stop)
             .instrument(slot.span.clone())
     }
 
@@ -623,7 +615,7 @@ impl Runner {
         call: PreparedCall,
         owner: Option<Arc<str>>,
         events: Option<EventSink>,
-        permissions: Arc<PermissionContext>,
+        judge: Judge,
         stop: CancelOnDrop,
     ) -> Outcome {
         let scope = &stop.0;
@@ -636,18 +628,15 @@ impl Runner {
         }
         let cx = self.context.for_call(Arc::clone(scope));
         let (result, ran) = match self
-            .check(
-                &call,
-                owner.as_deref(),
-                scope,
-                events.as_ref(),
-                permissions,
-                &cx,
-            )
+            .check(&call, owner.as_deref(), scope, events.as_ref(), &judge, &cx)
             .await
         {
             Ok(()) => (self.invoke(call, scope, &cx).await, true),
             Err(err) => (Err(err), false),
+        };
+        let (result, end_turn) = match (result, judge.hooked) {
+            (Ok(output), Some(hooked)) => self.after_hooks(scope, &hooked, output).await,
+            (result, _) => (result, None),
         };
         // Only a call that succeeded changes session state.
         let modifiers = if result.is_ok() {
@@ -660,6 +649,7 @@ impl Runner {
             result,
             ran,
             modifiers,
+            end_turn,
         }
     }
 
@@ -670,13 +660,23 @@ impl Runner {
         owner: Option<&str>,
         scope: &CallScope,
         events: Option<&EventSink>,
-        permissions: Arc<PermissionContext>,
+        judge: &Judge,
         cx: &ToolContext,
     ) -> Result<(), CallError> {
         call.validate(cx)?;
         let decide = CatchUnwind(std::pin::pin!(
             self.policy
-                .authorize(&permissions, self.session.grants(), call, &scope.id, cx)
+                .authorize_hooked(
+                    &judge.permissions,
+                    self.session.grants(),
+                    call,
+                    &scope.id,
+                    cx,
+                    judge
+                        .hooked
+                        .as_ref()
+                        .and_then(|hooked| hooked.verdict.as_ref()),
+                )
                 .instrument(tracing::info_span!("permission"))
         ));
         let decided = match self.config.permission_timeout {
@@ -727,7 +727,7 @@ impl Runner {
         // enforces the same rules while they run.
         let spec = call.tool().spec();
         let rules = CallRules::new(
-            Arc::clone(&permissions),
+            Arc::clone(&judge.permissions),
             spec.name(),
             spec.aliases(),
             self.policy.mode(),
@@ -785,14 +785,6 @@ struct CancelOnDrop(Arc<CallScope>);
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.0.cancel.cancel();
-    }
-}
-
-fn cap_config(config: &ExecutorConfig) -> CapConfig {
-    CapConfig {
-        spill_dir: config.spill_dir.clone(),
-        preview_chars: config.preview_chars,
-        max_binary_bytes: config.max_result_bytes,
     }
 }
 

@@ -1,0 +1,102 @@
+//! The runner's side of the executor's hooks (see
+//! [`hooks`](crate::execute::hooks) for where they sit in a call): the
+//! before hooks as a call is prepared, the after hooks as its body ends,
+//! and the batches a hook's `EndTurn` leaves unrun.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{Runner, Slot, Turn};
+use crate::declare::context::CallScope;
+use crate::declare::output::ToolOutput;
+use crate::execute::error::CallError;
+use crate::execute::hooks::After;
+use crate::execute::plan::Batch;
+use crate::permission::PermissionContext;
+use crate::permission::pipeline::Verdict;
+
+/// What the before hooks left for the rest of a call: their verdict for
+/// the permission pipeline, and the input the after hooks see.
+pub(super) struct Hooked {
+    pub(super) verdict: Option<Verdict>,
+    tool: String,
+    input: Value,
+    by_program: bool,
+}
+
+/// What the permission stage of one call judges with.
+pub(super) struct Judge {
+    /// The permission context of the turn.
+    pub(super) permissions: Arc<PermissionContext>,
+    /// What the hooks said, when the executor has hooks.
+    pub(super) hooked: Option<Box<Hooked>>,
+}
+
+impl Runner {
+    /// Runs the before hooks on a call the name resolves; the input to
+    /// prepare. A call whose name does not resolve is left to `prepare`
+    /// to refuse: hooks never see it.
+    pub(super) async fn before_hooks(
+        &self,
+        permissions: &PermissionContext,
+        slot: &mut Slot,
+        name: &str,
+        input: Value,
+        by_program: bool,
+    ) -> Result<Value, CallError> {
+        let Ok(resolved) = self.resolve(permissions, name) else {
+            return Ok(input);
+        };
+        let tool = resolved.tool.name().to_owned();
+        match self.hooks.before(&tool, &slot.id, input, by_program).await {
+            Ok(before) => {
+                slot.hooked = Some(Box::new(Hooked {
+                    verdict: before.verdict,
+                    tool,
+                    input: before.input.clone(),
+                    by_program,
+                }));
+                Ok(before.input)
+            }
+            Err(refusal) => Err(CallError::Refused { tool, refusal }),
+        }
+    }
+
+    /// Runs the after hooks on a body's output; the result to cap, and why
+    /// the turn ends when a hook ended it.
+    pub(super) async fn after_hooks(
+        &self,
+        scope: &CallScope,
+        hooked: &Hooked,
+        output: ToolOutput,
+    ) -> (Result<ToolOutput, CallError>, Option<String>) {
+        let (after, end) = self
+            .hooks
+            .after(
+                &hooked.tool,
+                &scope.id,
+                &hooked.input,
+                hooked.by_program,
+                output,
+            )
+            .await;
+        let result = match after {
+            After::Output(output) => Ok(output),
+            After::Withheld(message) => Err(CallError::Withheld { message }),
+        };
+        (result, end)
+    }
+
+    /// Answers every call of `batch` with why the turn ended before it.
+    pub(super) fn skip_batch(&self, batch: &Batch, state: &mut Turn, why: &str) {
+        for item in &batch.calls {
+            state.slots[item.index].prepared = None;
+            let err = CallError::TurnEnded {
+                tool: item.tool.name().to_owned(),
+                why: why.to_owned(),
+            };
+            self.finish(state, item.index, Err(err));
+        }
+    }
+}
