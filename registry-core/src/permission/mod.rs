@@ -146,6 +146,7 @@ mod reach;
 mod rule;
 #[cfg(test)]
 mod rule_tests;
+mod self_test;
 
 pub use approval::{
     Approval, ApprovalRequest, Approver, ClassifierRequest, JudgeFuture, SafetyClassifier,
