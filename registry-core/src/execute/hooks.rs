@@ -35,6 +35,9 @@ pub struct HookedCall<'a> {
     /// Whether a program made the call (code mode, or a provider's
     /// programmatic calling).
     pub by_program: bool,
+    /// After the call: whether the body failed (the output is then its
+    /// error message, as the model would read it). `false` before.
+    pub is_error: bool,
 }
 
 /// What a hook says before a call.
@@ -92,9 +95,10 @@ pub enum AfterCall {
 ///    would, after the ask rules. Deny rules come first, so a hook can
 ///    tighten a deny rule (deny what no rule denies) but never loosen one.
 /// 5. The body runs.
-/// 6. **After hooks**, in order, on a result the body produced (not on a
-///    refusal or a timeout, whose text is the executor's own): each sees
-///    the output as the hooks before it left it. `Replace` swaps the
+/// 6. **After hooks**, in order, on what the body produced: its output,
+///    or its error message as text (`is_error`; an error can quote what a
+///    tool read), never a refusal or a timeout, whose text is the
+///    executor's own. Each sees the output as the hooks before it left it. `Replace` swaps the
 ///    output (redact a block, drop one); `Error` makes the result an
 ///    error with that message (the output is withheld); `EndTurn` keeps
 ///    the result and runs no later batch of the turn (their calls are
@@ -235,6 +239,7 @@ impl Hooks {
                 id,
                 input: &input,
                 by_program,
+                is_error: false,
             };
             let said = match self.settle(|| hook.before(call)).await {
                 Ok(said) => said,
@@ -280,6 +285,7 @@ impl Hooks {
         id: &str,
         input: &Value,
         by_program: bool,
+        is_error: bool,
         mut output: ToolOutput,
     ) -> (After, Option<String>) {
         let mut end = None;
@@ -289,6 +295,7 @@ impl Hooks {
                 id,
                 input,
                 by_program,
+                is_error,
             };
             let said = match self.settle(|| hook.after(call, &output)).await {
                 Ok(said) => said,

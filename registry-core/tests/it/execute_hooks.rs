@@ -40,7 +40,14 @@ fn tools() -> Vec<ToolHandle> {
             |args: Value, _| async move { Ok(ToolOutput::text(format!("wrote {}", args["text"]))) },
         )
         .unwrap();
-    vec![read_file, grep, write_note]
+    // Fails with what it read in its message.
+    let parse_env = ToolBuilder::new("parse_env", "Parse an env file.")
+        .read_only(true)
+        .build(|_: Value, _| async move {
+            Err::<ToolOutput, _>(format!("bad line `API_KEY={SECRET}x`").into())
+        })
+        .unwrap();
+    vec![read_file, grep, write_note, parse_env]
 }
 
 /// Redacts the secret from every result; records what it saw.
@@ -147,6 +154,31 @@ fn a_redaction_hook_cleans_every_result_before_the_model_sees_it() {
         *redact.seen.lock().unwrap(),
         [("read_file".to_owned(), false), ("grep".to_owned(), false)]
     );
+}
+
+#[test]
+fn a_redaction_hook_cleans_an_error_that_quotes_a_secret() {
+    let redact = Arc::new(Redact::default());
+    let exec = registry_of(tools())
+        .executor()
+        .hook(Arc::clone(&redact))
+        .build();
+    let rt = paused_runtime();
+    let results = rt.block_on(exec.run_turn(vec![ToolCall::new("1", "parse_env", json!({}))]));
+    assert!(results[0].is_error());
+    assert!(
+        !results[0].content().contains(SECRET),
+        "{}",
+        results[0].content()
+    );
+    assert!(
+        results[0].content().contains("[redacted]x"),
+        "{}",
+        results[0].content()
+    );
+    // A refusal is the executor's own text: hooks do not see it.
+    let results = rt.block_on(exec.run_turn(vec![ToolCall::new("2", "nope", json!({}))]));
+    assert_eq!(results[0].content(), "no such tool: `nope`");
 }
 
 #[test]

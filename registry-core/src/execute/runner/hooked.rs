@@ -63,14 +63,21 @@ impl Runner {
         }
     }
 
-    /// Runs the after hooks on a body's output; the result to cap, and why
-    /// the turn ends when a hook ended it.
+    /// Runs the after hooks on what a body produced: its output, or its
+    /// error's message as text; the result to cap, and why the turn ends
+    /// when a hook ended it. An error a hook changed is withheld with the
+    /// hook's text; one no hook changed stays as it was.
     pub(super) async fn after_hooks(
         &self,
         scope: &CallScope,
         hooked: &Hooked,
-        output: ToolOutput,
+        produced: Result<ToolOutput, CallError>,
     ) -> (Result<ToolOutput, CallError>, Option<String>) {
+        let (output, failed) = match produced {
+            Ok(output) => (output, None),
+            Err(err) => (ToolOutput::text(err.to_string()), Some(err)),
+        };
+        let message = failed.as_ref().map(|_| output.as_str().to_owned());
         let (after, end) = self
             .hooks
             .after(
@@ -78,12 +85,22 @@ impl Runner {
                 &scope.id,
                 &hooked.input,
                 hooked.by_program,
+                failed.is_some(),
                 output,
             )
             .await;
-        let result = match after {
-            After::Output(output) => Ok(output),
-            After::Withheld(message) => Err(CallError::Withheld { message }),
+        let result = match (after, failed) {
+            (After::Output(output), None) => Ok(output),
+            (After::Output(output), Some(err)) => {
+                if Some(output.as_str()) == message.as_deref() {
+                    Err(err)
+                } else {
+                    Err(CallError::Withheld {
+                        message: output.into_string(),
+                    })
+                }
+            }
+            (After::Withheld(message), _) => Err(CallError::Withheld { message }),
         };
         (result, end)
     }

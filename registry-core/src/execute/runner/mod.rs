@@ -634,9 +634,12 @@ impl Runner {
             Ok(()) => (self.invoke(call, scope, &cx).await, true),
             Err(err) => (Err(err), false),
         };
-        let (result, end_turn) = match (result, judge.hooked) {
-            (Ok(output), Some(hooked)) => self.after_hooks(scope, &hooked, output).await,
-            (result, _) => (result, None),
+        // After hooks see what the body produced (an output, or an error
+        // it raised), never the executor's own refusals or timeouts.
+        let produced = matches!(&result, Ok(_) | Err(CallError::Tool(_)));
+        let (result, end_turn) = match judge.hooked {
+            Some(hooked) if ran && produced => self.after_hooks(scope, &hooked, result).await,
+            _ => (result, None),
         };
         // Only a call that succeeded changes session state.
         let modifiers = if result.is_ok() {
