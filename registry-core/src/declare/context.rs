@@ -67,6 +67,9 @@ pub(crate) struct CallScope {
     pub(crate) rules: OnceLock<Box<dyn std::any::Any + Send + Sync>>,
     /// 0 for a call of the model's turn, 1 for a call a program made.
     pub(crate) depth: u8,
+    /// Whether a program made the call: one of ours (`depth` 1) or a
+    /// provider's (the call names its program).
+    pub(crate) by_program: bool,
     /// Where the turn's events go, when it is streamed: the executor's
     /// sink, erased (this stage comes before the executor's), for the
     /// events of the calls a program in this call makes.
@@ -74,6 +77,9 @@ pub(crate) struct CallScope {
     /// Held while a program in this call has calls in flight: its turns
     /// run one after another, never interleaved.
     pub(crate) program: tokio::sync::Mutex<()>,
+    /// Set when a hook ended a turn of this call's program: the program
+    /// makes no more calls, and the outer turn ends too.
+    pub(crate) ended: OnceLock<String>,
 }
 
 /// A call's cancellation: its own token, made only when the tool asks
@@ -97,6 +103,12 @@ pub(crate) struct CallCancel {
 }
 
 impl CallCancel {
+    /// Whether the call runs in a concurrent batch of several (its
+    /// siblings run beside it).
+    pub(crate) fn in_concurrent_batch(&self) -> bool {
+        self.parent.is_some()
+    }
+
     pub(crate) fn new(parent: Option<Arc<CancellationToken>>) -> Self {
         CallCancel {
             parent,
@@ -234,7 +246,7 @@ impl ToolContext {
     /// [`Executor::run_nested`](crate::Executor::run_nested)) rather than
     /// by the model.
     pub fn made_by_program(&self) -> bool {
-        self.call.as_deref().is_some_and(|scope| scope.depth > 0)
+        self.call.as_deref().is_some_and(|scope| scope.by_program)
     }
 
     /// The id of the call, when it runs under the executor.

@@ -160,14 +160,32 @@ impl Executor {
                 "it was not made from a call the executor is running",
             );
         };
-        if scope.depth > 0 {
+        if scope.by_program {
             return refuse(
                 heads(&calls),
                 "it was made by a call that a program made, and programs do not start programs",
             );
         }
+        if scope.cancel.in_concurrent_batch() {
+            return refuse(
+                heads(&calls),
+                "the call that runs the program shares a concurrent batch, so its calls could not be planned against its siblings; a tool that runs programs must not be concurrency-safe",
+            );
+        }
         if scope.cancel.is_cancelled() {
             return refuse(heads(&calls), ENDED);
+        }
+        if let Some(why) = scope.ended.get() {
+            return calls
+                .into_iter()
+                .map(|call| {
+                    let err = CallError::TurnEnded {
+                        tool: call.name,
+                        why: why.clone(),
+                    };
+                    ToolCallResult::new(call.id, err.to_string(), true)
+                })
+                .collect();
         }
         let events = scope
             .events
@@ -189,7 +207,12 @@ impl Executor {
         tokio::select! {
             biased;
             () = ended.cancelled() => refuse(named, ENDED),
-            results = runner.run_locked(calls, events, scope.depth + 1) => results,
+            (results, ended) = runner.run_locked(calls, events, scope.depth + 1) => {
+                if let Some(why) = ended {
+                    let _ = scope.ended.set(why);
+                }
+                results
+            }
         }
     }
 }

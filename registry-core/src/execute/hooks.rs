@@ -80,8 +80,8 @@ pub enum AfterCall {
 ///
 /// # Where hooks sit in a call
 ///
-/// 1. The name is resolved (an unknown tool is refused; hooks never see
-///    it).
+/// 1. The name is resolved (an unknown tool, or one that does not allow
+///    the call's caller, is refused; hooks never see it).
 /// 2. **Before hooks**, in the order they were added. Each sees the input
 ///    as the hooks before it left it. `Rewrite` replaces the input for the
 ///    hooks after it and for the call; `Deny` ends the call there (later

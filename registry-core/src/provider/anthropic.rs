@@ -41,11 +41,7 @@ pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
                         let mut call = ToolCall::new(id, name, input);
                         // Programmatic tool calling: a call from the code
                         // execution tool names it as its caller.
-                        call.program = program_of(
-                            block,
-                            |kind| kind.starts_with("code_execution_"),
-                            "tool_id",
-                        );
+                        call.program = program_of(block, "tool_id");
                         calls.push_call(call);
                     }
                     Err(why) => calls.push_invalid(id, name, why),

@@ -203,20 +203,15 @@ pub(super) fn arguments(value: Option<&Value>) -> Result<Value, String> {
 }
 
 /// The program that made a call, from its `caller` field: the id under
-/// `id_key` when the caller's `type` is a program's (`is_program`), `None`
-/// for a direct call or no caller at all.
-pub(super) fn program_of(
-    block: &Value,
-    is_program: fn(&str) -> bool,
-    id_key: &str,
-) -> Option<String> {
+/// `id_key`; `None` only for a call with no caller or a `"direct"` one.
+/// Fails closed: a caller of any other type (one newer than this
+/// reader, or malformed) is a program's, so a tool for direct calls only
+/// is not run for it.
+pub(super) fn program_of(block: &Value, id_key: &str) -> Option<String> {
     let caller = block.get("caller")?;
-    let kind = caller.get("type").and_then(Value::as_str)?;
-    if !is_program(kind) {
+    if caller.is_null() || caller.get("type").and_then(Value::as_str) == Some("direct") {
         return None;
     }
-    // A program caller without its id is still a program: its calls are
-    // judged as a program's, and answered without an id to echo.
     Some(
         caller
             .get(id_key)

@@ -43,7 +43,7 @@ pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
                         let mut call = ToolCall::new(id, name, input);
                         // Programmatic tool calling: a call from a program
                         // names the program item as its caller.
-                        call.program = program_of(item, |kind| kind == "program", "caller_id");
+                        call.program = program_of(item, "caller_id");
                         calls.push_call(call);
                     }
                     Err(why) => calls.push_invalid(id, name, why),

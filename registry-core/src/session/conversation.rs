@@ -13,6 +13,7 @@ use super::deferral::{Deferral, DeferralPolicy};
 use super::metrics::{Metrics, ToolMetrics};
 use super::store::SessionRecord;
 use super::{ContextModifier, SessionState};
+use crate::declare::context::ToolContext;
 use crate::declare::posture::Loading;
 use crate::input::handle::ToolHandle;
 use crate::permission::Grants;
@@ -56,6 +57,13 @@ impl Session {
     /// A fresh session: nothing discovered, empty state.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The session a call runs in, from its context: the executor's own
+    /// (`None` outside an executor). What a tool keeps per conversation
+    /// (code mode's replay journal) is bound to it.
+    pub fn of(cx: &ToolContext) -> Option<&Arc<Session>> {
+        cx.get::<CallSession>().map(|session| &session.0)
     }
 
     /// This conversation's allow-always grants

@@ -114,3 +114,45 @@ fn a_programs_calls_in_flight_together_are_planned_as_one_turn() {
     assert!(overlaps(by_key(1), by_key(2)), "safe calls share a batch");
     assert!(!overlaps(by_key(2), by_key(3)), "an unsafe call runs alone");
 }
+
+#[test]
+fn a_program_in_a_concurrent_batch_or_from_a_providers_program_is_refused() {
+    let recorder = Arc::new(Recorder::default());
+    let kept = Arc::new(Mutex::new(None));
+    let exec = registry_of(vec![
+        probe(&recorder),
+        runner_named("safe_runner", true, &kept),
+        runner(&kept),
+    ])
+    .executor()
+    .mode(PermissionMode::Bypass)
+    .build();
+    let rt = paused_runtime();
+    let calls = json!({ "calls": [["probe", { "key": 1 }]] });
+    // Two concurrency-safe runners share a batch: their programs' calls
+    // could not be planned against each other.
+    let results = rt.block_on(exec.run_turn(vec![
+        ToolCall::new("a", "safe_runner", calls.clone()),
+        ToolCall::new("b", "safe_runner", calls.clone()),
+    ]));
+    for result in &results {
+        assert!(
+            result.content().contains("shares a concurrent batch"),
+            "{}",
+            result.content()
+        );
+    }
+    // A provider's program called the runner: a program starting a
+    // program.
+    let results = rt.block_on(exec.run_turn(vec![
+        ToolCall::new("c", "runner", calls).from_program("srvtoolu_1"),
+    ]));
+    assert!(
+        results[0]
+            .content()
+            .contains("programs do not start programs"),
+        "{}",
+        results[0].content()
+    );
+    assert!(recorder.intervals().is_empty(), "nothing ran");
+}

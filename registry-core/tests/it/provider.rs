@@ -259,6 +259,30 @@ fn programmatic_calls_are_judged_by_caller_and_answered_to_their_program() {
     }
 }
 
+/// A caller this reader does not know, or a malformed one, is a
+/// program's: a tool for direct calls only is not run for it.
+#[test]
+fn an_unknown_or_malformed_caller_is_a_programs() {
+    for caller in [
+        json!({ "type": "code_execution_20991231", "tool_id": "srv_9" }),
+        json!({ "type": 5 }),
+        json!({ "tool_id": "srv_9" }),
+        json!("direct"),
+    ] {
+        let response = json!({ "content": [
+            { "type": "tool_use", "id": "t1", "name": "screenshot", "input": {}, "caller": caller }
+        ] });
+        let calls = Provider::Anthropic.calls_from(&response).unwrap();
+        let call = calls.calls().next().unwrap();
+        assert!(call.program.is_some(), "{caller}");
+    }
+    let direct = json!({ "content": [
+        { "type": "tool_use", "id": "t1", "name": "screenshot", "input": {}, "caller": { "type": "direct" } }
+    ] });
+    let calls = Provider::Anthropic.calls_from(&direct).unwrap();
+    assert_eq!(calls.calls().next().unwrap().program, None);
+}
+
 #[test]
 fn openai_chat_from_response_to_next_request() {
     let w = world();

@@ -48,6 +48,9 @@ impl Runner {
         let Ok(resolved) = self.resolve(permissions, name) else {
             return Ok(input);
         };
+        // A call its tool refuses to its caller is refused before any
+        // hook sees it, as an unknown tool is.
+        crate::execute::resolve::allowed_caller(resolved.tool, by_program)?;
         let tool = resolved.tool.name().to_owned();
         match self.hooks.before(&tool, &slot.id, input, by_program).await {
             Ok(before) => {

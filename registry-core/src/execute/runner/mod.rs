@@ -102,6 +102,8 @@ struct Slot {
     /// What the before hooks said, and the input the after hooks see;
     /// only when the executor has hooks.
     hooked: Option<Box<Hooked>>,
+    /// Whether a program made the call (ours, or a provider's).
+    by_program: bool,
 }
 
 /// The turn's bookkeeping, by call index.
@@ -203,18 +205,19 @@ impl Runner {
         events: Option<EventSink>,
     ) -> Vec<ToolCallResult> {
         let _turn = self.session.turn.lock().await;
-        self.run_locked(calls, events, 0).await
+        self.run_locked(calls, events, 0).await.0
     }
 
     /// Runs a turn while holding the session's turn: the model's own
     /// (`depth` 0), or the calls of a program one of its calls runs
-    /// (`depth` 1, inside that call, whose turn holds the lock).
+    /// (`depth` 1, inside that call, whose turn holds the lock). With the
+    /// results, why a hook ended the turn, when one did.
     pub(super) async fn run_locked(
         &self,
         calls: Vec<ToolCall>,
         events: Option<EventSink>,
         depth: u8,
-    ) -> Vec<ToolCallResult> {
+    ) -> (Vec<ToolCallResult>, Option<String>) {
         let permissions = self.permissions();
         let n = calls.len();
         let mut slots: Vec<Slot> = Vec::with_capacity(n);
@@ -239,8 +242,9 @@ impl Runner {
                 result: None,
                 chars: 0,
                 hooked: None,
+                by_program: depth > 0 || call.program.is_some(),
             };
-            let by_program = depth > 0 || call.program.is_some();
+            let by_program = slot.by_program;
             let input = if self.hooks.is_empty() {
                 call.input
             } else {
@@ -294,7 +298,7 @@ impl Runner {
             let span = tracing::info_span!("batch", batch = 0, mode = ?mode, calls = 1);
             let modifiers = self.run_alone(index, &mut state).instrument(span).await;
             self.apply(modifiers);
-            return self.results(state.slots);
+            return (self.results(state.slots), state.ended);
         }
 
         // Planned straight from the slots: no second per-turn list.
@@ -340,7 +344,7 @@ impl Runner {
             let modifiers = self.run_batch(batch, &mut state).instrument(span).await;
             self.apply(modifiers);
         }
-        self.results(state.slots)
+        (self.results(state.slots), state.ended)
     }
 
     /// How the batch of a call running alone is labelled in traces: as
@@ -546,8 +550,10 @@ impl Runner {
             modifiers: Mutex::new(Vec::new()),
             rules: OnceLock::new(),
             depth: state.depth,
+            by_program: slot.by_program,
             events: erased_events,
             program: tokio::sync::Mutex::new(()),
+            ended: OnceLock::new(),
         });
         slot.scope = Some(Arc::clone(&scope));
         let stop = CancelOnDrop(scope);
@@ -641,6 +647,14 @@ impl Runner {
             Some(hooked) if ran && produced => self.after_hooks(scope, &hooked, result).await,
             _ => (result, None),
         };
+        // A turn of this call's program a hook ended ends this turn too.
+        let end_turn = end_turn.or_else(|| scope.ended.get().cloned());
+        // A nested turn started from work the tool spawned may still run:
+        // it is told the call ended, and the call ends only once it has.
+        if scope.program.try_lock().is_err() {
+            scope.cancel.cancel();
+            drop(scope.program.lock().await);
+        }
         // Only a call that succeeded changes session state.
         let modifiers = if result.is_ok() {
             scope.take_modifiers()

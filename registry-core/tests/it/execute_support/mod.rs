@@ -164,9 +164,19 @@ pub const GUARD: Duration = Duration::from_secs(30);
 /// contents, one per line, each `ok:` or `err:`. With `"keep": true` it
 /// also keeps its context in `kept`, for a test to use after the call.
 pub fn runner(kept: &Arc<std::sync::Mutex<Option<registry_core::ToolContext>>>) -> ToolHandle {
+    runner_named("runner", false, kept)
+}
+
+/// [`runner`] under another name, concurrency-safe when `safe`.
+pub fn runner_named(
+    name: &str,
+    safe: bool,
+    kept: &Arc<std::sync::Mutex<Option<registry_core::ToolContext>>>,
+) -> ToolHandle {
     let kept = Arc::clone(kept);
-    ToolBuilder::new("runner", "Runs calls as a program would.")
+    ToolBuilder::new(name, "Runs calls as a program would.")
         .read_only(true)
+        .concurrency_safe(safe)
         .build(move |args: Value, cx| {
             let kept = Arc::clone(&kept);
             async move {
