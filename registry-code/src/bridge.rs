@@ -72,7 +72,16 @@ pub(crate) async fn run(run: Run<'_>, source: String) -> Result<Finished, Progra
         call_id,
         journal,
     } = run;
-    let recorded = journal.start(&call_id);
+    // A journal another conversation holds is not used: the program runs
+    // live with a throwaway one.
+    let own;
+    let journal = if journal.serves(cx) {
+        journal
+    } else {
+        own = Journal::new();
+        &own
+    };
+    let (key, recorded) = journal.start(&call_id, &source);
     let stop = Arc::new(AtomicBool::new(false));
     let _stop = StopOnDrop(Arc::clone(&stop));
     let (to_turn, mut from_engine) = mpsc::unbounded_channel();
@@ -85,7 +94,7 @@ pub(crate) async fn run(run: Run<'_>, source: String) -> Result<Finished, Progra
             .name(format!("code-{}", engine.name()))
             // Room for the interpreter's own stack limit and the C code
             // under it (the regular expression engine, the parser).
-            .stack_size(limits.stack_bytes + 8 * 1024 * 1024)
+            .stack_size(limits.stack_bytes.saturating_add(8 * 1024 * 1024))
             .spawn(move || {
                 let program = Program {
                     source: &source,
@@ -149,7 +158,7 @@ pub(crate) async fn run(run: Run<'_>, source: String) -> Result<Finished, Progra
                         .collect();
                     let results = Executor::run_nested(cx, calls).await;
                     let replies: Vec<Reply> = results.iter().map(reply_of).collect();
-                    journal.record(&call_id, batch, requests, replies.clone());
+                    journal.record(&key, batch, requests, replies.clone());
                     replies
                 }
             };

@@ -19,13 +19,24 @@
 //! `Serialize`), restores it after a restart, puts it in the context
 //! ([`CodeMode::journal`](crate::CodeMode::journal)) and runs the turn's
 //! `code` call again with the same call id; once the model has the turn's
-//! results, the journal can go.
+//! results, the journal can go ([`forget`](Journal::forget)).
+//!
+//! A journal belongs to one conversation, as its answers do. An entry is
+//! keyed by the call id and the program's SHA-256, so a different program
+//! under a reused id (an MCP client picks its own request ids) never gets
+//! another's answers; and a journal serves the first session that uses it
+//! in this process (a restored one binds anew): a call of any other
+//! session runs live and records nothing, and a warning says the journal
+//! was shared.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use registry_core::ToolContext;
+use registry_core::session::Session;
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::engine::{Reply, Request};
 
@@ -41,7 +52,12 @@ use crate::engine::{Reply, Request};
 /// ```
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct Journal {
+    /// By `<call id> <program's SHA-256>`.
     programs: Mutex<BTreeMap<String, Recorded>>,
+    /// The session it serves in this process: bound on first use, never
+    /// saved (a restored journal binds to the session it is restored for).
+    #[serde(skip)]
+    owner: Mutex<Option<Weak<Session>>>,
 }
 
 /// One program's journal.
@@ -73,21 +89,47 @@ impl Journal {
         self.programs().is_empty()
     }
 
-    /// How many calls the program of `call_id` made that finished, as
+    /// How many calls the programs of `call_id` made that finished, as
     /// recorded.
     pub fn finished_calls(&self, call_id: &str) -> usize {
-        self.programs().get(call_id).map_or(0, |recorded| {
-            recorded
-                .batches
-                .iter()
-                .map(|batch| batch.replies.len())
-                .sum()
-        })
+        self.programs()
+            .iter()
+            .filter(|(key, _)| call_of(key) == call_id)
+            .map(|(_, recorded)| {
+                recorded
+                    .batches
+                    .iter()
+                    .map(|batch| batch.replies.len())
+                    .sum::<usize>()
+            })
+            .sum()
     }
 
-    /// Forgets the program of `call_id` (its turn is over).
+    /// Forgets the programs of `call_id` (its turn is over).
     pub fn forget(&self, call_id: &str) {
-        self.programs().remove(call_id);
+        self.programs().retain(|key, _| call_of(key) != call_id);
+    }
+
+    /// Whether this journal serves the session of `cx`: it binds to the
+    /// first session that asks, and serves no other while that one lives.
+    pub(crate) fn serves(&self, cx: &ToolContext) -> bool {
+        let Some(session) = Session::of(cx) else {
+            return true;
+        };
+        let mut owner = self.owner.lock().unwrap_or_else(PoisonError::into_inner);
+        match owner.as_ref().and_then(Weak::upgrade) {
+            Some(bound) if Arc::ptr_eq(&bound, session) => true,
+            Some(_) => {
+                tracing::warn!(
+                    "a code-mode journal is shared by two conversations; this call runs without it"
+                );
+                false
+            }
+            None => {
+                *owner = Some(Arc::downgrade(session));
+                true
+            }
+        }
     }
 
     fn programs(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Recorded>> {
@@ -96,9 +138,11 @@ impl Journal {
 
     /// The program of `call_id` as recorded, or a new record with the
     /// clock read now and a fresh seed.
-    pub(crate) fn start(&self, call_id: &str) -> Recorded {
-        self.programs()
-            .entry(call_id.to_owned())
+    pub(crate) fn start(&self, call_id: &str, source: &str) -> (String, Recorded) {
+        let key = key(call_id, source);
+        let recorded = self
+            .programs()
+            .entry(key.clone())
             .or_insert_with(|| {
                 let now = SystemTime::now()
                     .duration_since(UNIX_EPOCH)
@@ -109,23 +153,36 @@ impl Journal {
                     batches: Vec::new(),
                 }
             })
-            .clone()
+            .clone();
+        (key, recorded)
     }
 
-    /// Records batch number `index` of the program of `call_id`, dropping
+    /// Records batch number `index` of the program under `key`, dropping
     /// any recorded after it (a replay that diverged there).
     pub(crate) fn record(
         &self,
-        call_id: &str,
+        key: &str,
         index: usize,
         requests: Vec<Request>,
         replies: Vec<Reply>,
     ) {
-        if let Some(recorded) = self.programs().get_mut(call_id) {
+        if let Some(recorded) = self.programs().get_mut(key) {
             recorded.batches.truncate(index);
             recorded.batches.push(Batch { requests, replies });
         }
     }
+}
+
+/// An entry's key: the call id, a space, the program's SHA-256 in hex.
+fn key(call_id: &str, source: &str) -> String {
+    let digest = Sha256::digest(source.as_bytes());
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("{call_id} {hex}")
+}
+
+/// The call id of an entry's key.
+fn call_of(key: &str) -> &str {
+    key.rsplit_once(' ').map_or(key, |(call, _)| call)
 }
 
 /// A seed from the standard library's per-process random keys and the

@@ -163,7 +163,8 @@ impl Engine for QuickJs {
         {
             let interrupted = Rc::clone(&interrupted);
             let stop = program.stop.clone();
-            let deadline = Instant::now() + limits.wall_time;
+            // A wall time too long to add is no deadline at all.
+            let deadline = Instant::now().checked_add(limits.wall_time);
             let budget = limits.steps;
             let mut steps = 0u64;
             runtime.set_interrupt_handler(Some(Box::new(move || {
@@ -172,7 +173,7 @@ impl Engine for QuickJs {
                     Interrupt::Stopped
                 } else if steps > budget {
                     Interrupt::Steps
-                } else if Instant::now() >= deadline {
+                } else if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
                     Interrupt::Time
                 } else {
                     return false;
@@ -381,7 +382,10 @@ fn request<'js>(
     } else {
         let text = ctx
             .json_stringify(input)
-            .map_err(|err| format!("the input of `{name}` cannot be written as JSON: {err}"))?
+            .map_err(|err| {
+                let caught = CaughtError::from_error(ctx, err);
+                format!("the input of `{name}` cannot be written as JSON: {caught}")
+            })?
             .ok_or_else(|| format!("the input of `{name}` cannot be written as JSON"))?
             .to_string()
             .map_err(|err| format!("the input of `{name}` is not text: {err}"))?;
