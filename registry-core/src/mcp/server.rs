@@ -360,6 +360,16 @@ impl McpServer {
                 .unwrap_or_else(PoisonError::into_inner),
         );
         let pool = shared.registry.assemble_tool_pool(&permissions);
+        if let Some(code) = &self.settings.code_tool
+            && pool.get(&code.name).is_none()
+        {
+            // A mistyped name, a flag left off, a deny rule: say so, or
+            // the listing is silently without its code tool.
+            tracing::warn!(
+                tool = %code.name,
+                "the code tool this server lists is not in the pool (its flag off, denied, or misnamed)"
+            );
+        }
         let (tools, sources) =
             listed_tools(&pool, cached.as_deref(), self.settings.code_tool.as_ref());
         let view = Arc::new(View {
