@@ -184,25 +184,35 @@ fn a_programs_calls_have_their_spans_under_the_call_that_runs_it() {
         .mode(registry_core::PermissionMode::Bypass)
         .build();
     let rt = paused_runtime();
-    let spans = Arc::new(Spans::default());
-    let results = tracing::subscriber::with_default(Shared(Arc::clone(&spans)), || {
-        tracing::callsite::rebuild_interest_cache();
-        rt.block_on(exec.run_turn(vec![ToolCall::new(
-            "outer",
-            "runner",
-            json!({ "calls": [["probe", { "key": 1 }]] }),
-        )]))
-    });
-    assert_eq!(results[0].content(), "ok: ok 1");
-    let all = spans.spans.lock().unwrap().clone();
-    let call_span = |id: &str| {
+    let find = |all: &BTreeMap<u64, SpanInfo>, id: &str| {
         all.iter()
             .find(|(_, s)| {
                 s.name == "tool_call" && s.fields.get("call_id").map(String::as_str) == Some(id)
             })
             .map(|(id, _)| *id)
-            .unwrap_or_else(|| panic!("no span for {id}"))
     };
+    // As in the test above: a callsite another test thread registers while
+    // this subscriber is installed can keep a stale interest and leave a
+    // span unseen, through no fault of the executor; such a run is
+    // repeated, at most twice, and the assertions hold for the last run.
+    let mut all = BTreeMap::new();
+    for _ in 0..3 {
+        let spans = Arc::new(Spans::default());
+        let results = tracing::subscriber::with_default(Shared(Arc::clone(&spans)), || {
+            tracing::callsite::rebuild_interest_cache();
+            rt.block_on(exec.run_turn(vec![ToolCall::new(
+                "outer",
+                "runner",
+                json!({ "calls": [["probe", { "key": 1 }]] }),
+            )]))
+        });
+        assert_eq!(results[0].content(), "ok: ok 1");
+        all = spans.spans.lock().unwrap().clone();
+        if find(&all, "outer").is_some() && find(&all, "inner-0").is_some() {
+            break;
+        }
+    }
+    let call_span = |id: &str| find(&all, id).unwrap_or_else(|| panic!("no span for {id}"));
     let (outer, inner) = (call_span("outer"), call_span("inner-0"));
     // Walk up from the inner call: the outer call's span must be reached
     // (through its `run` phase; a phase span may go unseen in this shared
