@@ -102,6 +102,11 @@ pub(super) async fn respond(
         echo,
         results,
         skipped,
+        container: response
+            .get("container")
+            .and_then(|container| container.get("id"))
+            .and_then(Value::as_str)
+            .map(str::to_owned),
     })
 }
 

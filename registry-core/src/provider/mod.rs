@@ -240,6 +240,11 @@ pub struct NextRequest {
     pub results: Vec<Value>,
     /// What the response held that the client did not run.
     pub skipped: Vec<Skipped>,
+    /// The provider's code execution container the response ran in
+    /// (Anthropic's `container.id`), when it has one: programmatic tool
+    /// calling needs the next request to name it (`"container"`), or
+    /// the program waiting for these results is gone.
+    pub container: Option<String>,
 }
 
 impl NextRequest {

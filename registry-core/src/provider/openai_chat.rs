@@ -205,6 +205,7 @@ pub(super) async fn respond(
         echo: vec![Value::Object(echo)],
         results,
         skipped,
+        container: None,
     })
 }
 

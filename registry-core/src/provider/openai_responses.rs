@@ -238,6 +238,7 @@ pub(super) async fn respond(
         echo,
         results,
         skipped,
+        container: None,
     })
 }
 

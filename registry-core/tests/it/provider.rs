@@ -259,6 +259,24 @@ fn programmatic_calls_are_judged_by_caller_and_answered_to_their_program() {
     }
 }
 
+/// The container a programmatic call's program waits in is handed on:
+/// the next request must name it.
+#[test]
+fn the_container_of_a_programmatic_turn_is_handed_on() {
+    let w = world();
+    let (executor, _, _) = setup(&w, ProviderFormat::Anthropic);
+    let mut response = recorded("anthropic-programmatic");
+    response["container"] = json!({ "id": "container_01", "expires_at": "2026-12-07T18:00:00Z" });
+    let next = runtime()
+        .block_on(Provider::Anthropic.respond(&executor, &response))
+        .unwrap();
+    assert_eq!(next.container.as_deref(), Some("container_01"));
+    let plain = runtime()
+        .block_on(Provider::Anthropic.respond(&executor, &recorded("anthropic")))
+        .unwrap();
+    assert_eq!(plain.container, None);
+}
+
 /// A caller this reader does not know, or a malformed one, is a
 /// program's: a tool for direct calls only is not run for it.
 #[test]
