@@ -41,12 +41,20 @@ const textOf = (result) =>
 const [url, workspace] = process.argv.slice(2);
 writeFileSync(join(workspace, "hello.txt"), "hello from the replicas\n");
 
+// Asks for the write grant, and asks of the Rule of Two: once the
+// session has read a file, written one and fetched a web page, every call
+// that brings a property asks (on whichever replica answers).
 let asked = 0;
+let ruleOfTwo = 0;
 const client = new Client(
   { name: "ts-replicas", version: "1.0.0" },
   { capabilities: { elicitation: { form: {} } } },
 );
 client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  if (request.params.message.includes("would complete the Rule of Two")) {
+    ruleOfTwo += 1;
+    return { action: "accept", content: { decision: "once" } };
+  }
   asked += 1;
   check(request.params.message.includes("write_file"), `asked ${request.params.message}`);
   return { action: "accept", content: { decision: "always" } };
@@ -161,6 +169,10 @@ for (let i = 0; i < 3; i++) {
   check(textOf(await call("todo_write", { todos: plan })).includes("replaced a list of 2 items"), "plan after");
 }
 check(asked === 1, `the grant was lost: the user was asked ${asked} times`);
+// The first web_fetch completed the three (read, written, fetched); from
+// then on every call but todo_write (which brings none) asks, on every
+// replica: 6 fetches before the burst, and the calls after it.
+check(ruleOfTwo >= 7, `the Rule of Two asked ${ruleOfTwo} times`);
 await client.close();
-console.log(JSON.stringify({ client: "typescript", protocol: "2025-11-25", asked, failedOnce, burstCalls, errorResults }));
+console.log(JSON.stringify({ client: "typescript", protocol: "2025-11-25", asked, ruleOfTwo, failedOnce, burstCalls, errorResults }));
 process.exit(0);

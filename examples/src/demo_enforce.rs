@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use registry_core::permission::RuleOfTwo;
 use registry_core::permission::{RuleBehavior, RuleSource};
 use registry_core::{
     PermissionContext, PermissionMode, ToolCall, ToolRegistry, catalog::BaseTools,
@@ -68,6 +69,9 @@ async fn section(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::error
             .executor()
             .permissions(rules.clone())
             .mode(PermissionMode::Bypass)
+            // Bypass mode runs a shell only when named unattended: the
+            // Rule of Two would otherwise stop every write.
+            .rule_of_two(RuleOfTwo::new().allow_unattended("run_command"))
             .context(Sandbox::new(&root)?.context().with(Shell::Bash))
             .build();
         let call = ToolCall::new("call", "run_command", json!({ "command": command }));

@@ -123,7 +123,10 @@ pub struct CodeInput {
     always_load,
     flag = "code_mode",
     search_hint = "run a javascript program script that calls many tools in a loop or in parallel",
-    max_result_chars = 100_000
+    max_result_chars = 100_000,
+    // A program brings nothing of its own: each call it makes brings its
+    // tool's properties, weighed and recorded as a direct call's are.
+    rule_of_two = []
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Code;

@@ -162,6 +162,9 @@ pub use pool::ToolRegistry;
 ///     classifier_input = |i: &Input| i.command.clone(), // text for a safety classifier
 ///     user_facing_name = "Read file",     // a name for people
 ///     allowed_callers = ["direct", "program"], // the model, programs (code mode), or both
+///     idempotent = true,                  // a repeated call does nothing more (MCP's idempotentHint)
+///     open_world = false,                 // calls stay within a closed set of things (MCP's openWorldHint)
+///     rule_of_two = ["private_data"],     // what calls bring: untrusted_input, private_data, external_effect; [] for none
 ///     internal,                           // never in the ordinary pool
 ///     cfg(feature = "web"),               // compile-time gate the catalog remembers
 ///     crate = "::registry_core",          // if registry-core is renamed; must be absolute

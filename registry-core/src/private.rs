@@ -13,9 +13,9 @@ pub use serde_json;
 
 pub use crate::catalog::base_list::{LinkedCrate, Registration};
 pub use crate::catalog::gate::CfgPredicate;
-pub use crate::declare::Callers;
 pub use crate::declare::definition::{Declaration, ErasedAccess, ErasedPosture, Origin};
 pub use crate::declare::posture::{DeclaredAccess, Loading, Posture, ResultCap};
+pub use crate::declare::{Callers, Exposure};
 
 pub use crate::access::Access;
 pub use crate::declare::declared::{Sealed, ToolDeclaration};

@@ -34,6 +34,7 @@ pub struct ToolModel {
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
     pub allowed_callers: Option<crate::attr::AllowedCallers>,
+    pub rule_of_two: Option<crate::attr::RuleOfTwoArg>,
     pub internal: bool,
     /// `cfg(...)`: the compile-time gate; `None` when ungated.
     pub gate: Option<crate::gate::Predicate>,
@@ -188,6 +189,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
         idempotent: parsed.idempotent.map(|b| b.0),
         open_world: parsed.open_world.map(|b| b.0),
         allowed_callers: parsed.allowed_callers,
+        rule_of_two: parsed.rule_of_two,
         internal: parsed.internal.0.is_some(),
     })
 }

@@ -30,6 +30,7 @@ pub const KEYS: &[&str] = &[
     "idempotent",
     "open_world",
     "allowed_callers",
+    "rule_of_two",
     "internal",
     "cfg",
     "crate",
@@ -86,6 +87,9 @@ pub struct ToolArgs {
     pub open_world: Option<Bool>,
     /// `allowed_callers = ["direct", "program"]`: who may call the tool.
     pub allowed_callers: Option<AllowedCallers>,
+    /// `rule_of_two = ["untrusted_input"]`: the Rule of Two properties
+    /// calls bring (all of them; `[]` for none).
+    pub rule_of_two: Option<RuleOfTwoArg>,
     /// `internal`: never exposed in the ordinary pool.
     #[darling(default)]
     pub internal: Switch,
@@ -119,6 +123,7 @@ fn example(key: &str) -> &'static str {
         "idempotent" => "idempotent = true",
         "open_world" => "open_world = false",
         "allowed_callers" => "allowed_callers = [\"direct\", \"program\"]",
+        "rule_of_two" => "rule_of_two = [\"untrusted_input\", \"external_effect\"]",
         "crate" => "crate = \"::registry_core\"",
         _ => "key = value",
     }
@@ -536,4 +541,66 @@ fn key_of(meta: &Meta) -> String {
         .get_ident()
         .map(ToString::to_string)
         .unwrap_or_default()
+}
+
+/// `rule_of_two = ["untrusted_input", "private_data", "external_effect"]`:
+/// any of the three, each at most once; `[]` says none.
+#[derive(Debug, Clone, Default)]
+pub struct RuleOfTwoArg {
+    /// The properties, as the variant names of `Exposure`.
+    pub variants: Vec<&'static str>,
+}
+
+impl FromMeta for RuleOfTwoArg {
+    fn from_meta(item: &Meta) -> Result<Self> {
+        let expr = value_of(item)?;
+        let written = "write the properties calls bring, e.g. `rule_of_two = [\"untrusted_input\", \"external_effect\"]`, or `[]` for none";
+        let Expr::Array(array) = expr else {
+            return Err(Error::custom(format!(
+                "`rule_of_two` expects an array of string literals, found {}; {written}",
+                describe_expr(expr)
+            ))
+            .with_span(expr));
+        };
+        let mut errors = Error::accumulator();
+        let mut variants = Vec::new();
+        for elem in &array.elems {
+            let Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(lit), ..
+            }) = elem
+            else {
+                errors.push(
+                    Error::custom(format!(
+                        "each Rule of Two property must be a string literal, found {}; {written}",
+                        describe_expr(elem)
+                    ))
+                    .with_span(elem),
+                );
+                continue;
+            };
+            let variant = match lit.value().as_str() {
+                "untrusted_input" => "UntrustedInput",
+                "private_data" => "PrivateData",
+                "external_effect" => "ExternalEffect",
+                other => {
+                    errors.push(
+                        Error::custom(format!(
+                            "unknown Rule of Two property `{other}`: the properties are `\"untrusted_input\"`, `\"private_data\"` and `\"external_effect\"`"
+                        ))
+                        .with_span(lit),
+                    );
+                    continue;
+                }
+            };
+            if variants.contains(&variant) {
+                errors.push(
+                    Error::custom(format!("property `{}` is listed twice", lit.value()))
+                        .with_span(lit),
+                );
+                continue;
+            }
+            variants.push(variant);
+        }
+        errors.finish_with(RuleOfTwoArg { variants })
+    }
 }

@@ -199,6 +199,13 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
         };
         calls.push(quote!(.allowed_callers(#krate::__private::Callers::#variant)));
     }
+    if let Some(rule) = &model.rule_of_two {
+        let variants = rule
+            .variants
+            .iter()
+            .map(|v| syn::Ident::new(v, proc_macro2::Span::call_site()));
+        calls.push(quote!(.rule_of_two([#(#krate::__private::Exposure::#variants),*])));
+    }
     if model.internal {
         calls.push(quote!(.internal()));
     }

@@ -29,6 +29,7 @@ use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use registry_core::permission::RuleOfTwo;
 use registry_core::{
     Flags, PermissionContent, PermissionContext, PermissionDecision, PermissionMode, ToolCall,
     ToolContext, ToolRegistry,
@@ -429,9 +430,12 @@ async fn print_modes(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn std::e
         )?;
     }
     let policy = |mode, approver: bool| {
+        // A runtime that runs a shell in bypass mode names it unattended:
+        // a write brings all three Rule of Two properties at once.
         let policy = PermissionPolicy::new(mode)
             .with_workspace(&workspace)
-            .with_classifier(Arc::new(ToyClassifier));
+            .with_classifier(Arc::new(ToyClassifier))
+            .with_rule_of_two(RuleOfTwo::new().allow_unattended("run_command"));
         if approver {
             policy.with_approver(Arc::new(ApproveAll))
         } else {

@@ -37,6 +37,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use registry_core::mcp::{HttpOptions, McpServer};
+use registry_core::permission::RuleOfTwo;
 use registry_core::search::TOOL_SEARCH_FLAG;
 use registry_core::session::{DeferralPolicy, StoreLimits};
 use registry_core::{
@@ -141,7 +142,12 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     tools.require_crates(&["registry_examples"])?;
     let registry = Arc::new(ToolRegistry::new(tools));
     let sandbox = Sandbox::new(&args.workspace)?;
-    let policy = PermissionPolicy::new(args.mode).with_workspace(&args.workspace);
+    // In bypass mode a shell's writes would complete the Rule of Two on
+    // their own: the server names `run_command` unattended, as a runtime
+    // that runs a shell unattended must.
+    let policy = PermissionPolicy::new(args.mode)
+        .with_workspace(&args.workspace)
+        .with_rule_of_two(RuleOfTwo::new().allow_unattended("run_command"));
     let mut server = McpServer::new(
         registry
             .executor()

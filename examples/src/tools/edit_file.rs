@@ -76,7 +76,11 @@ pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
     read_only = false,
     destructive = false,
     access = |i: &EditFileInput| Access::write(AccessKey::path(&i.path)),
-    search_hint = "modify change replace text in file"
+    search_hint = "modify change replace text in file",
+    // The workspace (or the conversation) is a closed world: MCP clients
+    // are told so (`openWorldHint: false`).
+    open_world = false,
+    rule_of_two = ["external_effect"],
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EditFile;

@@ -56,7 +56,11 @@ pub const MAX_RESULTS: usize = 1000;
     concurrency_safe = true,
     read_only = true,
     access = |i: &GlobInput| Access::read(AccessKey::path(&i.path)),
-    search_hint = "find files by name pattern wildcard extension"
+    search_hint = "find files by name pattern wildcard extension",
+    // The workspace (or the conversation) is a closed world: MCP clients
+    // are told so (`openWorldHint: false`).
+    open_world = false,
+    rule_of_two = ["private_data"],
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Glob;

@@ -77,7 +77,11 @@ pub const MAX_FILE_BYTES: u64 = 10 * 1024 * 1024;
     concurrency_safe = true,
     read_only = true,
     access = |i: &GrepInput| Access::read(AccessKey::path(&i.path)),
-    search_hint = "search find text regex in files ripgrep"
+    search_hint = "search find text regex in files ripgrep",
+    // The workspace (or the conversation) is a closed world: MCP clients
+    // are told so (`openWorldHint: false`).
+    open_world = false,
+    rule_of_two = ["private_data"],
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Grep;

@@ -40,7 +40,11 @@ use crate::sandbox::{Sandbox, SandboxError, check_path_argument, check_paths, sh
     concurrency_safe = true,
     read_only = true,
     access = |i: &ListDirInput| Access::read(AccessKey::path(&i.path)),
-    search_hint = "ls directory folder entries"
+    search_hint = "ls directory folder entries",
+    // The workspace (or the conversation) is a closed world: MCP clients
+    // are told so (`openWorldHint: false`).
+    open_world = false,
+    rule_of_two = ["private_data"],
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ListDir;

@@ -103,6 +103,13 @@ const IMAGE_KINDS: [(&str, &str, &[u8]); 5] = [
     max_result_chars = 100_000,
     access = |i: &ReadFileInput| Access::read(AccessKey::path(&i.path)),
     search_hint = "open view show file contents lines",
+    // The workspace's files may hold secrets; they are the user's own, so
+    // not untrusted input (a runtime working on a stranger's repository
+    // would say so too).
+    // The workspace (or the conversation) is a closed world: MCP clients
+    // are told so (`openWorldHint: false`).
+    open_world = false,
+    rule_of_two = ["private_data"],
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadFile;

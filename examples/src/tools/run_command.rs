@@ -178,6 +178,10 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
 /// `2>&1`. Anything else may need approval. Commands that delete or
 /// overwrite files, and anything with `$(...)`, subshells, functions or
 /// here-documents, are flagged as destructive.
+// No `rule_of_two`: a shell line may read anything and fetch anything, so
+// the strict reading holds (untrusted input and private data always, an
+// external effect when the line is not read-only). A runtime that runs it
+// in `bypass` mode names it with `RuleOfTwo::allow_unattended`.
 #[tool(
     name = "run_command",
     concurrency_safe = |i: &RunCommandInput| i.classification().read_only,

@@ -51,7 +51,12 @@ use serde::{Deserialize, Serialize};
     read_only = false,
     destructive = false,
     always_load,
-    search_hint = "plan tasks checklist progress"
+    search_hint = "plan tasks checklist progress",
+    // Changes only the conversation's own list.
+    // The workspace (or the conversation) is a closed world: MCP clients
+    // are told so (`openWorldHint: false`).
+    open_world = false,
+    rule_of_two = [],
 )]
 #[derive(Debug, Default)]
 pub struct TodoWrite {

@@ -61,7 +61,10 @@ use serde::Deserialize;
     concurrency_safe = true,
     read_only = true,
     defer,
-    search_hint = "http url download page"
+    search_hint = "http url download page",
+    // A page is someone else's text, and the URL the model writes reaches
+    // the world (a query string can carry data out).
+    rule_of_two = ["untrusted_input", "external_effect"],
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WebFetch;

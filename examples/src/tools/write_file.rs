@@ -75,7 +75,11 @@ pub const MAX_WRITE_BYTES: u64 = crate::tools::edit_file::MAX_EDIT_BYTES;
     read_only = false,
     destructive = true,
     access = |i: &WriteFileInput| Access::write(AccessKey::path(&i.path)),
-    search_hint = "create save overwrite file"
+    search_hint = "create save overwrite file",
+    // The workspace (or the conversation) is a closed world: MCP clients
+    // are told so (`openWorldHint: false`).
+    open_world = false,
+    rule_of_two = ["external_effect"],
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteFile;

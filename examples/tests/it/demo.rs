@@ -170,8 +170,16 @@ fn the_permission_table_keeps_the_modes_promises() {
         table.cell("edit_file $SANDBOX/notes.txt", "accept_edits"),
         "ask"
     );
+    // An allow rule covers the command, but a shell line that writes
+    // brings all three Rule of Two properties (a shell may read anything
+    // and fetch anything): a person is asked; bypass mode runs it only
+    // because the demo names `run_command` unattended.
     assert_eq!(
         table.cell("run_command `cargo test --quiet`", "default"),
+        "ask"
+    );
+    assert_eq!(
+        table.cell("run_command `cargo test --quiet`", "bypass"),
         "run: rule"
     );
     assert_eq!(

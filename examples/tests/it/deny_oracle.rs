@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
+use registry_core::permission::RuleOfTwo;
 use registry_core::{
     Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry,
     catalog::BaseTools,
@@ -306,6 +307,8 @@ async fn run(
         .executor()
         .permissions(rules.clone())
         .mode(mode)
+        // A runtime that runs a shell in bypass mode names it unattended.
+        .rule_of_two(RuleOfTwo::new().allow_unattended("run_command"))
         .context(context)
         .build();
     let call = ToolCall::new(

@@ -28,6 +28,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use cases::{Case, Shells};
+use registry_core::permission::RuleOfTwo;
 use registry_core::permission::{
     Approval, ApprovalRequest, Approver, JudgeFuture, RuleBehavior, RuleSource,
 };
@@ -135,6 +136,8 @@ async fn run(registry: Arc<ToolRegistry>, setup: Setup, shell: Shell, case: Case
         .executor()
         .permissions(setup.rules.clone())
         .mode(setup.mode)
+        // A runtime that runs a shell in bypass mode names it unattended.
+        .rule_of_two(RuleOfTwo::new().allow_unattended("run_command"))
         .context(context);
     if setup.approver {
         builder = builder.approver(Arc::new(Yes));

@@ -22,6 +22,7 @@
 use std::sync::Arc;
 
 use registry_core::execute::ExecEvent;
+use registry_core::permission::RuleOfTwo;
 use registry_core::permission::{
     Approval, ApprovalRequest, Approver, Grants, JudgeFuture, PermissionPolicy, Refusal,
     RuleBehavior, RuleSource,
@@ -145,6 +146,8 @@ async fn run_in(
         .executor()
         .permissions(rules(deny))
         .mode(mode)
+        // A runtime that runs a shell in bypass mode names it unattended.
+        .rule_of_two(RuleOfTwo::new().allow_unattended("run_command"))
         .approver(Arc::new(ApproveAll))
         .workspace(dir)
         .context(Sandbox::new(dir).expect("sandbox").context())

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use registry_core::mcp::{McpImport, McpServerConfig};
+use registry_core::permission::RuleOfTwo;
 use registry_core::{
     PermissionContext, PermissionMode, ToolCall, ToolCallResult, ToolRegistry, catalog::BaseTools,
     session::Session,
@@ -122,6 +123,7 @@ async fn a_child_that_crashes_mid_call_fails_the_call_and_leaves_no_tools() {
             .executor()
             .permissions(cx)
             .mode(PermissionMode::Bypass)
+            .rule_of_two(RuleOfTwo::new().allow_unattended("mcp__ex__run_command"))
             .session(session)
             .build()
             .run_turn(vec![ToolCall::new(

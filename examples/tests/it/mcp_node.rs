@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use registry_core::mcp::{McpImport, McpServerConfig, StderrTo};
+use registry_core::permission::RuleOfTwo;
 use registry_core::{
     Executor, PermissionContext, PermissionMode, ToolCall, ToolCallResult, ToolRegistry,
     catalog::BaseTools, execute::ExecEvent, session::Session,
@@ -119,6 +120,12 @@ async fn everything(
         .executor()
         .permissions(rules)
         .mode(PermissionMode::Bypass)
+        // server-everything's tools say little of themselves (no hints
+        // but `readOnlyHint` on some): each brings all three Rule of Two
+        // properties, which bypass mode runs only for tools named.
+        .rule_of_two(pool.iter().fold(RuleOfTwo::new(), |rule, tool| {
+            rule.allow_unattended(tool.name())
+        }))
         .session(session)
         .build();
     Everything {

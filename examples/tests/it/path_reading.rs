@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use registry_core::permission::RuleOfTwo;
 use registry_core::{
     Flags, PermissionContext, PermissionMode, ToolCall, ToolRegistry,
     catalog::BaseTools,
@@ -37,6 +38,8 @@ async fn run(setup: &Setup<'_>, tool: &str, args: Value) -> String {
         .executor()
         .permissions(rules)
         .mode(setup.mode)
+        // A runtime that runs a shell in bypass mode names it unattended.
+        .rule_of_two(RuleOfTwo::new().allow_unattended("run_command"))
         .workspace(setup.workspace)
         .context(Sandbox::new(setup.sandbox).expect("sandbox").context())
         .build();

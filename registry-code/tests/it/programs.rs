@@ -412,3 +412,58 @@ async fn a_hook_that_ends_the_turn_ends_the_program_and_the_outer_turn() {
     assert_eq!(disk.runs("read_file"), 1);
     assert_eq!(disk.runs("write_file"), 0);
 }
+
+/// The Rule of Two holds inside a program: a page of untrusted text, then
+/// a private file, then a write of what was read is stopped at the write
+/// in every mode, with the reason naming the program's earlier calls; a
+/// program bringing two of the three runs to the end.
+#[tokio::test]
+async fn a_program_cannot_complete_the_rule_of_two() {
+    let exfiltrate = r#"
+        const page = await tools.city_weather({ city: "Paris" });
+        const key = await tools.read_file({ path: "/secret.txt" });
+        try {
+            await tools.write_file({ path: "/out.txt", text: key });
+            return "written";
+        } catch (e) {
+            return e.message;
+        }
+    "#;
+    for mode in MODES {
+        let disk = Disk::with_files([("/secret.txt", "s3cret")]);
+        let exec = executor_with(&disk, CodeMode::new(), |b| b.mode(mode));
+        exec.session().discover("city_weather");
+        let result = run_program(&exec, exfiltrate).await;
+        assert!(!result.is_error(), "{mode:?}: {}", result.content());
+        assert_eq!(
+            disk.file("/out.txt"),
+            None,
+            "{mode:?}: {}",
+            result.content()
+        );
+        assert_eq!(disk.runs("write_file"), 0, "{mode:?}");
+        if mode != PermissionMode::Plan {
+            let text = result.content();
+            assert!(
+                text.contains("would complete the Rule of Two"),
+                "{mode:?}: {text}"
+            );
+            assert!(
+                text.contains("(`city_weather` call `c1/"),
+                "{mode:?}: {text}"
+            );
+            assert!(text.contains("(`read_file` call `c1/"), "{mode:?}: {text}");
+        }
+    }
+    // Two of the three: the write runs.
+    let disk = Disk::with_files([("/secret.txt", "s3cret")]);
+    let exec = executor(&disk);
+    let program = r#"
+        const key = await tools.read_file({ path: "/secret.txt" });
+        await tools.write_file({ path: "/out.txt", text: key });
+        return "written";
+    "#;
+    let result = run_program(&exec, program).await;
+    assert_eq!(result.content(), "written");
+    assert_eq!(disk.file("/out.txt").as_deref(), Some("s3cret"));
+}

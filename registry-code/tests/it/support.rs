@@ -81,6 +81,7 @@ pub struct DiskError(String);
     name = "read_file",
     read_only = true,
     concurrency_safe = true,
+    rule_of_two = ["private_data"],
     access = |i: &PathInput| Access::read(AccessKey::path(&i.path))
 )]
 pub struct ReadFile;
@@ -101,7 +102,12 @@ impl Tool for ReadFile {
 }
 
 /// List the files.
-#[tool(name = "list_files", read_only = true, concurrency_safe = true)]
+#[tool(
+    name = "list_files",
+    read_only = true,
+    concurrency_safe = true,
+    rule_of_two = ["private_data"]
+)]
 pub struct ListFiles;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -132,6 +138,7 @@ impl Tool for ListFiles {
 /// Write a file. Calls on different paths run together.
 #[tool(
     name = "write_file",
+    rule_of_two = ["external_effect"],
     access = |i: &WriteInput| Access::write(AccessKey::path(&i.path))
 )]
 pub struct WriteFile;
@@ -160,7 +167,7 @@ impl Tool for WriteFile {
 }
 
 /// Delete a file.
-#[tool(name = "delete_file", destructive = true)]
+#[tool(name = "delete_file", destructive = true, rule_of_two = ["external_effect"])]
 pub struct DeleteFile;
 
 impl Tool for DeleteFile {
@@ -191,7 +198,8 @@ pub struct CityInput {
     read_only = true,
     concurrency_safe = true,
     defer,
-    search_hint = "forecast temperature rain"
+    search_hint = "forecast temperature rain",
+    rule_of_two = ["untrusted_input"]
 )]
 pub struct CityWeather;
 
@@ -212,7 +220,7 @@ pub struct SleepInput {
 }
 
 /// Wait.
-#[tool(name = "sleep", read_only = true, concurrency_safe = true)]
+#[tool(name = "sleep", read_only = true, concurrency_safe = true, rule_of_two = [])]
 pub struct Sleep;
 
 impl Tool for Sleep {
@@ -227,7 +235,12 @@ impl Tool for Sleep {
 }
 
 /// Who is asking: a result for the model's own eyes, never a program's.
-#[tool(name = "whoami", read_only = true, allowed_callers = ["direct"])]
+#[tool(
+    name = "whoami",
+    read_only = true,
+    allowed_callers = ["direct"],
+    rule_of_two = ["private_data"]
+)]
 pub struct WhoAmI;
 
 impl Tool for WhoAmI {

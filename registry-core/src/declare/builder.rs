@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::access::Access;
 use crate::declare::PermissionContent;
 use crate::declare::definition::{Declaration, RemoteOrigin};
+use crate::declare::exposure::Exposure;
 use crate::declare::posture::{DeclaredAccess, Loading, Posture, ResultCap};
 
 /// The error a runtime tool's handler returns.
@@ -225,6 +226,24 @@ impl ToolBuilder {
     /// `openWorldHint`; unsaid, `true`).
     pub fn open_world(mut self, open_world: bool) -> Self {
         self.declaration = self.declaration.open_world(open_world);
+        self
+    }
+
+    /// Declares which properties of the Rule of Two the tool's calls bring
+    /// to a conversation (every one of them: `[]` says none). Unsaid, the
+    /// strictest reading of the other postures (see
+    /// [`SafetyPosture`](crate::declare::SafetyPosture)).
+    ///
+    /// ```
+    /// use registry_core::declare::{Exposure, ToolBuilder};
+    ///
+    /// let fetch = ToolBuilder::new("web_fetch", "Fetches a page.")
+    ///     .read_only(true)
+    ///     .rule_of_two([Exposure::UntrustedInput, Exposure::ExternalEffect]);
+    /// # let _ = fetch;
+    /// ```
+    pub fn rule_of_two(mut self, exposures: impl IntoIterator<Item = Exposure>) -> Self {
+        self.declaration = self.declaration.rule_of_two(exposures);
         self
     }
 

@@ -16,6 +16,7 @@ use crate::access::Access;
 
 use crate::declare::DefinitionError;
 use crate::declare::callers::Callers;
+use crate::declare::exposure::Exposure;
 use crate::declare::naming::validate_name;
 use crate::declare::posture::{
     AccessKind, DeclaredAccess, Loading, Posture, PostureKind, ResultCap, SafetyPosture, Setting,
@@ -639,6 +640,15 @@ impl<I: 'static> Declaration<I> {
     /// `openWorldHint`).
     pub fn open_world(mut self, open_world: bool) -> Self {
         self.spec.posture.declare_open_world(open_world);
+        self
+    }
+
+    /// Declares which Rule of Two properties the tool's calls bring
+    /// (all of them: the empty set says "none").
+    pub fn rule_of_two(mut self, exposures: impl IntoIterator<Item = Exposure>) -> Self {
+        self.spec
+            .posture
+            .declare_rule_of_two(exposures.into_iter().collect());
         self
     }
 

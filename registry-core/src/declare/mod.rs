@@ -150,6 +150,7 @@ pub(crate) mod decision;
 pub(crate) mod declared;
 pub(crate) mod definition;
 pub(crate) mod error;
+pub(crate) mod exposure;
 pub mod imported;
 pub(crate) mod naming;
 pub(crate) mod object_schema;
@@ -169,6 +170,7 @@ pub use decision::PermissionDecision;
 pub use definition::ToolSpec;
 pub use definition::{Origin, RemoteOrigin};
 pub use error::{DefinitionError, NameError, NameRole};
+pub use exposure::{Exposure, Exposures};
 
 pub use object_schema::ObjectSchemaError;
 pub(crate) use object_schema::require_object_schema;

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::access::Access;
+use crate::declare::exposure::Exposures;
 
 /// Whether a setting was written by the tool's author or left to the
 /// fail-closed default.
@@ -360,6 +361,7 @@ impl fmt::Display for Loading {
 /// | `access` | from `concurrency_safe`: a safe call reads everything, any other call writes everything (runs alone) |
 /// | `idempotent` | `false`: a repeated call may do more than the first (MCP's `idempotentHint` default) |
 /// | `open_world` | `true`: calls may reach beyond a closed set of things (MCP's `openWorldHint` default) |
+/// | `rule_of_two` | from the other postures, as strict as they allow: **private data** always, **untrusted input** when `open_world`, an **external effect** when the call is not read-only (per call); see [`Exposure`](crate::declare::Exposure) |
 ///
 /// `classifier_input` is the one default that is not the strictest: a tool
 /// that hands the safety classifier nothing is not reviewed by it in an
@@ -389,6 +391,10 @@ pub struct SafetyPosture {
     pub(crate) idempotent: Setting<bool>,
     #[serde(skip_serializing_if = "Setting::is_default")]
     pub(crate) open_world: Setting<bool>,
+    /// `None` while undeclared: the properties follow from the other
+    /// postures, call by call.
+    #[serde(skip_serializing_if = "Setting::is_default")]
+    pub(crate) rule_of_two: Setting<Option<Exposures>>,
 }
 
 impl SafetyPosture {
@@ -406,6 +412,7 @@ impl SafetyPosture {
         access: Setting::default_value(AccessKind::FromConcurrencySafe),
         idempotent: Setting::default_value(false),
         open_world: Setting::default_value(true),
+        rule_of_two: Setting::default_value(None),
     };
 
     /// May calls run alongside other concurrency-safe calls?
@@ -456,6 +463,13 @@ impl SafetyPosture {
     pub fn open_world(&self) -> &Setting<bool> {
         &self.open_world
     }
+    /// What the tool's calls bring to the Rule of Two: the declared set,
+    /// or `None` when unsaid (then, call by call: private data; untrusted
+    /// input when [`open_world`](Self::open_world); an external effect
+    /// when the call is not read-only).
+    pub fn rule_of_two(&self) -> &Setting<Option<Exposures>> {
+        &self.rule_of_two
+    }
 
     /// Every field, in the order reports list them: its key (as `#[tool]`
     /// spells it), its value as text (a per-input expression shows as `per
@@ -499,6 +513,7 @@ impl SafetyPosture {
             PostureField::Access => of(&self.access, PostureValue::Access),
             PostureField::Idempotent => of(&self.idempotent, PostureValue::Flag),
             PostureField::OpenWorld => of(&self.open_world, PostureValue::Flag),
+            PostureField::RuleOfTwo => of(&self.rule_of_two, PostureValue::Exposures),
         }
     }
 
@@ -571,6 +586,10 @@ impl SafetyPosture {
     pub(crate) fn declare_open_world(&mut self, open_world: bool) {
         self.open_world = Setting::declared(open_world);
     }
+
+    pub(crate) fn declare_rule_of_two(&mut self, exposures: Exposures) {
+        self.rule_of_two = Setting::declared(Some(exposures));
+    }
 }
 
 impl Default for SafetyPosture {
@@ -603,11 +622,13 @@ pub enum PostureField {
     Idempotent,
     /// `open_world` (MCP's `openWorldHint`).
     OpenWorld,
+    /// `rule_of_two`: the Rule of Two properties calls bring.
+    RuleOfTwo,
 }
 
 impl PostureField {
     /// Every field, in the order reports list them.
-    pub const ALL: [PostureField; 10] = [
+    pub const ALL: [PostureField; 11] = [
         PostureField::ConcurrencySafe,
         PostureField::ReadOnly,
         PostureField::Destructive,
@@ -618,6 +639,7 @@ impl PostureField {
         PostureField::Access,
         PostureField::Idempotent,
         PostureField::OpenWorld,
+        PostureField::RuleOfTwo,
     ];
 
     /// The field's key in `#[tool]`, in serialised records and in lock files.
@@ -633,6 +655,7 @@ impl PostureField {
             PostureField::Access => "access",
             PostureField::Idempotent => "idempotent",
             PostureField::OpenWorld => "open_world",
+            PostureField::RuleOfTwo => "rule_of_two",
         }
     }
 }
@@ -658,6 +681,9 @@ pub enum PostureValue {
     Flag(bool),
     /// `access`.
     Access(AccessKind),
+    /// `rule_of_two`: the declared set, or `None` when it follows from
+    /// the other postures.
+    Exposures(Option<Exposures>),
 }
 
 impl fmt::Display for PostureValue {
@@ -670,6 +696,8 @@ impl fmt::Display for PostureValue {
             PostureValue::Flag(value) => write!(f, "{value}"),
             PostureValue::Access(AccessKind::PerInput(expr)) => write!(f, "per input (`{expr}`)"),
             PostureValue::Access(kind) => write!(f, "{kind}"),
+            PostureValue::Exposures(Some(set)) => write!(f, "{set}"),
+            PostureValue::Exposures(None) => f.write_str("from the other postures"),
         }
     }
 }

@@ -173,6 +173,14 @@ impl ExecutorBuilder {
         self
     }
 
+    /// How the Rule of Two applies (see
+    /// [`RuleOfTwo`](crate::permission::RuleOfTwo): always on; this only
+    /// names the tools that may complete it unattended in `bypass` mode).
+    pub fn rule_of_two(mut self, rule: crate::permission::RuleOfTwo) -> Self {
+        self.template.policy = self.template.policy.with_rule_of_two(rule);
+        self
+    }
+
     /// Replaces the whole permission policy, mode, approver, classifier,
     /// workspace and grant lifetime included (one policy may serve many
     /// conversations). A later [`mode`](Self::mode),

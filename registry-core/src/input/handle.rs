@@ -21,7 +21,7 @@ use crate::declare::context::ToolContext;
 use crate::declare::definition::{Declaration, Evaluators, ToolSpec};
 use crate::declare::output::{IntoToolOutput, ToolOutput};
 use crate::declare::tool::{Tool, ToolInput};
-use crate::declare::{PermissionContent, PermissionDecision};
+use crate::declare::{Exposure, Exposures, PermissionContent, PermissionDecision};
 use crate::input::refusal::{Refusal, RefusedBy};
 use crate::input::schema::plan::ArgPlan;
 use crate::{
@@ -634,6 +634,25 @@ impl PreparedCall {
     /// so a panicking `read_only` expression means yes too.
     pub fn is_destructive(&self) -> bool {
         self.ask(Question::Destructive)
+    }
+
+    /// The Rule of Two properties this call brings to its conversation:
+    /// the tool's declared set, or, unsaid, private data; untrusted input
+    /// when the tool is open-world; an external effect when this call is
+    /// not read-only (a panicking `read_only` expression means it is not).
+    pub fn exposures(&self) -> Exposures {
+        let posture = self.tool().spec().posture();
+        if let Some(declared) = posture.rule_of_two().value() {
+            return *declared;
+        }
+        let mut exposures = Exposures::NONE.with(Exposure::PrivateData);
+        if *posture.open_world().value() {
+            exposures = exposures.with(Exposure::UntrustedInput);
+        }
+        if !self.is_read_only() {
+            exposures = exposures.with(Exposure::ExternalEffect);
+        }
+        exposures
     }
 
     /// What this call reads and writes, as the tool declares it (paths as

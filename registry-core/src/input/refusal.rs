@@ -69,6 +69,14 @@ pub enum RefusedBy {
     /// A hook of the executor (its name) denied the call, or failed
     /// before it (see [`CallHook`](crate::execute::CallHook)).
     Hook(String),
+    /// The call would have completed the Rule of Two (see
+    /// [`RuleOfTwo`](crate::permission::RuleOfTwo)) in `bypass` mode, where
+    /// nobody can be asked.
+    RuleOfTwo,
+    /// A person will answer later ([`Approval::Later`](crate::permission::Approval::Later)):
+    /// in a durable turn the call waits (the turn is suspended); in any
+    /// other, it was not run.
+    Pending,
 }
 
 /// How `Delegate` decisions are settled: the general policy of a session.

@@ -27,6 +27,11 @@ pub enum Approval {
         /// Why not.
         reason: Option<String>,
     },
+    /// No answer now: a person will answer later. A durable turn
+    /// ([`Executor::run_turn_durable`](crate::execute::Executor::run_turn_durable))
+    /// is suspended with this call pending; any other turn refuses the
+    /// call ([`RefusedBy::Pending`](crate::permission::RefusedBy::Pending)).
+    Later,
 }
 
 /// The question an approver gets.

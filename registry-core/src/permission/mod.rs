@@ -47,6 +47,7 @@
 //!         Refusal, RefusedBy,
 //!     },
 //!     session::Session,
+//!     declare::Exposure,
 //! };
 //!
 //! /// Says "always" to everything (a real one asks a person).
@@ -59,7 +60,9 @@
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() {
+//! // Brings one Rule of Two property: never all three alone.
 //! let deploy = ToolBuilder::new("deploy", "Deploy the site.")
+//!     .rule_of_two([Exposure::ExternalEffect])
 //!     .build(|_, _| async { Ok(ToolOutput::text("deployed")) })
 //!     .unwrap();
 //! let call = deploy.prepare(serde_json::json!({})).unwrap();
@@ -138,12 +141,14 @@ mod content_tests;
 mod context;
 pub(crate) mod enforce;
 mod error;
+pub(crate) mod exposure;
 mod grants;
 mod mode;
 pub(crate) mod pattern;
 pub(crate) mod pipeline;
 mod reach;
 mod rule;
+pub(crate) mod rule_of_two;
 #[cfg(test)]
 mod rule_tests;
 mod self_test;
@@ -157,6 +162,7 @@ pub use context::{PermissionContext, PoolMode, PoolModeFilter, RuleBehavior, Rul
 // `__private::enforce`, not part of the documented API.
 pub use enforce::CallRules;
 pub use error::ContextError;
+pub use exposure::ExposedBy;
 pub use grants::{GrantRecord, Grants};
 
 // Defined in `input`, the earliest stage that needs them (a `ToolError`
@@ -164,3 +170,4 @@ pub use grants::{GrantRecord, Grants};
 pub use crate::input::refusal::{PermissionMode, Refusal, RefusedBy, UnknownPermissionMode};
 pub use pipeline::{AllowedBy, Authorization, PermissionPolicy};
 pub use rule::{PermissionRule, RuleError};
+pub use rule_of_two::RuleOfTwo;

@@ -14,12 +14,17 @@
 //! | 3 | the tool's own `check_permissions` when it says `Deny` (a deny always holds: no allow rule, mode or approval loosens it) | `Refused` by `Tool` |
 //! | 4 | `plan` mode: a call that is not read-only | `Refused` by `Mode(Plan)` |
 //! | 5 | a deny content rule for the tool that **cannot be checked** against the call (no content, a command the reader cannot vouch for, a path that cannot be resolved or has several names): ask (in `bypass` mode: deny, for a deny rule holds in every mode; in `dont_ask` the ask is a deny) | ask / `Refused` by `DenyRule` |
+//! | 5b | the [Rule of Two](super::RuleOfTwo): the call brings a property and, with what the conversation's earlier calls brought, would complete all three (untrusted input, private data, an external effect) | ask, naming the calls that brought each (in `bypass` mode: `Refused` by `RuleOfTwo`, unless the runtime allowed the tool unattended) |
 //! | 6 | ask rules (whole-tool, or content matched; a content ask rule that cannot be checked asks too) | ask |
 //! | 7 | allow rules (whole-tool, or content rules that together cover the call: each program of a command line covered by some allow rule, a path as the OS will open it) | `Allowed { by: AllowRule }` |
 //! | 8 | this session's allow-always grants | `Allowed { by: SessionRule }` |
 //! | 9 | the tool's `check_permissions`: `Allow`, `Ask` | `Allowed { by: Tool }` / ask |
 //! | 10 | `Delegate` in `auto` mode with a classifier: the [`SafetyClassifier`] reviews the call's `classifier_input` (empty: skipped; its hook panicked: ask; classifier error or panic: ask) | `Allowed`/`Refused` by `Classifier` / ask |
 //! | 11 | `Delegate`: the [`PermissionMode`]'s general policy (see its table) | `Allowed`/`Refused` by `Mode(_)` / ask |
+//!
+//! An allowed call's properties are then recorded in its conversation,
+//! checked again under the session's lock (a call of the same turn may
+//! have brought one meanwhile: completing the three then asks as 5b does).
 //!
 //! An ask is settled by the mode first (`bypass`: runs; `dont_ask`:
 //! denied), then by the [`Approver`]: `AllowOnce` runs the call,
@@ -64,11 +69,13 @@ use std::time::{Duration, SystemTime};
 
 use super::approval::{ClassifierRequest, SafetyClassifier, SafetyVerdict};
 use super::context::{PermissionContext, RuleBehavior, RuleSource};
+use super::exposure::{Acquired, CallExposure};
 use super::grants::Grants;
 use super::mode::{CallFacts, Settled, plan_mode_reason};
 use super::pattern::ContentPattern;
 use super::reach::{CallContent, Reach};
 use super::rule::PermissionRule;
+use super::rule_of_two::{self, RuleOfTwo};
 use crate::declare::PermissionContent;
 use crate::declare::context::ToolContext;
 use crate::declare::decision::PermissionDecision;
@@ -162,7 +169,7 @@ pub enum AllowedBy {
 /// };
 ///
 /// /// Overwrite a file.
-/// #[tool(name = "write_file", destructive = false)]
+/// #[tool(name = "write_file", destructive = false, rule_of_two = ["external_effect"])]
 /// struct WriteFile;
 ///
 /// impl Tool for WriteFile {
@@ -220,6 +227,7 @@ struct Config {
     workspace: Option<PathBuf>,
     /// How long an allow-always grant lasts; `None`: the session.
     grant_lifetime: Option<Duration>,
+    rule_of_two: RuleOfTwo,
 }
 
 impl fmt::Debug for PermissionPolicy {
@@ -230,8 +238,16 @@ impl fmt::Debug for PermissionPolicy {
             .field("classifier", &self.config.classifier.is_some())
             .field("workspace", &self.config.workspace)
             .field("grant_lifetime", &self.config.grant_lifetime)
+            .field("rule_of_two", &self.config.rule_of_two)
             .finish()
     }
+}
+
+/// An allowed call on its way to being recorded.
+struct Admitted {
+    outcome: Authorization,
+    /// Whether a person approved it knowing it completes the three.
+    person_said_so: bool,
 }
 
 /// What the synchronous steps left to do.
@@ -239,8 +255,14 @@ enum Next {
     Done(Authorization),
     /// Ask, for this reason.
     Ask(String),
+    /// Ask, because the call would complete the Rule of Two: an approval
+    /// is a person saying so.
+    AskCompleting(String),
     /// Let the classifier review this text.
     Classify(Arc<dyn SafetyClassifier>, String),
+    /// Let the classifier review this text; what it would allow still
+    /// asks, for this reason (the call would complete the Rule of Two).
+    ClassifyCompleting(Arc<dyn SafetyClassifier>, String, String),
 }
 
 fn allowed(by: AllowedBy) -> Next {
@@ -249,6 +271,18 @@ fn allowed(by: AllowedBy) -> Next {
 
 fn refused(by: RefusedBy, reason: String) -> Next {
     Next::Done(Authorization::Refused(Refusal::new(by, reason)))
+}
+
+/// How the reason of a pending call ends: a durable turn's record keeps
+/// what comes before it, the question the person must answer.
+pub(crate) const PENDING: &str = "; a person will answer later, so this call has not run";
+
+/// A call completing the three in `bypass` mode, where nobody is asked.
+fn bypass_refusal(reason: String) -> Authorization {
+    Authorization::Refused(Refusal::new(
+        RefusedBy::RuleOfTwo,
+        format!("{reason}; bypass mode asks nobody, so it was not run"),
+    ))
 }
 
 /// A rule as quoted in a reason: capped, since content may be long.
@@ -267,6 +301,7 @@ impl PermissionPolicy {
                 classifier: None,
                 workspace: None,
                 grant_lifetime: None,
+                rule_of_two: RuleOfTwo::new(),
             }),
         }
     }
@@ -283,6 +318,13 @@ impl PermissionPolicy {
     /// answers nothing, here and once restored elsewhere.
     pub fn with_grant_lifetime(mut self, lifetime: Duration) -> Self {
         Arc::make_mut(&mut self.config).grant_lifetime = Some(lifetime);
+        self
+    }
+
+    /// Sets how the Rule of Two is applied (always on; see
+    /// [`RuleOfTwo`] for the tools a runtime lets through in `bypass`).
+    pub fn with_rule_of_two(mut self, rule: RuleOfTwo) -> Self {
+        Arc::make_mut(&mut self.config).rule_of_two = rule;
         self
     }
 
@@ -312,6 +354,11 @@ impl PermissionPolicy {
         let root = normalize_path(&root.as_ref().to_string_lossy());
         Arc::make_mut(&mut self.config).workspace = Some(PathBuf::from(root));
         self
+    }
+
+    /// Who answers asks, when anyone does.
+    pub(crate) fn approver(&self) -> Option<&Arc<dyn Approver>> {
+        self.config.approver.as_ref()
     }
 
     /// The permission mode.
@@ -353,9 +400,14 @@ impl PermissionPolicy {
         // The asking and classifying futures are boxed: they are rare (a
         // person or a model is consulted, which dwarfs an allocation), and
         // held inline they would triple the size of every call's future.
+        let mut person_said_so = false;
         let outcome = match self.decide(cx, grants, call, content.as_ref(), tool_cx, hooked) {
             Next::Done(outcome) => outcome,
             Next::Ask(reason) => {
+                Box::pin(self.ask(grants, call, call_id, content.as_ref(), reason)).await
+            }
+            Next::AskCompleting(reason) => {
+                person_said_so = true;
                 Box::pin(self.ask(grants, call, call_id, content.as_ref(), reason)).await
             }
             Next::Classify(classifier, text) => {
@@ -366,6 +418,26 @@ impl PermissionPolicy {
                     }
                 }
             }
+            Next::ClassifyCompleting(classifier, text, why) => {
+                person_said_so = true;
+                let reason =
+                    match Box::pin(classify(classifier.as_ref(), call, call_id, text)).await {
+                        Ok(refused @ Authorization::Refused(_)) => return refused,
+                        Ok(Authorization::Allowed { .. }) => why,
+                        Err(reason) => format!("{reason}; {why}"),
+                    };
+                Box::pin(self.ask(grants, call, call_id, content.as_ref(), reason)).await
+            }
+        };
+        let outcome = if outcome.is_allowed() {
+            let admitted = Admitted {
+                outcome,
+                person_said_so,
+            };
+            self.admit(grants, call, call_id, content.as_ref(), tool_cx, admitted)
+                .await
+        } else {
+            outcome
         };
         tracing::debug!(
             tool = call.tool().name(),
@@ -375,6 +447,57 @@ impl PermissionPolicy {
             "permission decided"
         );
         outcome
+    }
+
+    /// Records what an allowed call brings to its conversation, checking
+    /// again under the session's lock: a call of the same turn may have
+    /// brought a property since this one was weighed. Completing the three
+    /// then asks (in `bypass`: refuses) as step 5b would have.
+    async fn admit(
+        &self,
+        grants: &Grants,
+        call: &PreparedCall,
+        call_id: &str,
+        content: Option<&PermissionContent>,
+        tool_cx: &ToolContext,
+        admitted: Admitted,
+    ) -> Authorization {
+        let Admitted {
+            outcome,
+            person_said_so,
+        } = admitted;
+        let Some(CallExposure(acquired)) = tool_cx.get::<CallExposure>() else {
+            return outcome;
+        };
+        let brings = call.exposures();
+        let name = call.tool().name();
+        let unattended = self.unattended(call);
+        let unless_completing = !person_said_so && !unattended;
+        match acquired.admit(brings, name, call_id, unless_completing) {
+            Ok(()) => outcome,
+            Err(would) => {
+                let reason = rule_of_two::explain(name, brings, &would.earlier);
+                if self.config.mode == PermissionMode::Bypass {
+                    return bypass_refusal(reason);
+                }
+                let answer = Box::pin(self.ask(grants, call, call_id, content, reason)).await;
+                if answer.is_allowed() {
+                    // Approved by a person: recorded whatever it completes.
+                    let _ = acquired.admit(brings, name, call_id, false);
+                }
+                answer
+            }
+        }
+    }
+
+    /// Whether the runtime let `call`'s tool complete the three in
+    /// `bypass` mode.
+    fn unattended(&self, call: &PreparedCall) -> bool {
+        self.config.mode == PermissionMode::Bypass
+            && self
+                .config
+                .rule_of_two
+                .allows_unattended(call.tool().name(), call.tool().spec().aliases())
     }
 
     /// The synchronous steps 1 to 11 (see the module docs), in order:
@@ -449,6 +572,57 @@ impl PermissionPolicy {
             return unchecked.settle(name, mode);
         }
 
+        // 5b. The Rule of Two, against the conversation's history: in
+        // `bypass` nobody can be asked; elsewhere the steps below still
+        // run, so an ask they make carries both reasons, and what they
+        // would allow asks instead (a classifier cannot say so for a
+        // person either).
+        let brings = call.exposures();
+        let checked = match tool_cx.get::<CallExposure>() {
+            Some(CallExposure(acquired)) => acquired.check(brings),
+            None => Acquired::default().check(brings),
+        };
+        let completing = match checked {
+            Err(would) if !self.unattended(call) => {
+                let reason = rule_of_two::explain(name, brings, &would.earlier);
+                if mode == PermissionMode::Bypass {
+                    return Next::Done(bypass_refusal(reason));
+                }
+                Some(reason)
+            }
+            _ => None,
+        };
+        let rest = self.rules_and_policy(&judged, grants, call, content, hooked, decision, &facts);
+        match (completing, rest) {
+            (None, rest) => rest,
+            (Some(_), refused @ Next::Done(Authorization::Refused(_))) => refused,
+            (Some(why), Next::Ask(reason) | Next::AskCompleting(reason)) => {
+                Next::AskCompleting(format!("{reason}; {why}"))
+            }
+            (Some(why), Next::Done(Authorization::Allowed { .. })) => Next::AskCompleting(why),
+            // The classifier may still refuse (stricter); it cannot say so
+            // for a person.
+            (Some(why), Next::Classify(classifier, text)) => {
+                Next::ClassifyCompleting(classifier, text, why)
+            }
+            (Some(_), completing @ Next::ClassifyCompleting(..)) => completing,
+        }
+    }
+
+    /// Steps 6 to 11: rules, hooks, grants, the tool's own view, then the
+    /// general policy.
+    #[allow(clippy::too_many_arguments)]
+    fn rules_and_policy(
+        &self,
+        judged: &Judged<'_>,
+        grants: &Grants,
+        call: &PreparedCall,
+        content: Option<&PermissionContent>,
+        hooked: Option<&Verdict>,
+        decision: PermissionDecision,
+        facts: &CallFacts<'_>,
+    ) -> Next {
+        let name = judged.name;
         // 6. Ask rules (and a hook's ask); 7. allow rules (and a hook's
         // allow): a hook's word weighs as a rule's, after every deny.
         let hook_ask = || match hooked {
@@ -481,7 +655,7 @@ impl PermissionPolicy {
             PermissionDecision::Deny { reason } => {
                 refused(RefusedBy::Tool, capped_message(&reason).to_string())
             }
-            PermissionDecision::Delegate => self.delegated(call, &facts),
+            PermissionDecision::Delegate => self.delegated(call, facts),
         }
     }
 
@@ -564,6 +738,10 @@ impl PermissionPolicy {
                     by: AllowedBy::Approver,
                 }
             }
+            Some(Approval::Later) => Authorization::Refused(Refusal::new(
+                RefusedBy::Pending,
+                format!("{}{PENDING}", request.reason),
+            )),
             Some(Approval::Deny { reason }) => Authorization::Refused(Refusal::new(
                 RefusedBy::Approver,
                 match reason {

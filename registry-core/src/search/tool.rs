@@ -75,7 +75,10 @@ fn default_max_results() -> usize {
     always_load,
     flag = "tool_search",
     search_hint = "find discover load deferred tools",
-    max_result_chars = 100_000
+    max_result_chars = 100_000,
+    // It returns definitions of tools the pool already holds: nothing a
+    // call of its own did not bring.
+    rule_of_two = []
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ToolSearch;
@@ -108,6 +111,7 @@ pub(crate) fn stand_in() -> ToolHandle {
     .concurrency_safe(true)
     .loading(Loading::AlwaysLoad)
     .search_hint("find discover load deferred tools")
+    .rule_of_two([])
     .max_result_chars(ResultCap::Chars(
         NonZeroUsize::new(100_000).expect("not zero"),
     ))

@@ -13,10 +13,12 @@ use super::deferral::{Deferral, DeferralPolicy};
 use super::metrics::{Metrics, ToolMetrics};
 use super::store::SessionRecord;
 use super::{ContextModifier, SessionState};
+use crate::declare::Exposures;
 use crate::declare::context::ToolContext;
 use crate::declare::posture::Loading;
 use crate::input::handle::ToolHandle;
-use crate::permission::Grants;
+use crate::permission::exposure::Acquired;
+use crate::permission::{ExposedBy, Grants};
 use crate::pool::ToolPool;
 use crate::render::ProviderFormat;
 
@@ -32,6 +34,11 @@ pub struct Session {
     /// What a person approved "always" in this conversation; the
     /// permission policy reads and adds to it.
     grants: Grants,
+    /// The Rule of Two properties the conversation's calls brought.
+    pub(crate) acquired: Arc<Acquired>,
+    /// The durable turn suspended and waiting for a person, by id: the
+    /// one turn that may be resumed.
+    pending_turn: Mutex<Option<String>>,
     metrics: Metrics,
     /// Held for a whole turn: a session's turns never overlap, whichever
     /// executor runs them, so an unsafe call of one turn cannot run beside
@@ -73,25 +80,59 @@ impl Session {
     }
 
     /// The conversation as a store keeps it, at `now`: discoveries in
-    /// order, state, and the grants still live (lapsed ones are left out).
+    /// order, state, the grants still live (lapsed ones are left out) and
+    /// the calls that brought Rule of Two properties.
     pub fn record(&self, now: SystemTime) -> SessionRecord {
         SessionRecord {
             format: SessionRecord::FORMAT,
             discovered: self.discovered(),
             state: (*self.state()).clone(),
             grants: self.grants.records(now),
+            exposed_by: self.acquired.calls(),
+            pending_turn: self.pending_turn(),
         }
     }
 
     /// Puts a stored record back: discoveries are added (in order), the
-    /// state replaced, and the grants still live at `now` restored (a
-    /// grant already held keeps the later of its two lapse times).
+    /// state replaced, the grants still live at `now` restored (a grant
+    /// already held keeps the later of its two lapse times), and the Rule
+    /// of Two properties added (nothing acquired is ever forgotten).
     pub fn restore(&self, record: SessionRecord, now: SystemTime) {
         for name in record.discovered {
             self.discover(name);
         }
         self.replace_state(record.state);
         self.grants.restore(record.grants, now);
+        self.acquired.restore(record.exposed_by);
+        self.set_pending_turn(record.pending_turn);
+    }
+
+    /// The id of the durable turn that waits for a person, if one does
+    /// (see [`Executor::resume`](crate::execute::Executor::resume)).
+    pub fn pending_turn(&self) -> Option<String> {
+        self.pending_turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub(crate) fn set_pending_turn(&self, turn: Option<String>) {
+        *self
+            .pending_turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = turn;
+    }
+
+    /// The Rule of Two properties this conversation has acquired from
+    /// calls that ran (see [`RuleOfTwo`](crate::permission::RuleOfTwo)).
+    pub fn exposures(&self) -> Exposures {
+        self.acquired.exposures()
+    }
+
+    /// The calls that brought them (the first few for each property), in
+    /// the order they ran.
+    pub fn exposed_by(&self) -> Vec<ExposedBy> {
+        self.acquired.calls()
     }
 
     /// Marks a deferred tool (by primary name) as discovered, so calls to

@@ -2,7 +2,8 @@
 //! session, and how a pool looks to it.
 //!
 //! Owns: the [`Session`] an executor runs in (`conversation`: discovered
-//! tools in discovery order, the deferral decided for it, the turn lock),
+//! tools in discovery order, the deferral decided for it, the turn lock,
+//! the Rule of Two properties its calls brought),
 //! the [`SessionState`] that tool results change through
 //! [`ContextModifier`]s (defined beside [`ToolContext`](crate::declare::ToolContext),
 //! which hands it to each call), which tools a session sends without their

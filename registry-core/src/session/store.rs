@@ -3,8 +3,9 @@
 //!
 //! A [`SessionRecord`] is what a conversation accumulates that the
 //! registry keeps: the deferred tools it discovered (in discovery order),
-//! its [`SessionState`] (what context modifiers changed), and its
-//! allow-always grants, each with the moment it lapses. The record is
+//! its [`SessionState`] (what context modifiers changed), its
+//! allow-always grants, each with the moment it lapses, and the calls that
+//! brought it Rule of Two properties. The record is
 //! versioned ([`SessionRecord::FORMAT`]) and bounded: [`StoreLimits`] caps its
 //! encoded size and how long a store keeps it.
 //!
@@ -31,7 +32,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::SessionState;
-use crate::permission::GrantRecord;
+use crate::permission::{ExposedBy, GrantRecord};
 
 /// One conversation's state as a store holds it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +46,14 @@ pub struct SessionRecord {
     pub state: SessionState,
     /// Allow-always grants still live when the record was taken.
     pub grants: Vec<GrantRecord>,
+    /// The calls that brought Rule of Two properties (a few per
+    /// property). Absent in records written before the rule existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exposed_by: Vec<ExposedBy>,
+    /// The durable turn waiting for a person (its id), if one is: the one
+    /// a resume may finish. Absent when none waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_turn: Option<String>,
 }
 
 impl SessionRecord {

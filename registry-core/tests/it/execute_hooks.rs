@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use execute_support::*;
+use registry_core::declare::Exposure;
 use registry_core::execute::{AfterCall, BeforeCall, CallHook, HookFuture, HookedCall};
 use registry_core::permission::{Approval, RefusedBy, RuleBehavior, RuleSource};
 use registry_core::provider::Provider;
@@ -35,7 +36,10 @@ fn tools() -> Vec<ToolHandle> {
             |_: Value, _| async move { Ok(ToolOutput::text(format!(".env:1:API_KEY={SECRET}"))) },
         )
         .unwrap();
+    // Writes a note in the conversation's workspace: an effect, nothing
+    // read back.
     let write_note = ToolBuilder::new("write_note", "Write a note.")
+        .rule_of_two([Exposure::ExternalEffect])
         .build(
             |args: Value, _| async move { Ok(ToolOutput::text(format!("wrote {}", args["text"]))) },
         )

@@ -51,6 +51,7 @@ mod pool;
 mod provider;
 mod public_api;
 mod rich_results;
+mod rule_of_two;
 mod search_eval;
 mod search_heldout;
 mod search_tool;

@@ -11,6 +11,7 @@ use std::time::Duration;
 use mcp_support::{FakeServer, names, plain, tool, until};
 use registry_core::declare::imported::imported_tool_name;
 use registry_core::mcp::{McpImport, McpServerConfig};
+use registry_core::permission::RuleOfTwo;
 use registry_core::{
     ToolContext, ToolHandle,
     catalog::PluginRegistry,
@@ -533,6 +534,7 @@ async fn executors_built_before_a_refresh_keep_every_tool_that_still_exists() {
             .executor()
             .permissions(rules)
             .mode(PermissionMode::Bypass)
+            .rule_of_two(RuleOfTwo::new().allow_unattended("mcp__srv__kept"))
             .session(session)
             .build(),
     );
@@ -668,6 +670,7 @@ async fn progress_is_reported_and_extends_a_call_up_to_its_limit() {
         .executor()
         .permissions(rules)
         .mode(PermissionMode::Bypass)
+        .rule_of_two(RuleOfTwo::new().allow_unattended("mcp__srv__progress"))
         .session(session)
         .build();
     let run = |args: serde_json::Value| {
@@ -874,7 +877,14 @@ async fn through_our_server(
         BaseTools::__from_handles(Vec::new()).unwrap(),
     ));
     served.plugins().register("local", tool).unwrap().detach();
-    let server = McpServer::new(served.executor().mode(PermissionMode::Bypass));
+    // Tools of these tests say nothing of the Rule of Two: in bypass mode
+    // they run only when named unattended.
+    let server = McpServer::new(
+        served
+            .executor()
+            .mode(PermissionMode::Bypass)
+            .rule_of_two(RuleOfTwo::new().allow_unattended(name.as_str())),
+    );
     let (ours, theirs) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move { server.serve_io(ours).await });
 
@@ -893,6 +903,7 @@ async fn through_our_server(
         .executor()
         .permissions(PermissionContext::new())
         .mode(PermissionMode::Bypass)
+        .rule_of_two(RuleOfTwo::new().allow_unattended(format!("mcp__back__{name}")))
         .session(session)
         .build();
     (import, executor)
@@ -926,6 +937,7 @@ async fn an_after_hook_redacts_an_imported_tools_result() {
     let exec = registry
         .executor()
         .mode(PermissionMode::Bypass)
+        .rule_of_two(RuleOfTwo::new().allow_unattended("mcp__vault__echo"))
         .hook(Redact)
         .build();
     // Imported tools are deferred: found first, as tool search would.

@@ -57,8 +57,9 @@ impl Tool for Lookup {
     }
 }
 
-/// Write a note. Says nothing about its posture: it asks.
-#[tool(name = "write_note")]
+/// Write a note. Says nothing about its posture but that it only writes
+/// (one Rule of Two property): it asks.
+#[tool(name = "write_note", rule_of_two = ["external_effect"])]
 struct WriteNote;
 
 impl Tool for WriteNote {
@@ -469,7 +470,7 @@ async fn an_http_import_reconnects_with_backoff_after_the_server_restarts() {
 
 /// One request over a raw keep-alive socket, and its whole response
 /// (headers and body, chunked or not).
-async fn exchange(
+pub(crate) async fn exchange(
     socket: &mut tokio::net::TcpStream,
     addr: std::net::SocketAddr,
     session: Option<&str>,
@@ -517,7 +518,10 @@ async fn exchange(
 }
 
 /// Initializes a session over a raw socket; its id.
-async fn raw_session(socket: &mut tokio::net::TcpStream, addr: std::net::SocketAddr) -> String {
+pub(crate) async fn raw_session(
+    socket: &mut tokio::net::TcpStream,
+    addr: std::net::SocketAddr,
+) -> String {
     let init = exchange(
         socket,
         addr,
@@ -836,7 +840,7 @@ impl registry_core::session::SessionStore for Switchable {
     }
 }
 
-fn call_body(id: u32, name: &str) -> String {
+pub(crate) fn call_body(id: u32, name: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{{"key":"a"}}}}}}"#
     )

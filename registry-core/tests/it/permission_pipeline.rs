@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use registry_core::declare::Exposure;
 use registry_core::{
     PermissionContent, PermissionContext, PermissionDecision, PermissionMode, Tool, ToolBuilder,
     ToolCall, ToolContext, ToolHandle, ToolOutput, ToolRegistry,
@@ -73,6 +74,8 @@ fn review(input: &ProbeInput) -> String {
 }
 
 /// A tool whose posture, permission view and content come from its input.
+/// It brings one Rule of Two property, so no call of it completes the
+/// three alone (the rule has its own tests, in `rule_of_two`).
 #[tool(
     name = "probe",
     aliases = ["Probe"],
@@ -80,6 +83,7 @@ fn review(input: &ProbeInput) -> String {
     read_only = read_only,
     destructive = destructive,
     classifier_input = review,
+    rule_of_two = ["external_effect"],
 )]
 struct Probe;
 
@@ -496,6 +500,7 @@ async fn whole_tool_rules_cover_names_aliases_and_servers_in_the_current_context
     // Server forms work for ask and allow rules too.
     let default = PermissionPolicy::new(PermissionMode::Default);
     let write_call = ToolBuilder::new("mcp__files__write", "Write a file.")
+        .rule_of_two([Exposure::ExternalEffect])
         .build(|_, _| async { Ok(ToolOutput::text("")) })
         .unwrap()
         .prepare(json!({}))

@@ -36,8 +36,8 @@ struct Note {
     key: String,
 }
 
-/// Write a note. Says nothing about its posture: it asks.
-#[tool(name = "write_note")]
+/// Write a note. Says nothing of its posture but that it only writes: it asks.
+#[tool(name = "write_note", rule_of_two = ["external_effect"])]
 struct WriteNote;
 
 impl Tool for WriteNote {

@@ -9,6 +9,7 @@ use super::diff::json_diff;
 use super::expr::normalise;
 use super::report::{DefinitionChange, LockNote, LockProblem, LockReport, Outcome, permissiveness};
 use super::{CatalogLock, LockEntry, LockError, read_lock_text};
+use crate::declare::exposure::Exposures;
 use crate::declare::posture::{AccessKind, PostureField, PostureKind, PostureValue, SafetyPosture};
 
 /// The problems and notes between a lock and the catalog now.
@@ -173,9 +174,7 @@ fn check_posture(
             }
             continue;
         }
-        let (Some(looser), Some(stricter)) =
-            (permissiveness(field, &is), permissiveness(field, &was))
-        else {
+        let (Some(looser), Some(stricter)) = compared(field, &was, &is) else {
             // Not a safety ordering (`loading`): the definition check
             // reports it.
             continue;
@@ -199,6 +198,23 @@ fn check_posture(
             }),
         }
     }
+}
+
+/// The permissiveness of the new and the old value, to compare. A set of
+/// Rule of Two properties is ordered by inclusion, which one number per
+/// value cannot say: the new set is stricter only when it holds every old
+/// property (an undeclared set counts as all three, the most it can be).
+fn compared(
+    field: PostureField,
+    was: &PostureValue,
+    is: &PostureValue,
+) -> (Option<u128>, Option<u128>) {
+    if let (PostureValue::Exposures(was), PostureValue::Exposures(is)) = (was, is) {
+        let full = |set: &Option<Exposures>| set.unwrap_or(Exposures::ALL);
+        let keeps_all = full(is).union(full(was)) == full(is);
+        return (Some(u128::from(!keeps_all)), Some(u128::from(keeps_all)));
+    }
+    (permissiveness(field, is), permissiveness(field, was))
 }
 
 /// Equal values; posture expressions compare as token text (see

@@ -25,6 +25,9 @@ fn loosening_means(field: PostureField) -> &'static str {
         }
         PostureField::Idempotent => "clients are now told a repeated call does nothing more",
         PostureField::OpenWorld => "clients are now told calls stay within a closed world",
+        PostureField::RuleOfTwo => {
+            "calls now bring fewer Rule of Two properties, so fewer combinations ask a person"
+        }
     }
 }
 
@@ -59,6 +62,11 @@ pub(super) fn permissiveness(field: PostureField, value: &PostureValue) -> Optio
         // `open_world: false`.
         (PostureField::Idempotent, PostureValue::Flag(idempotent)) => u128::from(*idempotent),
         (PostureField::OpenWorld, PostureValue::Flag(open)) => u128::from(!*open),
+        // Sets are ordered by inclusion (`check.rs` compares them); alone,
+        // a set ranks by how few properties it holds.
+        (PostureField::RuleOfTwo, PostureValue::Exposures(set)) => {
+            (3 - set.map_or(3, |set| set.len())) as u128
+        }
         // A declared access only ever lets calls run beside more calls
         // than the boolean rule does.
         (PostureField::Access, PostureValue::Access(kind)) => match kind {

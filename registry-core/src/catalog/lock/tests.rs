@@ -315,11 +315,30 @@ fn strictest() -> ToolBuilder {
         .destructive(true)
 }
 
+/// Rule of Two sets are ordered by inclusion: trading one property for
+/// another is a loosening both ways, adding one never is.
+#[test]
+fn rule_of_two_sets_loosen_when_any_property_goes() {
+    use crate::declare::Exposure::{ExternalEffect, PrivateData, UntrustedInput};
+    let with = |set: &[crate::declare::Exposure]| {
+        let set = set.to_vec();
+        build(strictest().rule_of_two(set))
+    };
+    let loosened = |from: &[crate::declare::Exposure], to: &[crate::declare::Exposure]| {
+        !diff(&[with(from)], &[with(to)]).problems.is_empty()
+    };
+    assert!(loosened(&[PrivateData], &[UntrustedInput]));
+    assert!(loosened(&[UntrustedInput], &[PrivateData]));
+    assert!(loosened(&[PrivateData, ExternalEffect], &[UntrustedInput]));
+    assert!(!loosened(&[PrivateData], &[PrivateData, UntrustedInput]));
+    assert!(!loosened(&[], &[ExternalEffect]));
+}
+
 /// Every field's loosening fails and its reverse passes with a note.
 #[test]
 fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
     type Loosen = fn(ToolBuilder) -> ToolBuilder;
-    let cases: [(PostureField, Loosen); 12] = [
+    let cases: [(PostureField, Loosen); 13] = [
         (PostureField::ConcurrencySafe, |t| t.concurrency_safe(true)),
         (PostureField::ConcurrencySafe, |t| {
             t.concurrency_safe_when(|_| true)
@@ -339,6 +358,9 @@ fn each_posture_field_fails_when_loosened_and_notes_when_tightened() {
         }),
         (PostureField::Idempotent, |t| t.idempotent(true)),
         (PostureField::OpenWorld, |t| t.open_world(false)),
+        (PostureField::RuleOfTwo, |t| {
+            t.rule_of_two([crate::declare::Exposure::PrivateData])
+        }),
         (PostureField::ClassifierInput, |_| {
             tool("t")
                 .internal()

@@ -2,13 +2,13 @@
 //! becomes; [`DefinitionImport::import`], which finishes it into a handle,
 //! lives with the handle in `input::imported`.
 
-use crate::declare::PermissionContent;
 use crate::declare::builder::ToolBuilder;
 use crate::declare::definition::RemoteOrigin;
 use crate::declare::error::DefinitionError;
+use crate::declare::{Exposure, Exposures, PermissionContent};
 use crate::text::{capped, capped_message};
 
-use super::definition::RemoteToolDefinition;
+use super::definition::{RemoteAnnotations, RemoteToolDefinition};
 use super::naming::{imported_description, imported_tool_name, server_segment};
 use super::posture::{ImportedPosture, check_schema_shape, loading_from_meta};
 
@@ -148,6 +148,7 @@ impl DefinitionImport {
                 builder = builder.open_world(open_world);
             }
         }
+        builder = builder.rule_of_two(imported_exposures(annotations, self.trusted).iter());
         // A schema is not a claim about safety: kept whoever sent it.
         if let Some(schema) = &definition.output_schema
             && check_schema_shape(schema).is_ok()
@@ -163,6 +164,31 @@ impl DefinitionImport {
         }
         Ok(builder)
     }
+}
+
+/// What an imported tool brings to the Rule of Two, from its hints as
+/// believed (only a trusted server's): private data always (no hint rules
+/// it out); untrusted input and an external effect when it is open-world
+/// (MCP's default: it reaches "external entities", which both answer and
+/// receive); an external effect when it is not read-only. A tool without
+/// hints, or of an untrusted server, brings all three.
+fn imported_exposures(annotations: Option<&RemoteAnnotations>, trusted: bool) -> Exposures {
+    let believed = |hint: Option<bool>, default: bool| match hint {
+        Some(hint) if trusted => hint,
+        _ => default,
+    };
+    let open_world = believed(annotations.and_then(|a| a.open_world_hint), true);
+    let read_only = believed(annotations.and_then(|a| a.read_only_hint), false);
+    let mut exposures = Exposures::NONE.with(Exposure::PrivateData);
+    if open_world {
+        exposures = exposures
+            .with(Exposure::UntrustedInput)
+            .with(Exposure::ExternalEffect);
+    }
+    if !read_only {
+        exposures = exposures.with(Exposure::ExternalEffect);
+    }
+    exposures
 }
 
 /// Why a [`RemoteToolDefinition`] could not be imported: the tool (by its

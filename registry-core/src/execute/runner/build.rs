@@ -10,6 +10,7 @@ use crate::execute::config::ExecutorConfig;
 use crate::execute::executor::RunnerRef;
 use crate::execute::resolve::PoolIndex;
 use crate::permission::enforce::PathAccess;
+use crate::permission::exposure::CallExposure;
 use crate::pool::ToolPool;
 use crate::session::Session;
 use crate::session::conversation::CallSession;
@@ -61,6 +62,7 @@ impl Runner {
             // `CallSession`): one session, the executor's.
             context: context
                 .with(CallSession(Arc::clone(&session)))
+                .with(CallExposure(Arc::clone(&session.acquired)))
                 .with(RunnerRef(runner.clone())),
             session,
             rule,
