@@ -93,6 +93,29 @@ impl Executor {
         self.runner.run(calls, None).await
     }
 
+    /// [`run_turn`](Self::run_turn), except that a call needing a person's
+    /// answer nobody gives now (no approver, or
+    /// [`Approval::Later`](crate::permission::Approval::Later)) waits:
+    /// nothing starts after it, and the turn comes back
+    /// [`TurnOutcome::Suspended`](super::TurnOutcome::Suspended), to be
+    /// resumed with [`resume`](Self::resume), here or in another process
+    /// (see [`SuspendedTurn`](super::SuspendedTurn)).
+    pub async fn run_turn_durable(&self, calls: Vec<ToolCall>) -> super::TurnOutcome {
+        self.runner.run_durable(calls).await
+    }
+
+    /// Finishes the turn this executor's session waits for, with the
+    /// person's answers (see [`run_turn_durable`](Self::run_turn_durable)).
+    /// A pending call without an answer goes to the approver, or waits
+    /// again.
+    pub async fn resume(
+        &self,
+        turn: super::SuspendedTurn,
+        answers: Vec<super::Answer>,
+    ) -> Result<super::TurnOutcome, super::DurableError> {
+        self.runner.resume(turn, answers).await
+    }
+
     /// [`run_turn`](Self::run_turn), reporting each step to `events` (see
     /// [`ExecEvent`]). A closed receiver does not stop the turn.
     pub async fn run_turn_streaming(

@@ -8,7 +8,9 @@
 //! default `AccessRule`, each batch with its `BatchReason`), running batches on tokio with permission,
 //! timeouts and cancellation (`runner`), caps and spilling (`cap`),
 //! applying session-state modifiers and counting per-tool metrics (both
-//! defined in [`session`](crate::session)), events for UIs ([`ExecEvent`]);
+//! defined in [`session`](crate::session)), events for UIs ([`ExecEvent`]),
+//! hooks around each call (`hooks`), turns that wait for a person across
+//! restarts (`durable`: [`TurnOutcome`], [`SuspendedTurn`]);
 //! and the one way to make an executor ([`ExecutorBuilder`], from
 //! [`ToolRegistry::executor`](crate::pool::ToolRegistry::executor)).
 //!
@@ -105,6 +107,7 @@ mod call;
 mod cap;
 mod classify;
 mod config;
+mod durable;
 mod error;
 mod events;
 mod executor;
@@ -120,6 +123,7 @@ pub use builder::ExecutorBuilder;
 pub(crate) use builder::ExecutorTemplate;
 pub use call::{ToolCall, ToolCallResult};
 pub use config::ExecutorConfig;
+pub use durable::{Answer, DurableError, PendingApproval, SuspendedTurn, TurnOutcome};
 pub use events::ExecEvent;
 pub use executor::Executor;
 pub use hooks::{AfterCall, BeforeCall, CallHook, HookFuture, HookedCall};

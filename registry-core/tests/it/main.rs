@@ -19,6 +19,7 @@
 //! place it looks for a binary with a `main.rs`).
 
 // Support shared by several suites.
+mod durable_turns;
 mod execute_support;
 #[cfg(feature = "mcp")]
 mod mcp_support;

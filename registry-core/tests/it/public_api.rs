@@ -42,8 +42,10 @@ use syn::{Attribute, Item, Meta, Signature, Token, UseTree, Visibility};
 /// `AfterCall`, `HookFuture`), and the four of the Rule of Two
 /// (`declare::Exposure` and `Exposures`, what a tool declares;
 /// `permission::RuleOfTwo`, the policy's one setting; `permission::ExposedBy`,
-/// the record of which call brought what, kept in a session's record).
-const MAX_PUBLIC_NAMES: usize = 159;
+/// the record of which call brought what, kept in a session's record),
+/// and the five of durable turns (`execute::TurnOutcome`, `SuspendedTurn`,
+/// `PendingApproval`, `Answer`, `DurableError`).
+const MAX_PUBLIC_NAMES: usize = 164;
 
 /// Where a name is visible from: `pub`, within the crate (`pub(crate)`,
 /// `pub(super)`, `pub(in ...)`), or only in its module and below.

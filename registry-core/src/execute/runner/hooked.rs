@@ -13,8 +13,8 @@ use crate::declare::output::ToolOutput;
 use crate::execute::error::CallError;
 use crate::execute::hooks::After;
 use crate::execute::plan::Batch;
-use crate::permission::PermissionContext;
 use crate::permission::pipeline::Verdict;
+use crate::permission::{PermissionContext, PermissionPolicy};
 
 /// What the before hooks left for the rest of a call: their verdict for
 /// the permission pipeline, and the input the after hooks see.
@@ -31,6 +31,8 @@ pub(super) struct Judge {
     pub(super) permissions: Arc<PermissionContext>,
     /// What the hooks said, when the executor has hooks.
     pub(super) hooked: Option<Box<Hooked>>,
+    /// A durable turn's policy, in place of the executor's.
+    pub(super) policy: Option<PermissionPolicy>,
 }
 
 impl Runner {
@@ -109,6 +111,20 @@ impl Runner {
     }
 
     /// Answers every call of `batch` with why the turn ended before it.
+    /// Keeps a call of a suspended durable turn from starting: it runs
+    /// when the turn resumes (its placeholder result is never seen).
+    pub(super) fn defer(&self, state: &mut Turn, index: usize) {
+        state.not_started.push(index);
+        let Some(call) = state.slots[index].prepared.take() else {
+            return;
+        };
+        let err = CallError::TurnEnded {
+            tool: call.tool().name().to_owned(),
+            why: "it waits for a person's answer to an earlier call".to_owned(),
+        };
+        self.finish(state, index, Err(err));
+    }
+
     pub(super) fn skip_batch(&self, batch: &Batch, state: &mut Turn, why: &str) {
         for item in &batch.calls {
             state.slots[item.index].prepared = None;

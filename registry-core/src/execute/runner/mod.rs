@@ -22,21 +22,19 @@ use super::config::ExecutorConfig;
 use super::error::CallError;
 use super::events::{EventSink, ExecEvent};
 use super::plan::{Batch, BatchMode, ConflictRule, Plan, PlanItem, plan};
-use super::resolve::{PoolIndex, Resolved, allowed_caller, resolve, still_registered};
+use super::resolve::{PoolIndex, Resolved, allowed_caller, resolve};
 use crate::access::Access;
 use crate::declare::context::{CallCancel, CallScope, ToolContext};
 use crate::declare::output::ToolOutput;
-use crate::input::handle::{CatchUnwind, PreparedCall, ToolHandle};
+use crate::input::handle::{PreparedCall, ToolHandle};
 use crate::permission::enforce::PathAccess;
-use crate::permission::{
-    Authorization, CallRules, PermissionContext, PermissionPolicy, Refusal, RefusedBy,
-};
+use crate::permission::{PermissionContext, PermissionPolicy, RefusedBy};
 use crate::pool::{ToolPool, ToolRegistry};
 use crate::session::metrics::ToolMetrics;
 use crate::session::{ContextModifier, Session, SessionState};
-use crate::text::cap_error_text;
 
 mod build;
+mod checked;
 mod hooked;
 
 use hooked::{Hooked, Judge};
@@ -116,6 +114,22 @@ struct Turn {
     depth: u8,
     /// Set when an after hook ended the turn: later batches do not run.
     ended: Option<String>,
+    /// A durable turn's policy (the executor's, with the person's answers
+    /// first): an ask with no live answer suspends the turn.
+    durable: Option<PermissionPolicy>,
+    /// Set once a call of a durable turn waits for a person: no call
+    /// starts after it.
+    suspended: bool,
+    /// The calls that never started because the turn was suspended.
+    not_started: Vec<usize>,
+}
+
+/// What a turn produced: a result per call (in call order), why a hook
+/// ended it, and which calls a suspension kept from starting.
+pub(super) struct TurnDone {
+    pub(super) results: Vec<ToolCallResult>,
+    pub(super) ended: Option<String>,
+    pub(super) not_started: Vec<usize>,
 }
 
 /// What running one call produced.
@@ -156,6 +170,10 @@ impl Runner {
             .permissions
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(permissions);
+    }
+
+    pub(super) fn policy(&self) -> &PermissionPolicy {
+        &self.policy
     }
 
     pub(super) fn session(&self) -> &Arc<Session> {
@@ -218,6 +236,19 @@ impl Runner {
         events: Option<EventSink>,
         depth: u8,
     ) -> (Vec<ToolCallResult>, Option<String>) {
+        let done = self.run_turn(calls, events, depth, None).await;
+        (done.results, done.ended)
+    }
+
+    /// [`run_locked`](Self::run_locked), for a durable turn too (`durable`:
+    /// its policy), with the calls a suspension kept from starting.
+    pub(super) async fn run_turn(
+        &self,
+        calls: Vec<ToolCall>,
+        events: Option<EventSink>,
+        depth: u8,
+        durable: Option<PermissionPolicy>,
+    ) -> TurnDone {
         let permissions = self.permissions();
         let n = calls.len();
         let mut slots: Vec<Slot> = Vec::with_capacity(n);
@@ -292,13 +323,20 @@ impl Runner {
                 permissions,
                 depth,
                 ended: None,
+                durable,
+                suspended: false,
+                not_started: Vec::new(),
             };
             let mode = self.mode_alone(&mut state.slots[index]);
             state.slots[index].span.record("batch", 0);
             let span = tracing::info_span!("batch", batch = 0, mode = ?mode, calls = 1);
             let modifiers = self.run_alone(index, &mut state).instrument(span).await;
             self.apply(modifiers);
-            return (self.results(state.slots), state.ended);
+            return TurnDone {
+                not_started: state.not_started,
+                ended: state.ended,
+                results: self.results(state.slots),
+            };
         }
 
         // Planned straight from the slots: no second per-turn list.
@@ -326,10 +364,19 @@ impl Runner {
             permissions,
             depth,
             ended: None,
+            durable,
+            suspended: false,
+            not_started: Vec::new(),
         };
         for (b, batch) in plan.batches.iter().enumerate() {
             if let Some(why) = state.ended.clone() {
                 self.skip_batch(batch, &mut state, &why);
+                continue;
+            }
+            if state.suspended {
+                for item in &batch.calls {
+                    self.defer(&mut state, item.index);
+                }
                 continue;
             }
             for item in &batch.calls {
@@ -344,7 +391,11 @@ impl Runner {
             let modifiers = self.run_batch(batch, &mut state).instrument(span).await;
             self.apply(modifiers);
         }
-        (self.results(state.slots), state.ended)
+        TurnDone {
+            not_started: state.not_started,
+            ended: state.ended,
+            results: self.results(state.slots),
+        }
     }
 
     /// How the batch of a call running alone is labelled in traces: as
@@ -490,7 +541,15 @@ impl Runner {
                 break;
             }
             if let Some(item) = waiting.next() {
-                running.push(self.start(item.index, state, Some(&token), &snapshot));
+                if state.suspended {
+                    // Nothing starts after a call that waits for a person.
+                    self.defer(state, item.index);
+                    for item in waiting.by_ref() {
+                        self.defer(state, item.index);
+                    }
+                } else {
+                    running.push(self.start(item.index, state, Some(&token), &snapshot));
+                }
             }
         }
         modifiers
@@ -561,6 +620,7 @@ impl Runner {
         let judge = Judge {
             permissions: Arc::clone(&state.permissions),
             hooked: slot.hooked.take(),
+            policy: state.durable.clone(),
         };
         self.run_call(call, owner, events, judge, stop)
             .instrument(slot.span.clone())
@@ -603,6 +663,9 @@ impl Runner {
                 result
             }
         };
+        if state.durable.is_some() && result.refusal().is_some_and(|r| r.by == RefusedBy::Pending) {
+            state.suspended = true;
+        }
         if let Some(events) = &state.events {
             events.send(ExecEvent::Finished {
                 index,
@@ -667,128 +730,6 @@ impl Runner {
             ran,
             modifiers,
             end_turn,
-        }
-    }
-
-    /// Validate and authorize one call: the checks before its body.
-    async fn check(
-        &self,
-        call: &PreparedCall,
-        owner: Option<&str>,
-        scope: &CallScope,
-        events: Option<&EventSink>,
-        judge: &Judge,
-        cx: &ToolContext,
-    ) -> Result<(), CallError> {
-        call.validate(cx)?;
-        let decide = CatchUnwind(std::pin::pin!(
-            self.policy
-                .authorize_hooked(
-                    &judge.permissions,
-                    self.session.grants(),
-                    call,
-                    &scope.id,
-                    cx,
-                    judge
-                        .hooked
-                        .as_ref()
-                        .and_then(|hooked| hooked.verdict.as_ref()),
-                )
-                .instrument(tracing::info_span!("permission"))
-        ));
-        let decided = match self.config.permission_timeout {
-            None => decide.await,
-            Some(after) => match Box::pin(tokio::time::timeout(after, decide)).await {
-                Ok(decided) => decided,
-                Err(_) => Ok(Authorization::Refused(Refusal::new(
-                    RefusedBy::Approver,
-                    format!(
-                        "no permission decision for this call of `{}` within {after:?}, so it was not run",
-                        call.tool().name()
-                    ),
-                ))),
-            },
-        };
-        let authorization = decided.unwrap_or_else(|payload| {
-            // The pipeline catches the hooks it calls; this is the last
-            // line: a panic anywhere in it fails closed. The approver is
-            // the one piece of runtime code it awaits, so it is blamed.
-            let message = crate::text::panic_message(payload.as_ref());
-            tracing::error!(%message, "the permission pipeline panicked");
-            Authorization::Refused(Refusal::new(
-                RefusedBy::Approver,
-                format!(
-                    "the permission check panicked: {}",
-                    cap_error_text(&message)
-                ),
-            ))
-        });
-        if let Some(events) = events {
-            events.send(ExecEvent::Permission {
-                index: scope.index,
-                id: scope.id.to_string(),
-                authorization: authorization.clone(),
-            });
-        }
-        let allowed_by = match authorization {
-            Authorization::Refused(refusal) => {
-                tracing::debug!(by = ?refusal.by, "refused");
-                return Err(CallError::Refused {
-                    tool: call.tool().name().to_owned(),
-                    refusal,
-                });
-            }
-            Authorization::Allowed { by } => by,
-        };
-        // The rules travel with the call, so a tool that starts processes
-        // enforces the same rules while they run.
-        let spec = call.tool().spec();
-        let rules = CallRules::new(
-            Arc::clone(&judge.permissions),
-            spec.name(),
-            spec.aliases(),
-            self.policy.mode(),
-        )
-        .with_path_tools(Arc::clone(&self.path_tools))
-        .with_workspace(self.access_root().map(Path::to_path_buf))
-        .with_allowed_by(allowed_by);
-        let _ = scope.rules.set(Box::new(rules));
-        // A plugin may have left while earlier batches ran (or while a
-        // person was asked): its tool must not run now.
-        if let Some(owner) = owner {
-            still_registered(&self.index, &self.registry, call.tool(), owner)?;
-        }
-        Ok(())
-    }
-
-    /// Run a checked call's body, with its timeout.
-    async fn invoke(
-        &self,
-        call: PreparedCall,
-        scope: &CallScope,
-        cx: &ToolContext,
-    ) -> Result<ToolOutput, CallError> {
-        let tool = call.tool().name();
-        let Some(after) = self.config.timeout_for(tool) else {
-            return Ok(call
-                .invoke(cx)
-                .instrument(tracing::info_span!("run"))
-                .await?);
-        };
-        let handle = call.tool().clone();
-        let body = call.invoke(cx).instrument(tracing::info_span!("run"));
-        // Boxed: a timer is large, and most calls have none; the turn's
-        // future should not carry one per call.
-        match Box::pin(tokio::time::timeout(after, body)).await {
-            Ok(output) => Ok(output?),
-            Err(_) => {
-                // The body is dropped here; its spawned work is told now.
-                scope.cancel.cancel();
-                Err(CallError::TimedOut {
-                    tool: handle.name().to_owned(),
-                    after,
-                })
-            }
         }
     }
 }
