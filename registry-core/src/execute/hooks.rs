@@ -1,6 +1,7 @@
 //! Hooks around every call: what a runtime runs before a call (look at
 //! it, rewrite its input, allow, ask or deny) and after it (look at the
-//! result, redact or replace it, make it an error, end the turn), for
+//! result, redact or replace it, make it an error, end the turn), and
+//! around each batch (look at the calls together, stop the turn), for
 //! every call the executor runs: the model's, a program's (code mode) and
 //! an MCP client's alike.
 //!
@@ -73,6 +74,18 @@ pub enum AfterCall {
     EndTurn(String),
 }
 
+/// What a hook says around a batch (see [`CallHook::before_batch`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BatchVerdict {
+    /// Nothing to add.
+    Continue,
+    /// Stop the turn. Before a batch: none of its calls runs (each is
+    /// refused by the hook with this reason), nor any later one. After a
+    /// batch: its results stand, and no later batch runs.
+    Stop(String),
+}
+
 /// A hook around every call, added with
 /// [`ExecutorBuilder::hook`](super::ExecutorBuilder::hook). Both methods
 /// default to saying nothing, so a hook implements the side it cares
@@ -90,10 +103,12 @@ pub enum AfterCall {
 /// 3. The (possibly rewritten) input is parsed and classified: the call is
 ///    planned on what it will run with.
 /// 4. The permission pipeline, with the hooks' verdict: a hook's `Ask`
-///    asks right after the deny rules, the tool's own deny and plan mode
-///    (as an ask rule does); a hook's `Allow` allows where an allow rule
-///    would, after the ask rules. Deny rules come first, so a hook can
-///    tighten a deny rule (deny what no rule denies) but never loosen one.
+///    asks right after the deny rules, the tool's own deny, plan mode and
+///    the Rule of Two (as an ask rule does); a hook's `Allow` allows where
+///    an allow rule would, after the ask rules. Deny rules come first, so
+///    a hook can tighten a deny rule (deny what no rule denies) but never
+///    loosen one, and a call that would complete the Rule of Two asks a
+///    person whatever a hook allowed.
 /// 5. The body runs.
 /// 6. **After hooks**, in order, on what the body produced: its output,
 ///    or its error message as text (`is_error`; an error can quote what a
@@ -105,6 +120,14 @@ pub enum AfterCall {
 ///    answered with an error naming the hook).
 /// 7. The result is capped and reported: what the model, the provider
 ///    adapters, the events and the spill files see is the hooked output.
+///
+/// Around each batch the planner made (calls that run together, or one
+/// call alone), after every call's before hooks and before any of them
+/// is authorized, [`before_batch`](Self::before_batch) sees the batch's
+/// calls and may stop the turn; once all of them finished,
+/// [`after_batch`](Self::after_batch) sees them (with `is_error`) and
+/// may stop it too: what a hook can judge only of calls together (a read
+/// and a send in one batch, a budget per batch).
 ///
 /// A hook that panics or runs past the hook timeout (10 s unless
 /// [`ExecutorBuilder::hook_timeout`](super::ExecutorBuilder::hook_timeout)
@@ -155,6 +178,18 @@ pub trait CallHook: Send + Sync + 'static {
         let _ = (call, output);
         Box::pin(async { AfterCall::Keep })
     }
+
+    /// Before a batch of calls runs (each as its before hooks left it).
+    fn before_batch<'a>(&'a self, calls: &'a [HookedCall<'a>]) -> HookFuture<'a, BatchVerdict> {
+        let _ = calls;
+        Box::pin(async { BatchVerdict::Continue })
+    }
+
+    /// After every call of a batch finished.
+    fn after_batch<'a>(&'a self, calls: &'a [HookedCall<'a>]) -> HookFuture<'a, BatchVerdict> {
+        let _ = calls;
+        Box::pin(async { BatchVerdict::Continue })
+    }
 }
 
 /// A shared hook is a hook: keep an `Arc` to read what it recorded.
@@ -173,6 +208,37 @@ impl<H: CallHook> CallHook for Arc<H> {
         output: &'a ToolOutput,
     ) -> HookFuture<'a, AfterCall> {
         (**self).after(call, output)
+    }
+
+    fn before_batch<'a>(&'a self, calls: &'a [HookedCall<'a>]) -> HookFuture<'a, BatchVerdict> {
+        (**self).before_batch(calls)
+    }
+
+    fn after_batch<'a>(&'a self, calls: &'a [HookedCall<'a>]) -> HookFuture<'a, BatchVerdict> {
+        (**self).after_batch(calls)
+    }
+}
+
+/// One call of a batch, as the batch hooks see it.
+#[derive(Clone)]
+pub(crate) struct BatchCall {
+    pub(crate) tool: String,
+    pub(crate) id: String,
+    pub(crate) input: Arc<Value>,
+    pub(crate) by_program: bool,
+    /// After the batch: whether the call's result is an error.
+    pub(crate) is_error: bool,
+}
+
+impl BatchCall {
+    fn hooked(&self) -> HookedCall<'_> {
+        HookedCall {
+            tool: &self.tool,
+            id: &self.id,
+            input: &self.input,
+            by_program: self.by_program,
+            is_error: self.is_error,
+        }
     }
 }
 
@@ -327,6 +393,39 @@ impl Hooks {
         (After::Output(output), end)
     }
 
+    /// Runs every hook's `before_batch` (`after`: `after_batch`); the
+    /// first `Stop` (or a hook that fails: it fails closed) names the hook
+    /// and why.
+    pub(crate) async fn around_batch(
+        &self,
+        calls: &[BatchCall],
+        after: bool,
+    ) -> Option<(String, String)> {
+        let hooked: Vec<HookedCall<'_>> = calls.iter().map(BatchCall::hooked).collect();
+        let when = if after { "after" } else { "before" };
+        for hook in self.hooks.iter() {
+            let said = self
+                .settle(|| match after {
+                    false => hook.before_batch(&hooked),
+                    true => hook.after_batch(&hooked),
+                })
+                .await;
+            match said {
+                Ok(BatchVerdict::Continue) => {}
+                Ok(BatchVerdict::Stop(reason)) => {
+                    return Some((hook.name().to_owned(), cap_error_text(&reason).into_owned()));
+                }
+                Err(failure) => {
+                    return Some((
+                        hook.name().to_owned(),
+                        format!("the hook {failure} {when} a batch, so the turn stopped"),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     /// A hook's answer, or how it failed ("panicked (...)", "did not
     /// answer within ..."): a panic while making the future or while
     /// polling it, or no answer in time.
@@ -339,7 +438,16 @@ impl Hooks {
         };
         let answer =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(ask)).map_err(panicked)?;
-        match tokio::time::timeout(self.timeout, CatchUnwind(answer)).await {
+        let mut answer = std::pin::pin!(CatchUnwind(answer));
+        // Most hooks answer at once (the defaults always do): polled once
+        // first, they never arm a timer.
+        let first =
+            std::future::poll_fn(|cx| std::task::Poll::Ready(answer.as_mut().poll(cx))).await;
+        let answered = match first {
+            std::task::Poll::Ready(answered) => Ok(answered),
+            std::task::Poll::Pending => tokio::time::timeout(self.timeout, answer).await,
+        };
+        match answered {
             Ok(Ok(said)) => Ok(said),
             Ok(Err(payload)) => Err(panicked(payload)),
             Err(_) => Err(format!("did not answer within {:?}", self.timeout)),

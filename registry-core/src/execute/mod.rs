@@ -126,5 +126,5 @@ pub use config::ExecutorConfig;
 pub use durable::{Answer, DurableError, PendingApproval, SuspendedTurn, TurnOutcome};
 pub use events::ExecEvent;
 pub use executor::Executor;
-pub use hooks::{AfterCall, BeforeCall, CallHook, HookFuture, HookedCall};
+pub use hooks::{AfterCall, BatchVerdict, BeforeCall, CallHook, HookFuture, HookedCall};
 pub use plan::Plan;

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use execute_support::*;
 use registry_core::declare::Exposure;
-use registry_core::execute::{AfterCall, BeforeCall, CallHook, HookFuture, HookedCall};
+use registry_core::execute::{
+    AfterCall, BatchVerdict, BeforeCall, CallHook, HookFuture, HookedCall,
+};
 use registry_core::permission::{Approval, RefusedBy, RuleBehavior, RuleSource};
 use registry_core::provider::Provider;
 use registry_core::{
@@ -431,5 +433,126 @@ fn hooks_see_a_programs_calls_as_the_models() {
     assert_eq!(
         *redact.seen.lock().unwrap(),
         [("runner".to_owned(), false), ("read_file".to_owned(), true)]
+    );
+}
+
+/// Refuses a batch that reads a file and writes a note together, and
+/// counts what it saw before and after each batch.
+#[derive(Default)]
+struct NoReadAndWrite {
+    seen: Mutex<Vec<String>>,
+}
+
+impl CallHook for NoReadAndWrite {
+    fn name(&self) -> &str {
+        "no_read_and_write"
+    }
+
+    fn before_batch<'a>(&'a self, calls: &'a [HookedCall<'a>]) -> HookFuture<'a, BatchVerdict> {
+        let tools: Vec<&str> = calls.iter().map(|c| c.tool).collect();
+        self.seen.lock().unwrap().push(format!("before {tools:?}"));
+        let both = tools.contains(&"read_file") && tools.contains(&"grep");
+        Box::pin(async move {
+            if both {
+                BatchVerdict::Stop(
+                    "reads of files and of search results never share a batch".into(),
+                )
+            } else {
+                BatchVerdict::Continue
+            }
+        })
+    }
+
+    fn after_batch<'a>(&'a self, calls: &'a [HookedCall<'a>]) -> HookFuture<'a, BatchVerdict> {
+        let errors = calls.iter().filter(|c| c.is_error).count();
+        self.seen
+            .lock()
+            .unwrap()
+            .push(format!("after {} ({errors} failed)", calls.len()));
+        Box::pin(async { BatchVerdict::Continue })
+    }
+}
+
+#[test]
+fn batch_hooks_see_each_batch_and_can_stop_the_turn() {
+    let rt = paused_runtime();
+    let hook = Arc::new(NoReadAndWrite::default());
+    let exec = registry_of(tools())
+        .executor()
+        .mode(PermissionMode::Bypass)
+        .hook(Arc::clone(&hook))
+        .build();
+    // One call alone: its batch is itself.
+    let results = rt.block_on(exec.run_turn(vec![ToolCall::new("1", "parse_env", json!({}))]));
+    assert!(results[0].is_error());
+    assert_eq!(
+        *hook.seen.lock().unwrap(),
+        ["before [\"parse_env\"]", "after 1 (1 failed)"]
+    );
+
+    // Two reads in one batch: stopped before either runs; the write in
+    // the next batch does not run either.
+    hook.seen.lock().unwrap().clear();
+    let results = rt.block_on(exec.run_turn(vec![
+        ToolCall::new("1", "read_file", json!({ "path": "a" })),
+        ToolCall::new("2", "grep", json!({})),
+        ToolCall::new("3", "write_note", json!({ "text": "x" })),
+    ]));
+    for result in &results[..2] {
+        assert_eq!(
+            result.refusal().map(|r| &r.by),
+            Some(&RefusedBy::Hook("no_read_and_write".into()))
+        );
+        assert!(!result.content().contains(SECRET));
+    }
+    assert!(
+        results[2]
+            .content()
+            .contains("the hook `no_read_and_write` stopped the turn"),
+        "{}",
+        results[2].content()
+    );
+    assert_eq!(
+        *hook.seen.lock().unwrap(),
+        ["before [\"read_file\", \"grep\"]"]
+    );
+}
+
+/// A batch hook that panics stops the turn: fails closed.
+struct PanicsAroundBatches;
+
+impl CallHook for PanicsAroundBatches {
+    fn name(&self) -> &str {
+        "panics"
+    }
+
+    fn before_batch<'a>(&'a self, _: &'a [HookedCall<'a>]) -> HookFuture<'a, BatchVerdict> {
+        panic!("batch hook bug")
+    }
+}
+
+#[test]
+fn a_failing_batch_hook_fails_closed() {
+    let rt = paused_runtime();
+    let exec = registry_of(tools())
+        .executor()
+        .mode(PermissionMode::Bypass)
+        .hook(PanicsAroundBatches)
+        .build();
+    let results = rt.block_on(exec.run_turn(vec![ToolCall::new(
+        "1",
+        "read_file",
+        json!({ "path": "a" }),
+    )]));
+    assert_eq!(
+        results[0].refusal().map(|r| &r.by),
+        Some(&RefusedBy::Hook("panics".into()))
+    );
+    assert!(
+        results[0]
+            .content()
+            .contains("panicked (batch hook bug) before a batch"),
+        "{}",
+        results[0].content()
     );
 }

@@ -39,13 +39,13 @@ use syn::{Attribute, Item, Meta, Signature, Token, UseTree, Visibility};
 /// house's second pass, plus `declare::Callers` (code mode: who may call a
 /// tool, read by the attribute, the renders and the executor) and the five
 /// of the executor's hooks (`CallHook`, `HookedCall`, `BeforeCall`,
-/// `AfterCall`, `HookFuture`), and the four of the Rule of Two
+/// `AfterCall`, `HookFuture`) and their batch verdict (`BatchVerdict`), and the four of the Rule of Two
 /// (`declare::Exposure` and `Exposures`, what a tool declares;
 /// `permission::RuleOfTwo`, the policy's one setting; `permission::ExposedBy`,
 /// the record of which call brought what, kept in a session's record),
 /// and the five of durable turns (`execute::TurnOutcome`, `SuspendedTurn`,
 /// `PendingApproval`, `Answer`, `DurableError`).
-const MAX_PUBLIC_NAMES: usize = 164;
+const MAX_PUBLIC_NAMES: usize = 165;
 
 /// Where a name is visible from: `pub`, within the crate (`pub(crate)`,
 /// `pub(super)`, `pub(in ...)`), or only in its module and below.

@@ -10,11 +10,12 @@ use serde_json::Value;
 use super::{Runner, Slot, Turn};
 use crate::declare::context::CallScope;
 use crate::declare::output::ToolOutput;
+use crate::execute::call::ToolCallResult;
 use crate::execute::error::CallError;
-use crate::execute::hooks::After;
+use crate::execute::hooks::{After, BatchCall};
 use crate::execute::plan::Batch;
 use crate::permission::pipeline::Verdict;
-use crate::permission::{PermissionContext, PermissionPolicy};
+use crate::permission::{PermissionContext, PermissionPolicy, Refusal, RefusedBy};
 
 /// What the before hooks left for the rest of a call: their verdict for
 /// the permission pipeline, and the input the after hooks see.
@@ -111,6 +112,70 @@ impl Runner {
     }
 
     /// Answers every call of `batch` with why the turn ended before it.
+    /// The batch hooks before the calls at `indices` run: the calls they
+    /// saw (for the hooks after the batch), or `None` when a hook stopped
+    /// the turn: then each call is refused by that hook, and no later
+    /// batch runs.
+    pub(super) async fn before_batch(
+        &self,
+        indices: &[usize],
+        state: &mut Turn,
+    ) -> Option<Vec<(usize, BatchCall)>> {
+        let calls: Vec<(usize, BatchCall)> = indices
+            .iter()
+            .filter_map(|&index| {
+                let slot = &state.slots[index];
+                let call = slot.prepared.as_ref()?;
+                Some((
+                    index,
+                    BatchCall {
+                        tool: call.tool().name().to_owned(),
+                        id: slot.id.clone(),
+                        input: Arc::clone(call.shared_args()),
+                        by_program: slot.by_program,
+                        is_error: false,
+                    },
+                ))
+            })
+            .collect();
+        let seen: Vec<BatchCall> = calls.iter().map(|(_, call)| call.clone()).collect();
+        let Some((hook, reason)) = self.hooks.around_batch(&seen, false).await else {
+            return Some(calls);
+        };
+        for (index, call) in &calls {
+            state.slots[*index].prepared = None;
+            let err = CallError::Refused {
+                tool: call.tool.clone(),
+                refusal: Refusal::new(RefusedBy::Hook(hook.clone()), reason.clone()),
+            };
+            self.finish(state, *index, Err(err));
+        }
+        state
+            .ended
+            .get_or_insert_with(|| format!("the hook `{hook}` stopped the turn: {reason}"));
+        None
+    }
+
+    /// The batch hooks once the calls they saw before the batch finished;
+    /// a hook that stops the turn keeps every later batch from running.
+    pub(super) async fn after_batch(&self, calls: Vec<(usize, BatchCall)>, state: &mut Turn) {
+        let seen: Vec<BatchCall> = calls
+            .into_iter()
+            .map(|(index, mut call)| {
+                call.is_error = state.slots[index]
+                    .result
+                    .as_ref()
+                    .is_none_or(ToolCallResult::is_error);
+                call
+            })
+            .collect();
+        if let Some((hook, reason)) = self.hooks.around_batch(&seen, true).await {
+            state
+                .ended
+                .get_or_insert_with(|| format!("the hook `{hook}` stopped the turn: {reason}"));
+        }
+    }
+
     /// Keeps a call of a suspended durable turn from starting: it runs
     /// when the turn resumes (its placeholder result is never seen).
     pub(super) fn defer(&self, state: &mut Turn, index: usize) {

@@ -327,11 +327,20 @@ impl Runner {
                 suspended: false,
                 not_started: Vec::new(),
             };
-            let mode = self.mode_alone(&mut state.slots[index]);
-            state.slots[index].span.record("batch", 0);
-            let span = tracing::info_span!("batch", batch = 0, mode = ?mode, calls = 1);
-            let modifiers = self.run_alone(index, &mut state).instrument(span).await;
-            self.apply(modifiers);
+            let seen = match self.hooks.is_empty() {
+                true => None,
+                false => self.before_batch(&[index], &mut state).await,
+            };
+            if seen.is_some() || self.hooks.is_empty() {
+                let mode = self.mode_alone(&mut state.slots[index]);
+                state.slots[index].span.record("batch", 0);
+                let span = tracing::info_span!("batch", batch = 0, mode = ?mode, calls = 1);
+                let modifiers = self.run_alone(index, &mut state).instrument(span).await;
+                self.apply(modifiers);
+            }
+            if let Some(seen) = seen {
+                self.after_batch(seen, &mut state).await;
+            }
             return TurnDone {
                 not_started: state.not_started,
                 ended: state.ended,
@@ -379,6 +388,15 @@ impl Runner {
                 }
                 continue;
             }
+            let seen = if self.hooks.is_empty() {
+                None
+            } else {
+                let indices: Vec<usize> = batch.calls.iter().map(|item| item.index).collect();
+                match self.before_batch(&indices, &mut state).await {
+                    Some(seen) => Some(seen),
+                    None => continue,
+                }
+            };
             for item in &batch.calls {
                 state.slots[item.index].span.record("batch", b);
             }
@@ -390,6 +408,9 @@ impl Runner {
             );
             let modifiers = self.run_batch(batch, &mut state).instrument(span).await;
             self.apply(modifiers);
+            if let Some(seen) = seen {
+                self.after_batch(seen, &mut state).await;
+            }
         }
         TurnDone {
             not_started: state.not_started,
