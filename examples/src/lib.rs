@@ -65,6 +65,7 @@ pub mod command_safety;
 pub mod demo_enforce;
 pub mod demo_mcp;
 pub mod demo_plan;
+pub mod demo_policy;
 pub mod demo_search;
 pub mod sandbox;
 pub mod tools;

@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
+use tracing::instrument::WithSubscriber;
 
 use registry_core::permission::RuleOfTwo;
 use registry_core::{
@@ -101,6 +102,13 @@ async fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     registry_examples::demo_plan::print_plan(&tools, &scratch.path);
+    // Untraced: `--trace` shows the one turn below, batch by batch.
+    let policy = registry_examples::demo_policy::print_policy(&tools, &scratch.path)
+        .with_subscriber(tracing::subscriber::NoSubscriber::default());
+    if let Err(err) = policy.await {
+        eprintln!("error: {err}");
+        return ExitCode::FAILURE;
+    }
     if let Err(err) = run_turn(tools, &scratch.path).await {
         eprintln!("error: {err}");
         return ExitCode::FAILURE;

@@ -254,3 +254,26 @@ fn a_bad_argument_prints_the_usage() {
         "usage: demo [--trace FILE]\n"
     );
 }
+
+#[test]
+fn the_rule_of_two_stops_the_third_property_and_a_waiting_turn_resumes_once() {
+    let out = stdout_of(&[]);
+    let scene = out
+        .split("== Across a conversation: the Rule of Two ==")
+        .nth(1)
+        .expect("the Rule of Two scene")
+        .split("== One model turn through the executor ==")
+        .next()
+        .unwrap();
+    assert!(
+        scene.contains("would complete the Rule of Two")
+            && scene.contains("processed untrusted input (`web_fetch` call `toolu_21`)"),
+        "{scene}"
+    );
+    assert!(
+        !scene.contains("read_file {\"path\":\"secret.txt\"}\n    ran"),
+        "{scene}"
+    );
+    assert!(scene.contains("toolu_32: created `notes.txt`"), "{scene}");
+    assert!(scene.contains("resumed again: refused (stale"), "{scene}");
+}
