@@ -186,6 +186,15 @@ async fn a_turn_suspended_and_killed_is_resumed_by_another_process() {
             .await
             .unwrap()
             .unwrap();
+        // Claimed with the store's compare-and-set: a second process that
+        // loaded the same revision cannot claim it too.
+        let ttl = StoreLimits::default().ttl;
+        let claim = |revision| redis_store.save("conv/turn", b"claimed", Some(revision), ttl);
+        guarded(claim(sealed.revision)).await.unwrap();
+        assert!(
+            guarded(claim(sealed.revision)).await.is_err(),
+            "one claim lands"
+        );
         let turn = SuspendedTurn::open(&sealed.bytes, KEY).unwrap();
         let pending = turn.pending();
         assert_eq!(pending.len(), 1);

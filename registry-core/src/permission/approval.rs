@@ -15,6 +15,7 @@ pub type JudgeFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What a person (or a UI) answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Approval {
     /// Run this call.
     AllowOnce,

@@ -277,6 +277,24 @@ fn refused(by: RefusedBy, reason: String) -> Next {
 /// what comes before it, the question the person must answer.
 pub(crate) const PENDING: &str = "; a person will answer later, so this call has not run";
 
+/// What a step decided, for a call that would complete the Rule of Two
+/// (`completing`: why): a refusal stands; an ask carries both reasons;
+/// an allowance asks instead; a classifier may refuse but not allow.
+fn with_rule_of_two(completing: Option<String>, next: Next) -> Next {
+    let Some(why) = completing else {
+        return next;
+    };
+    match next {
+        refused @ Next::Done(Authorization::Refused(_)) => refused,
+        Next::Ask(reason) | Next::AskCompleting(reason) => {
+            Next::AskCompleting(format!("{reason}; {why}"))
+        }
+        Next::Done(Authorization::Allowed { .. }) => Next::AskCompleting(why),
+        Next::Classify(classifier, text) => Next::ClassifyCompleting(classifier, text, why),
+        completing @ Next::ClassifyCompleting(..) => completing,
+    }
+}
+
 /// A call completing the three in `bypass` mode, where nobody is asked.
 fn bypass_refusal(reason: String) -> Authorization {
     Authorization::Refused(Refusal::new(
@@ -567,16 +585,11 @@ impl PermissionPolicy {
             return refused(RefusedBy::Mode(mode), plan_mode_reason(name));
         }
 
-        // 5. A deny content rule nobody can check.
-        if let Some(unchecked) = unchecked_deny {
-            return unchecked.settle(name, mode);
-        }
-
-        // 5b. The Rule of Two, against the conversation's history: in
-        // `bypass` nobody can be asked; elsewhere the steps below still
-        // run, so an ask they make carries both reasons, and what they
-        // would allow asks instead (a classifier cannot say so for a
-        // person either).
+        // 5b. The Rule of Two, against the conversation's history, weighed
+        // now so that every ask below carries its reason too (one question
+        // for the person, answered knowing both); what the steps below
+        // would allow asks instead (a classifier may still refuse, but
+        // cannot say yes for a person). In `bypass` nobody can be asked.
         let brings = call.exposures();
         let checked = match tool_cx.get::<CallExposure>() {
             Some(CallExposure(acquired)) => acquired.check(brings),
@@ -584,29 +597,22 @@ impl PermissionPolicy {
         };
         let completing = match checked {
             Err(would) if !self.unattended(call) => {
-                let reason = rule_of_two::explain(name, brings, &would.earlier);
-                if mode == PermissionMode::Bypass {
-                    return Next::Done(bypass_refusal(reason));
-                }
-                Some(reason)
+                Some(rule_of_two::explain(name, brings, &would.earlier))
             }
             _ => None,
         };
-        let rest = self.rules_and_policy(&judged, grants, call, content, hooked, decision, &facts);
-        match (completing, rest) {
-            (None, rest) => rest,
-            (Some(_), refused @ Next::Done(Authorization::Refused(_))) => refused,
-            (Some(why), Next::Ask(reason) | Next::AskCompleting(reason)) => {
-                Next::AskCompleting(format!("{reason}; {why}"))
-            }
-            (Some(why), Next::Done(Authorization::Allowed { .. })) => Next::AskCompleting(why),
-            // The classifier may still refuse (stricter); it cannot say so
-            // for a person.
-            (Some(why), Next::Classify(classifier, text)) => {
-                Next::ClassifyCompleting(classifier, text, why)
-            }
-            (Some(_), completing @ Next::ClassifyCompleting(..)) => completing,
+
+        // 5. A deny content rule nobody can check.
+        if let Some(unchecked) = unchecked_deny {
+            return with_rule_of_two(completing, unchecked.settle(name, mode));
         }
+        if let Some(why) = completing.clone()
+            && mode == PermissionMode::Bypass
+        {
+            return Next::Done(bypass_refusal(why));
+        }
+        let rest = self.rules_and_policy(&judged, grants, call, content, hooked, decision, &facts);
+        with_rule_of_two(completing, rest)
     }
 
     /// Steps 6 to 11: rules, hooks, grants, the tool's own view, then the

@@ -38,12 +38,19 @@ pub struct Session {
     pub(crate) acquired: Arc<Acquired>,
     /// The durable turn suspended and waiting for a person, by id: the
     /// one turn that may be resumed.
-    pending_turn: Mutex<Option<String>>,
+    pending_turn: Mutex<PendingTurn>,
     metrics: Metrics,
     /// Held for a whole turn: a session's turns never overlap, whichever
     /// executor runs them, so an unsafe call of one turn cannot run beside
     /// a call of another and modifiers apply in turn order.
     pub(crate) turn: tokio::sync::Mutex<()>,
+}
+
+/// The durable turn a session waits for, and the ones resumed here.
+#[derive(Debug, Default)]
+struct PendingTurn {
+    waiting: Option<String>,
+    claimed: Vec<String>,
 }
 
 /// The executor's session, in every call's context: how a built-in that
@@ -113,14 +120,30 @@ impl Session {
         self.pending_turn
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+            .waiting
             .clone()
     }
 
     pub(crate) fn set_pending_turn(&self, turn: Option<String>) {
-        *self
+        let mut pending = self
             .pending_turn
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = turn;
+            .unwrap_or_else(PoisonError::into_inner);
+        pending.waiting = turn.filter(|id| !pending.claimed.contains(id));
+    }
+
+    /// Marks `turn` resumed: no longer waiting, and never again from a
+    /// restored record (the last few claims are remembered).
+    pub(crate) fn claim_pending_turn(&self, turn: &str) {
+        let mut pending = self
+            .pending_turn
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        pending.waiting = None;
+        if pending.claimed.len() == 16 {
+            pending.claimed.remove(0);
+        }
+        pending.claimed.push(turn.to_owned());
     }
 
     /// The Rule of Two properties this conversation has acquired from

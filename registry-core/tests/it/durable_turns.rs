@@ -238,3 +238,70 @@ fn err_id(err: &DurableError) -> String {
         other => panic!("{other}"),
     }
 }
+
+#[tokio::test]
+async fn an_ordinary_turn_makes_a_waiting_turn_stale_and_abandon_answers_every_call() {
+    let (executor, log) = setup();
+    let turn = suspended(
+        executor
+            .run_turn_durable(vec![call("a", "read", 1), call("b", "write", 2)])
+            .await,
+    );
+    // The conversation moved on without the answer.
+    let _ = executor.run_turn(vec![call("c", "read", 3)]).await;
+    assert_eq!(executor.session().pending_turn(), None);
+    let answer = turn.pending()[0].answer(Approval::AllowOnce);
+    assert!(matches!(
+        executor.resume(turn.clone(), vec![answer]).await,
+        Err(DurableError::Stale { waiting: None, .. })
+    ));
+    // Given up: every call has a result for the model, nothing ran.
+    let results = turn.abandon();
+    assert_eq!(results[0].content(), "read 1");
+    assert!(results[1].is_error());
+    assert!(
+        results[1].content().contains("was not run"),
+        "{}",
+        results[1].content()
+    );
+    assert_eq!(*log.lock().unwrap(), ["read 1", "read 3"]);
+}
+
+#[tokio::test]
+async fn a_restored_record_does_not_bring_back_a_resumed_turn() {
+    let (executor, _) = setup();
+    let turn = suspended(executor.run_turn_durable(vec![call("a", "write", 1)]).await);
+    let before = executor.session().record(std::time::SystemTime::now());
+    let answer = turn.pending()[0].answer(Approval::AllowOnce);
+    finished(
+        executor
+            .resume(turn.clone(), vec![answer.clone()])
+            .await
+            .unwrap(),
+    );
+    // A replica saves the record it held before the resume.
+    executor
+        .session()
+        .restore(before, std::time::SystemTime::now());
+    assert_eq!(executor.session().pending_turn(), None);
+    assert!(matches!(
+        executor.resume(turn, vec![answer]).await,
+        Err(DurableError::Stale { .. })
+    ));
+}
+
+#[tokio::test]
+async fn an_answer_applies_only_to_the_question_it_answered() {
+    // Two calls with one id: the answer for the first does not run the
+    // second, which waits for its own.
+    let (executor, log) = setup();
+    let turn = suspended(
+        executor
+            .run_turn_durable(vec![call("x", "write", 1), call("x", "write", 2)])
+            .await,
+    );
+    let answer = turn.pending()[0].answer(Approval::AllowOnce);
+    let again = suspended(executor.resume(turn, vec![answer]).await.unwrap());
+    assert_eq!(*log.lock().unwrap(), ["write 1"]);
+    assert_eq!(again.pending()[0].input, json!({ "n": 2 }));
+}

@@ -9,7 +9,7 @@ use super::diff::json_diff;
 use super::expr::normalise;
 use super::report::{DefinitionChange, LockNote, LockProblem, LockReport, Outcome, permissiveness};
 use super::{CatalogLock, LockEntry, LockError, read_lock_text};
-use crate::declare::exposure::Exposures;
+use crate::declare::exposure::{Exposure, Exposures};
 use crate::declare::posture::{AccessKind, PostureField, PostureKind, PostureValue, SafetyPosture};
 
 /// The problems and notes between a lock and the catalog now.
@@ -174,7 +174,7 @@ fn check_posture(
             }
             continue;
         }
-        let (Some(looser), Some(stricter)) = compared(field, &was, &is) else {
+        let (Some(looser), Some(stricter)) = compared(field, (&was, old), (&is, now)) else {
             // Not a safety ordering (`loading`): the definition check
             // reports it.
             continue;
@@ -203,18 +203,34 @@ fn check_posture(
 /// The permissiveness of the new and the old value, to compare. A set of
 /// Rule of Two properties is ordered by inclusion, which one number per
 /// value cannot say: the new set is stricter only when it holds every old
-/// property (an undeclared set counts as all three, the most it can be).
+/// property. An undeclared set counts as what the tool's other postures
+/// give at most (see [`derived`]).
 fn compared(
     field: PostureField,
-    was: &PostureValue,
-    is: &PostureValue,
+    (was, old): (&PostureValue, &SafetyPosture),
+    (is, now): (&PostureValue, &SafetyPosture),
 ) -> (Option<u128>, Option<u128>) {
     if let (PostureValue::Exposures(was), PostureValue::Exposures(is)) = (was, is) {
-        let full = |set: &Option<Exposures>| set.unwrap_or(Exposures::ALL);
-        let keeps_all = full(is).union(full(was)) == full(is);
+        let was = was.unwrap_or_else(|| derived(old));
+        let is = is.unwrap_or_else(|| derived(now));
+        let keeps_all = is.union(was) == is;
         return (Some(u128::from(!keeps_all)), Some(u128::from(keeps_all)));
     }
     (permissiveness(field, is), permissiveness(field, was))
+}
+
+/// The most an undeclared `rule_of_two` brings, from the other postures:
+/// private data; untrusted input when open-world; an external effect
+/// unless every call is read-only.
+fn derived(posture: &SafetyPosture) -> Exposures {
+    let mut set = Exposures::NONE.with(Exposure::PrivateData);
+    if *posture.open_world().value() {
+        set = set.with(Exposure::UntrustedInput);
+    }
+    if *posture.read_only().value() != PostureKind::Fixed(true) {
+        set = set.with(Exposure::ExternalEffect);
+    }
+    set
 }
 
 /// Equal values; posture expressions compare as token text (see

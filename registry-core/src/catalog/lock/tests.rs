@@ -332,6 +332,21 @@ fn rule_of_two_sets_loosen_when_any_property_goes() {
     assert!(loosened(&[PrivateData, ExternalEffect], &[UntrustedInput]));
     assert!(!loosened(&[PrivateData], &[PrivateData, UntrustedInput]));
     assert!(!loosened(&[], &[ExternalEffect]));
+
+    // Undeclared, a read-only closed-world tool brings private data only:
+    // dropping a declared list that said more is a loosening.
+    let closed = || {
+        strictest()
+            .read_only(true)
+            .destructive(false)
+            .open_world(false)
+    };
+    let declared = build(closed().rule_of_two([PrivateData, UntrustedInput]));
+    let undeclared = build(closed());
+    assert!(!diff(&[declared], &[undeclared]).problems.is_empty());
+    let declared = build(closed().rule_of_two([PrivateData, UntrustedInput]));
+    let undeclared = build(closed());
+    assert!(diff(&[undeclared], &[declared]).problems.is_empty());
 }
 
 /// Every field's loosening fails and its reverse passes with a note.

@@ -4,8 +4,8 @@
 mod record;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
@@ -58,8 +58,18 @@ pub enum TurnOutcome {
 /// (`Stale`: it was resumed already, or another turn ran since; the
 /// session names its waiting turn, [`Session::pending_turn`](crate::session::Session::pending_turn),
 /// and keeps it in its record), and an answer that does not fit its call
-/// (`Mismatch`: another call id, tool or arguments). So no call runs twice:
-/// a turn resumes once, and a finished call is never in what it runs.
+/// (`Mismatch`: another call id, tool or arguments). An answer applies
+/// once, to the question it answered (the same call, arguments as they
+/// will run, and reason); a call asked anew for another reason waits
+/// again. Any other turn of the session makes a waiting turn stale;
+/// [`abandon`](Self::abandon) then gives the model a result for each call.
+///
+/// No call runs twice: a finished call is never in what a resume runs, and
+/// a session resumes a turn once (a record restored afterwards does not
+/// bring it back). Across processes that may resume the same turn at once,
+/// claim the stored bytes with the store's compare-and-set first
+/// ([`SessionStore::save`](crate::session::SessionStore::save) over the
+/// revision you loaded): the process whose claim lands resumes.
 ///
 /// Calls a program makes (code mode) are not suspended one by one: the
 /// program's nested turn refuses an ask nobody answers, as before.
@@ -201,14 +211,41 @@ impl SuspendedTurn {
         self.record
             .pending
             .iter()
-            .map(|p| {
-                let call = &self.record.calls[p.index];
-                PendingApproval {
-                    call_id: call.id.clone(),
-                    tool: p.tool.clone(),
-                    input: call.input.clone(),
-                    reason: p.reason.clone(),
-                }
+            .map(|p| PendingApproval {
+                call_id: self.record.calls[p.index].id.clone(),
+                tool: p.tool.clone(),
+                input: p.input.clone(),
+                reason: p.reason.clone(),
+            })
+            .collect()
+    }
+
+    /// Gives the turn up (its session moved on, or nobody will answer):
+    /// a result for every call in call order, for the model to read: the
+    /// finished calls' own, and for the others an error saying they were
+    /// not run. Nothing runs.
+    pub fn abandon(self) -> Vec<ToolCallResult> {
+        let mut results: Vec<Option<ToolCallResult>> = vec![None; self.record.calls.len()];
+        for (index, recorded) in &self.record.finished {
+            if let (Some(slot), Ok(result)) = (results.get_mut(*index), recorded.to_result()) {
+                *slot = Some(result);
+            }
+        }
+        self.record
+            .calls
+            .iter()
+            .zip(results)
+            .map(|(call, result)| {
+                result.unwrap_or_else(|| {
+                    ToolCallResult::new(
+                        call.id.clone(),
+                        format!(
+                            "tool `{}` was not run: the turn waited for a person's answer and was given up",
+                            call.name
+                        ),
+                        true,
+                    )
+                })
             })
             .collect()
     }
@@ -250,6 +287,26 @@ impl SuspendedTurn {
         }
         let record: TurnRecord =
             serde_json::from_slice(json).map_err(|err| DurableError::Corrupt(err.to_string()))?;
+        // Indices name calls of the turn (a record the key's holder wrote
+        // wrongly is refused, not indexed out of range).
+        let calls = record.calls.len();
+        let indices = record
+            .finished
+            .iter()
+            .map(|(index, _)| *index)
+            .chain(record.pending.iter().map(|p| p.index))
+            .chain(record.not_started.iter().copied());
+        let mut seen = vec![false; calls];
+        for index in indices {
+            match seen.get_mut(index) {
+                Some(seen) if !*seen => *seen = true,
+                _ => {
+                    return Err(DurableError::Corrupt(format!(
+                        "call index {index} is out of range or named twice ({calls} calls)"
+                    )));
+                }
+            }
+        }
         Ok(SuspendedTurn { record })
     }
 }
@@ -261,34 +318,112 @@ fn check_key(key: &[u8]) -> Result<(), DurableError> {
     Ok(())
 }
 
-/// The approver of a durable turn: the person's answers first, then the
-/// executor's approver; with neither, the call waits.
+/// The approver of a durable turn: the person's answers first, each used
+/// once and only for the question it answered (the same call id, tool,
+/// arguments as the pipeline will run them, and reason), then the
+/// executor's approver; with neither, the call waits, and what it waits
+/// for is kept for the record.
 struct Answered {
-    answers: HashMap<String, Approval>,
+    answers: Mutex<HashMap<String, Given>>,
     fallback: Option<Arc<dyn Approver>>,
+    asked: Arc<Mutex<Vec<Asked>>>,
+}
+
+/// An answer as a resume hands it to the pipeline.
+struct Given {
+    tool: String,
+    digest: String,
+    reason: String,
+    approval: Approval,
+}
+
+/// A question nobody answered now: what the record keeps of a waiting
+/// call.
+struct Asked {
+    call_id: String,
+    tool: String,
+    input: Value,
+    reason: String,
+}
+
+impl Answered {
+    fn asked_later(&self, request: &ApprovalRequest) {
+        self.asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Asked {
+                call_id: request.call_id.clone(),
+                tool: request.tool.clone(),
+                input: (*request.input).clone(),
+                reason: request.reason.clone(),
+            });
+    }
 }
 
 impl Approver for Answered {
     fn approve<'a>(&'a self, request: &'a ApprovalRequest) -> JudgeFuture<'a, Approval> {
-        if let Some(answer) = self.answers.get(&request.call_id) {
-            let answer = answer.clone();
-            return Box::pin(async move { answer });
+        let given = {
+            let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+            let fits = answers.get(&request.call_id).is_some_and(|given| {
+                given.tool == request.tool
+                    && given.reason == request.reason
+                    && given.digest == call_digest(&request.tool, &request.input)
+            });
+            if fits {
+                answers.remove(&request.call_id)
+            } else {
+                None
+            }
+        };
+        if let Some(given) = given {
+            return Box::pin(async move { given.approval });
         }
         match &self.fallback {
-            Some(approver) => approver.approve(request),
-            None => Box::pin(async { Approval::Later }),
+            Some(approver) => {
+                let answer = approver.approve(request);
+                Box::pin(async move {
+                    let answer = answer.await;
+                    if answer == Approval::Later {
+                        self.asked_later(request);
+                    }
+                    answer
+                })
+            }
+            None => {
+                self.asked_later(request);
+                Box::pin(async { Approval::Later })
+            }
         }
     }
 }
 
+/// The executor's policy with the person's answers first, and where the
+/// questions left for later are collected.
 fn durable_policy(
     policy: &PermissionPolicy,
-    answers: HashMap<String, Approval>,
-) -> PermissionPolicy {
-    let fallback = policy.approver().cloned();
-    policy
-        .clone()
-        .with_approver(Arc::new(Answered { answers, fallback }))
+    answers: HashMap<String, Given>,
+) -> (PermissionPolicy, Arc<Mutex<Vec<Asked>>>) {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let approver = Answered {
+        answers: Mutex::new(answers),
+        fallback: policy.approver().cloned(),
+        asked: Arc::clone(&asked),
+    };
+    (policy.clone().with_approver(Arc::new(approver)), asked)
+}
+
+/// What one run of a durable turn's calls left: `results` are those of
+/// the calls at `indices` (into the turn's calls), `not_started` indexes
+/// `results`, `asked` holds the questions nobody answered, in order.
+struct Ran<'a> {
+    indices: &'a [usize],
+    results: Vec<ToolCallResult>,
+    not_started: &'a [usize],
+    asked: Vec<Asked>,
+}
+
+fn take(asked: &Mutex<Vec<Asked>>) -> Vec<Asked> {
+    std::mem::take(&mut *asked.lock().unwrap_or_else(PoisonError::into_inner))
 }
 
 /// A fresh turn id: unique per suspension in this process and across
@@ -313,17 +448,19 @@ impl Runner {
     /// Runs `calls` as a durable turn (see [`SuspendedTurn`]).
     pub(super) async fn run_durable(&self, calls: Vec<ToolCall>) -> TurnOutcome {
         let _turn = self.session().turn.lock().await;
+        // Any turn of the conversation makes a turn that waited stale.
+        self.session().set_pending_turn(None);
         let recorded: Vec<RecordedCall> = calls.iter().map(RecordedCall::of).collect();
-        let policy = durable_policy(self.policy(), HashMap::new());
+        let (policy, asked) = durable_policy(self.policy(), HashMap::new());
         let done = self.run_turn(calls, None, 0, Some(policy)).await;
         let indices: Vec<usize> = (0..recorded.len()).collect();
-        self.settle(
-            recorded,
-            Vec::new(),
-            &indices,
-            done.results,
-            &done.not_started,
-        )
+        let ran = Ran {
+            indices: &indices,
+            results: done.results,
+            not_started: &done.not_started,
+            asked: take(&asked),
+        };
+        self.settle(recorded, Vec::new(), ran)
     }
 
     /// Resumes a suspended turn with the person's answers.
@@ -348,8 +485,9 @@ impl Runner {
             finished.push((*index, result));
         }
         // Claimed: a second resume of this record is stale from here on,
-        // whatever happens below.
-        self.session().set_pending_turn(None);
+        // whatever happens below, and a record restored later that still
+        // names it does not bring it back.
+        self.session().claim_pending_turn(&record.id);
         let mut indices: Vec<usize> = record
             .pending
             .iter()
@@ -359,27 +497,31 @@ impl Runner {
         indices.sort_unstable();
         indices.dedup();
         let calls: Vec<ToolCall> = indices.iter().map(|&i| record.calls[i].to_call()).collect();
-        let policy = durable_policy(self.policy(), answers);
+        let (policy, asked) = durable_policy(self.policy(), answers);
         let done = self.run_turn(calls, None, 0, Some(policy)).await;
-        Ok(self.settle(
-            record.calls,
-            finished,
-            &indices,
-            done.results,
-            &done.not_started,
-        ))
+        let ran = Ran {
+            indices: &indices,
+            results: done.results,
+            not_started: &done.not_started,
+            asked: take(&asked),
+        };
+        Ok(self.settle(record.calls, finished, ran))
     }
 
-    /// The outcome of a durable turn's run: `results` are those of the
-    /// calls at `indices` (into `calls`), `not_started` indexes `results`.
+    /// The outcome of a durable turn's run, with the calls that finished
+    /// before it.
     fn settle(
         &self,
         calls: Vec<RecordedCall>,
         mut finished: Vec<(usize, ToolCallResult)>,
-        indices: &[usize],
-        results: Vec<ToolCallResult>,
-        not_started: &[usize],
+        ran: Ran<'_>,
     ) -> TurnOutcome {
+        let Ran {
+            indices,
+            results,
+            not_started,
+            mut asked,
+        } = ran;
         let mut pending = Vec::new();
         let mut waiting = Vec::new();
         for (j, result) in results.into_iter().enumerate() {
@@ -387,14 +529,29 @@ impl Runner {
             if not_started.contains(&j) {
                 waiting.push(index);
             } else if let Some(refusal) = result.refusal().filter(|r| r.by == RefusedBy::Pending) {
-                pending.push(PendingRecord {
-                    index,
-                    tool: result.tool().unwrap_or(&calls[index].name).to_owned(),
-                    reason: refusal
-                        .reason
-                        .strip_suffix(PENDING)
-                        .unwrap_or(&refusal.reason)
-                        .to_owned(),
+                // What the pipeline asked (the input as it will run, the
+                // reason as the person must read it), in the order asked.
+                let question = asked
+                    .iter()
+                    .position(|q| q.call_id == calls[index].id)
+                    .map(|at| asked.remove(at));
+                pending.push(match question {
+                    Some(q) => PendingRecord {
+                        index,
+                        tool: q.tool,
+                        input: q.input,
+                        reason: q.reason,
+                    },
+                    None => PendingRecord {
+                        index,
+                        tool: result.tool().unwrap_or(&calls[index].name).to_owned(),
+                        input: calls[index].input.clone(),
+                        reason: refusal
+                            .reason
+                            .strip_suffix(PENDING)
+                            .unwrap_or(&refusal.reason)
+                            .to_owned(),
+                    },
                 });
             } else {
                 finished.push((index, result));
@@ -424,7 +581,7 @@ impl Runner {
 fn match_answers(
     record: &TurnRecord,
     answers: Vec<Answer>,
-) -> Result<HashMap<String, Approval>, DurableError> {
+) -> Result<HashMap<String, Given>, DurableError> {
     let mut by_id = HashMap::new();
     for answer in answers {
         let mismatch = |why: String| DurableError::Mismatch {
@@ -444,15 +601,18 @@ fn match_answers(
                 answer.tool, pending.tool
             )));
         }
-        if call_digest(&pending.tool, &record.calls[pending.index].input) != answer.digest {
+        if call_digest(&pending.tool, &pending.input) != answer.digest {
             return Err(mismatch(
                 "it was given for other arguments than the call's".to_owned(),
             ));
         }
-        if by_id
-            .insert(answer.call_id.clone(), answer.approval)
-            .is_some()
-        {
+        let given = Given {
+            tool: pending.tool.clone(),
+            digest: answer.digest.clone(),
+            reason: pending.reason.clone(),
+            approval: answer.approval,
+        };
+        if by_id.insert(answer.call_id.clone(), given).is_some() {
             return Err(mismatch("it is answered twice".to_owned()));
         }
     }

@@ -79,6 +79,9 @@ pub(super) struct PendingRecord {
     pub(super) index: usize,
     /// The tool's primary name.
     pub(super) tool: String,
+    /// The arguments the pipeline asked about (as before hooks left
+    /// them): what an answer is bound to.
+    pub(super) input: Value,
     /// What the person must read.
     pub(super) reason: String,
 }

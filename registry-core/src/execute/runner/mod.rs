@@ -223,6 +223,9 @@ impl Runner {
         events: Option<EventSink>,
     ) -> Vec<ToolCallResult> {
         let _turn = self.session.turn.lock().await;
+        // Any turn of the conversation makes a durable turn that waited
+        // for a person stale.
+        self.session.set_pending_turn(None);
         self.run_locked(calls, events, 0).await.0
     }
 
@@ -551,6 +554,9 @@ impl Runner {
                     if finished.contains(&item.index) {
                         continue;
                     }
+                    // A call a suspension kept from starting is cancelled
+                    // with the rest: it must not run on resume.
+                    state.not_started.retain(|&i| i != item.index);
                     state.slots[item.index].prepared = None;
                     let err = CallError::Cancelled {
                         tool: item.tool.name().to_owned(),
