@@ -43,9 +43,16 @@ async def phase(name, expected):
 async def main(url, workspace):
     with open(os.path.join(workspace, "hello.txt"), "w") as f:
         f.write("hello from the replicas\n")
+    # Asks for the write grant, and asks of the Rule of Two: once the
+    # conversation has read a file, written one and fetched a web page,
+    # every call that brings a property asks, on whichever replica answers.
     asked = []
+    rule_of_two = []
 
     async def on_elicit(context, params):
+        if "would complete the Rule of Two" in params.message:
+            rule_of_two.append(params.message)
+            return types.ElicitResult(action="accept", content={"decision": "once"})
         asked.append(params.message)
         check("write_file" in params.message, f"asked {params.message!r}")
         return types.ElicitResult(action="accept", content={"decision": "always"})
@@ -167,11 +174,15 @@ async def main(url, workspace):
             replanned = await call("todo_write", {"todos": plan})
             check("replaced a list of 2 items" in text_of(replanned), "plan after")
         check(len(asked) == 1, f"the grant was lost: asked {len(asked)} times")
+        # The first web_fetch completed the three; the history holds on
+        # every replica, so the calls after it that bring a property ask.
+        check(len(rule_of_two) >= 7, f"the Rule of Two asked {len(rule_of_two)} times")
 
     print(json.dumps({
         "client": "python",
         "protocol": "2026-07-28",
         "asked": len(asked),
+        "rule_of_two": len(rule_of_two),
         "failed_once": failed_once,
         "burst_calls": calls_made,
         "error_results": error_results,
