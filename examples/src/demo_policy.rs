@@ -28,6 +28,20 @@ pub async fn print_policy(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn s
     println!();
     println!("== Across a conversation: the Rule of Two ==");
     println!();
+    if tools.resolve("web_fetch").is_some() {
+        print_rule_of_two(&registry, dir).await?;
+    } else {
+        println!("  (this build has no `web_fetch`, the scene's untrusted page: feature `web`)");
+    }
+    print_waiting_turn(&registry, dir).await
+}
+
+/// A page that asks the agent to send a secret out, then the secret: the
+/// read is the third property.
+async fn print_rule_of_two(
+    registry: &Arc<ToolRegistry>,
+    dir: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
     println!("a page asks the agent to send a secret out; allow rules for all three tools;");
     println!("each call is its own turn. The page brings untrusted input, and `web_fetch`");
     println!("reaches the world (the URL can carry data): reading the secret would be the third.");
@@ -39,7 +53,7 @@ pub async fn print_policy(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn s
             tool,
         )?;
     }
-    let executor = Arc::clone(&registry)
+    let executor = Arc::clone(registry)
         .executor()
         .permissions(rules)
         .context(Sandbox::new(dir)?.context())
@@ -73,11 +87,19 @@ pub async fn print_policy(tools: &BaseTools, dir: &Path) -> Result<(), Box<dyn s
         "  the conversation holds: {}",
         executor.session().exposures()
     );
+    Ok(())
+}
 
+/// A durable turn suspended at a write nobody approves now, sealed,
+/// opened and resumed; a second resume is refused.
+async fn print_waiting_turn(
+    registry: &Arc<ToolRegistry>,
+    dir: &Path,
+) -> Result<(), Box<dyn std::error::Error>> {
     println!();
     println!("== A turn that waits for a person ==");
     println!();
-    let executor = Arc::clone(&registry)
+    let executor = Arc::clone(registry)
         .executor()
         .context(Sandbox::new(dir)?.context())
         .build();

@@ -265,15 +265,20 @@ fn the_rule_of_two_stops_the_third_property_and_a_waiting_turn_resumes_once() {
         .split("== One model turn through the executor ==")
         .next()
         .unwrap();
-    assert!(
-        scene.contains("would complete the Rule of Two")
-            && scene.contains("processed untrusted input (`web_fetch` call `toolu_21`)"),
-        "{scene}"
-    );
-    assert!(
-        !scene.contains("read_file {\"path\":\"secret.txt\"}\n    ran"),
-        "{scene}"
-    );
+    // The untrusted page is `web_fetch`'s, behind the `web` feature.
+    if cfg!(feature = "web") {
+        assert!(
+            scene.contains("would complete the Rule of Two")
+                && scene.contains("processed untrusted input (`web_fetch` call `toolu_21`)"),
+            "{scene}"
+        );
+        assert!(
+            !scene.contains("read_file {\"path\":\"secret.txt\"}\n    ran"),
+            "{scene}"
+        );
+    } else {
+        assert!(scene.contains("this build has no `web_fetch`"), "{scene}");
+    }
     assert!(scene.contains("toolu_32: created `notes.txt`"), "{scene}");
     assert!(scene.contains("resumed again: refused (stale"), "{scene}");
 }
