@@ -132,7 +132,7 @@ impl Body {
 }
 
 /// Read something (concurrency-safe).
-#[tool(name = "soak_read", read_only = true, concurrency_safe = true)]
+#[tool(name = "soak_read", read_only = true, concurrency_safe = true, rule_of_two = [])]
 struct SoakRead;
 
 impl Tool for SoakRead {
@@ -146,8 +146,11 @@ impl Tool for SoakRead {
     }
 }
 
+// The soak's tools touch only this process's counters: nothing the Rule
+// of Two counts (`rule_of_two = []`), so its checks see every call run.
+
 /// Bump a counter (writes, runs alone).
-#[tool(name = "soak_bump", destructive = false)]
+#[tool(name = "soak_bump", destructive = false, rule_of_two = [])]
 struct SoakBump;
 
 impl Tool for SoakBump {
@@ -162,7 +165,7 @@ impl Tool for SoakBump {
 }
 
 /// Open a key; content rules see the key.
-#[tool(name = "soak_guarded", read_only = true, concurrency_safe = true)]
+#[tool(name = "soak_guarded", read_only = true, concurrency_safe = true, rule_of_two = [])]
 struct SoakGuarded;
 
 impl Tool for SoakGuarded {
@@ -181,7 +184,7 @@ impl Tool for SoakGuarded {
 }
 
 /// Panic.
-#[tool(name = "soak_boom", read_only = true, concurrency_safe = true)]
+#[tool(name = "soak_boom", read_only = true, concurrency_safe = true, rule_of_two = [])]
 struct SoakBoom;
 
 impl Tool for SoakBoom {
@@ -196,7 +199,7 @@ impl Tool for SoakBoom {
 }
 
 /// Sleep past the timeout.
-#[tool(name = "soak_stall", read_only = true, concurrency_safe = true)]
+#[tool(name = "soak_stall", read_only = true, concurrency_safe = true, rule_of_two = [])]
 struct SoakStall;
 
 impl Tool for SoakStall {
@@ -230,7 +233,8 @@ impl Tool for SoakStall {
     name = "soak_big",
     read_only = true,
     concurrency_safe = true,
-    max_result_chars = 1000
+    max_result_chars = 1000,
+    rule_of_two = []
 )]
 struct SoakBig;
 
