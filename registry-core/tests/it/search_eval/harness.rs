@@ -1,6 +1,7 @@
 //! The evaluation's parts, shared by the lexical evals (`search_eval.rs`
 //! and `search_heldout.rs` beside this directory) and the hybrid evals of
-//! `registry-embed`: catalogs, queries, distractor catalogs, the tally of
+//! `registry-embed`: catalogs, queries, catalogs grown with synthetic
+//! distractors (`synthetic.rs`), the tally of
 //! a ranker's hits, paired bootstrap intervals against a baseline, and the
 //! printed report.
 //!
@@ -10,6 +11,11 @@
 #![allow(dead_code)] // each eval binary uses its own part of it
 
 use serde::Deserialize;
+
+// The distractor generator, a file of its own so the benches can include
+// it without this harness.
+#[path = "synthetic.rs"]
+pub mod synthetic;
 
 /// One tool of a catalog, named as an MCP import names it.
 #[derive(Debug, Clone)]
@@ -89,79 +95,45 @@ pub fn load_queries(json: &str, tools: &[EvalTool]) -> Vec<EvalQuery> {
     queries.queries
 }
 
-/// Server names for distractor copies: invented, so no query names one.
-const DISTRACTOR_SERVERS: &[&str] = &[
-    "acme",
-    "contoso",
-    "globex",
-    "initech",
-    "umbrella",
-    "hooli",
-    "wonka",
-    "tyrell",
-    "cyberdyne",
-    "soylent",
-    "aperture",
-    "vandelay",
-    "oscorp",
-    "monarch",
-    "dunder",
-    "gringotts",
-    "massive",
-    "nakatomi",
-    "wayne",
-    "stark",
-    "prestige",
-    "rekall",
-    "virtucon",
-    "zorg",
-    "sirius",
-    "yoyodyne",
-    "gekko",
-    "duff",
-    "krusty",
-    "bluth",
-];
-
-/// `tools` grown to exactly `n` with copies of `base` under invented server
-/// names (`mcp__acme__create_issue` beside `mcp__github__create_issue`):
-/// the same descriptions, so only what tells servers apart can rank the
-/// real one first.
+/// `tools` grown to exactly `n` (never below its own size): first the
+/// real tools of `base` that `tools` lacks, in order, then synthetic
+/// distractors made from `base` ([`synthetic::distractors`]: each real
+/// server reworded into an invented domain, `mcp__github__create_issue`
+/// → `mcp__ledgerly__add_invoice`), so no two tools are copies of each
+/// other and the relevant tool ties with none.
 pub fn with_distractors(tools: &[EvalTool], base: &[EvalTool], n: usize) -> Vec<EvalTool> {
     let mut out = tools.to_vec();
-    'fill: for server in DISTRACTOR_SERVERS {
-        for tool in base {
-            if out.len() >= n {
-                break 'fill;
-            }
-            let own = tool
-                .name
-                .strip_prefix("mcp__")
-                .and_then(|rest| rest.split_once("__"))
-                .map_or(tool.name.as_str(), |(_, own)| own);
-            out.push(EvalTool {
-                name: format!("mcp__{server}__{own}"),
-                description: tool.description.clone(),
-            });
+    let mut have: std::collections::BTreeSet<&str> =
+        tools.iter().map(|t| t.name.as_str()).collect();
+    for tool in base {
+        if out.len() >= n {
+            return out;
+        }
+        if have.insert(tool.name.as_str()) {
+            out.push(tool.clone());
         }
     }
-    assert!(
-        out.len() >= n,
-        "not enough distractor servers for {n} tools"
+    let real: Vec<(&str, &str)> = base
+        .iter()
+        .map(|t| (t.name.as_str(), t.description.as_str()))
+        .collect();
+    let wanted = n.saturating_sub(out.len());
+    out.extend(
+        synthetic::distractors(&real, wanted)
+            .into_iter()
+            .map(|d| EvalTool {
+                name: d.name,
+                description: d.description,
+            }),
     );
-    out.truncate(n.max(tools.len()));
     out
 }
 
 /// The catalog of one size of a scale run: `tools` alone at their own
-/// size, otherwise `base` (every real catalog) grown with distractor
-/// copies ([`with_distractors`]) to `n`.
+/// size, otherwise `tools` grown to `n` with the rest of `base` (every
+/// real catalog) and then synthetic distractors ([`with_distractors`]).
 pub fn at_size(tools: &[EvalTool], base: &[EvalTool], n: usize) -> Vec<EvalTool> {
-    if n == tools.len() {
-        tools.to_vec()
-    } else {
-        with_distractors(base, base, n)
-    }
+    with_distractors(tools, base, n)
 }
 
 /// Where a ranker put the first relevant tool of each query (`None`: not
@@ -399,19 +371,28 @@ pub fn tool_search_over(
     });
     let executor = registry
         .executor()
-        .tool_search_with(index, DeferralPolicy::Always, ProviderFormat::Anthropic)
+        .tool_search_with(
+            Arc::clone(&index),
+            DeferralPolicy::Always,
+            ProviderFormat::Anthropic,
+        )
         .build();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .build()
         .expect("a runtime");
-    Searcher { executor, runtime }
+    Searcher {
+        executor,
+        runtime,
+        index,
+    }
 }
 
 /// An executor with tool search on, and the runtime its turns run on.
 pub struct Searcher {
     executor: registry_core::Executor,
     runtime: tokio::runtime::Runtime,
+    index: std::sync::Arc<registry_core::search::ToolSearchIndex>,
 }
 
 impl Searcher {
@@ -443,6 +424,19 @@ impl Searcher {
             .into_iter()
             .map(|r| r.tool_name)
             .collect()
+    }
+}
+
+impl Searcher {
+    /// Why `tool` ranked where it did for `query` (one line; "not ranked"
+    /// when no word matched and no meaning ranked it): what the dev
+    /// split's report prints for a miss.
+    pub fn why(&self, query: &str, tool: &str) -> String {
+        match self.index.explain_tool(query, tool) {
+            Ok(Some(explanation)) => explanation.to_string(),
+            Ok(None) => format!("{tool}: not ranked"),
+            Err(err) => format!("{tool}: {err}"),
+        }
     }
 }
 
