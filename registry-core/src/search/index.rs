@@ -1,7 +1,7 @@
 //! The inverted index over tool names, hints and descriptions, and the
 //! ranking (BM25F with per-field weights, prefix matching of terms, a
-//! name-coverage factor, and query expansion from the catalog's own
-//! co-occurrence of description words with name words).
+//! name-coverage factor, and query expansion through a lexicon of
+//! everyday words; see `rank`).
 //!
 //! Owns: documents by slot, postings per term sorted by slot, per-field
 //! length statistics, the exact-name table. Updates are incremental: one
@@ -10,50 +10,15 @@
 //! a `BTreeMap`, postings are sorted, and ties break by name.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{PoisonError, RwLock};
 
-use super::fields::{FIELDS, Field, K1, LENGTH_NORM, WEIGHT, split_mcp_name};
+use super::fields::{FIELDS, Field, split_mcp_name};
 use super::query::Query;
 use super::tokenize::{Reading, for_each_join, for_each_term};
 use crate::declare::definition::ToolSpec;
 
-/// How a matched prefix of a term counts against an exact match
-/// (`repo` against `repository`, `config` against `configuration`).
-const PREFIX_WEIGHT: f32 = 0.5;
-/// At most this many longer terms a query term expands to, in term order.
-const MAX_PREFIX_EXPANSIONS: usize = 8;
-/// Shortest query term that expands to longer terms, in characters.
-const MIN_PREFIX_CHARS: usize = 3;
-/// Shortest index term a longer query term falls back to, in characters
-/// (`configuration` → `config`, `authentication` → `auth`): longer than
-/// [`MIN_PREFIX_CHARS`], because a three-letter start of a whole word is
-/// mostly another word (`github` is not `git`, `sqlite` is not `sql`).
-const MIN_FALLBACK_CHARS: usize = 4;
-/// Longest prefix a longer query term falls back to, in characters: no
-/// word of a tool's text is longer in practice, and a query word of a
-/// million characters must cost no more than one of a hundred.
-const MAX_FALLBACK_CHARS: usize = 64;
-/// How much a query that names all of a tool's own name words is worth
-/// over one that names none: the score is multiplied by
-/// `1 + NAME_COVERAGE * (name words matched / name words)`, so
-/// `list pull requests` prefers `list_pull_requests` to
-/// `update_pull_request_state` even when the latter's description says
-/// more about pull requests.
-const NAME_COVERAGE: f32 = 0.5;
-/// Query expansion from the catalog itself: a query word that tools use in
-/// their descriptions also matches the name words those tools share
-/// (`new` in "Create a new ..." → `create`), at this weight times how
-/// often the two go together.
-const EXPANSION_WEIGHT: f32 = 0.5;
-/// At most this many name words one query word expands to.
-const MAX_EXPANSIONS: usize = 3;
-/// A name word must go with the query word in at least this many tools...
-const MIN_SUPPORT: u32 = 2;
-/// ...and this many times more often than it appears in names at all.
-const MIN_LIFT: f32 = 2.0;
-/// At most this many tools are read to find a word's companions (evenly
-/// spread over its postings), so a common word stays cheap.
-const EXPANSION_SAMPLE: usize = 128;
+mod explain;
+mod rank;
 
 /// The text of one tool, as the index reads it.
 #[derive(Debug, Clone, Copy)]
@@ -91,29 +56,6 @@ impl DocId {
     }
 }
 
-/// A term's companions (name term, weight), with the index version they
-/// were computed at.
-type CachedCompanions = (u64, Vec<(u32, f32)>);
-
-/// An index term one query term matches, and how much a match counts.
-#[derive(Debug, Clone, Copy)]
-struct Variant {
-    term: u32,
-    weight: f32,
-    /// A companion (query expansion): matched against names only.
-    names_only: bool,
-}
-
-impl Variant {
-    fn full(term: u32, weight: f32) -> Self {
-        Variant {
-            term,
-            weight,
-            names_only: false,
-        }
-    }
-}
-
 /// What a search reads of every candidate slot.
 #[derive(Debug, Clone, Copy)]
 struct SlotMeta {
@@ -121,46 +63,6 @@ struct SlotMeta {
     born: u64,
     /// How many distinct words its own name has.
     name_terms: u16,
-}
-
-/// Per-slot accumulators of one search, kept per thread so a query
-/// allocates nothing in proportion to the index; only the slots a query
-/// touched are reset after it.
-#[derive(Default)]
-struct Scratch {
-    score: Vec<f32>,
-    mask: Vec<u64>,
-    best: Vec<f32>,
-    name_hit: Vec<bool>,
-    name_hits: Vec<u16>,
-    touched: Vec<u32>,
-    term_touched: Vec<u32>,
-}
-
-impl Scratch {
-    fn fit(&mut self, slots: usize) {
-        if self.score.len() < slots {
-            self.score.resize(slots, 0.0);
-            self.mask.resize(slots, 0);
-            self.best.resize(slots, 0.0);
-            self.name_hit.resize(slots, false);
-            self.name_hits.resize(slots, 0);
-        }
-    }
-
-    fn clear(&mut self) {
-        for &slot in &self.touched {
-            let d = slot as usize;
-            self.score[d] = 0.0;
-            self.mask[d] = 0;
-            self.name_hits[d] = 0;
-        }
-        self.touched.clear();
-    }
-}
-
-thread_local! {
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
 }
 
 #[derive(Debug)]
@@ -173,8 +75,6 @@ struct Doc {
     len: [u32; FIELDS],
     /// Distinct term ids, for removal.
     terms: Box<[u32]>,
-    /// Distinct term ids of the name field, for query expansion.
-    name_terms: Box<[u32]>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -246,11 +146,6 @@ impl Membership {
 pub(crate) struct SearchIndex {
     dict: BTreeMap<Box<str>, u32>,
     postings: Vec<Vec<Posting>>,
-    /// Per term id, its text.
-    term_names: Vec<Box<str>>,
-    /// Per term, the slots whose name has it, sorted: what a companion
-    /// term (query expansion) is matched against.
-    name_postings: Vec<Vec<u32>>,
     docs: Vec<Option<Doc>>,
     /// Per slot, the field lengths (zero for an empty slot): read for
     /// every posting a query scores, so kept dense.
@@ -264,10 +159,9 @@ pub(crate) struct SearchIndex {
     live: u32,
     total_len: [u64; FIELDS],
     version: u64,
-    /// Each term's companions as computed at an index version: reading
-    /// sampled tools' names is most of a query's cost, and the answer only
-    /// changes when the index does. Stale entries are recomputed on use.
-    companion_cache: Mutex<HashMap<u32, CachedCompanions>>,
+    /// What searches derive from the index as it is now (see
+    /// [`rank::Cache`]); every change empties it.
+    cache: RwLock<rank::Cache>,
 }
 
 impl SearchIndex {
@@ -284,7 +178,7 @@ impl SearchIndex {
 
     /// Indexes one tool; its cost is proportional to the tool's text.
     pub(crate) fn insert(&mut self, doc: Document<'_>) -> DocId {
-        self.version += 1;
+        self.changed();
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -349,11 +243,6 @@ impl SearchIndex {
             let list = &mut self.postings[term as usize];
             let at = list.partition_point(|p| p.doc < slot);
             list.insert(at, Posting { doc: slot, tf });
-            if tf[Field::Name as usize] > 0 {
-                let names = &mut self.name_postings[term as usize];
-                let at = names.partition_point(|s| *s < slot);
-                names.insert(at, slot);
-            }
         }
         for (total, n) in self.total_len.iter_mut().zip(len) {
             *total += u64::from(n);
@@ -377,14 +266,18 @@ impl SearchIndex {
             born: self.version,
             len,
             terms: counts.iter().map(|(term, _)| *term).collect(),
-            name_terms: counts
-                .iter()
-                .filter(|(_, tf)| tf[Field::Name as usize] > 0)
-                .map(|(term, _)| *term)
-                .collect(),
         });
         self.live += 1;
         DocId(slot)
+    }
+
+    /// A new version: what searches derived from the old one is stale.
+    fn changed(&mut self) {
+        self.version += 1;
+        self.cache
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }
 
     /// Removes one tool; its cost is proportional to the tool's terms.
@@ -393,13 +286,7 @@ impl SearchIndex {
         let Some(removed) = self.docs.get_mut(doc.0 as usize).and_then(Option::take) else {
             return false;
         };
-        self.version += 1;
-        for &term in &removed.name_terms {
-            let names = &mut self.name_postings[term as usize];
-            if let Ok(at) = names.binary_search(&doc.0) {
-                names.remove(at);
-            }
-        }
+        self.changed();
         for &term in &removed.terms {
             let list = &mut self.postings[term as usize];
             if let Ok(at) = list.binary_search_by_key(&doc.0, |p| p.doc) {
@@ -499,11 +386,11 @@ impl SearchIndex {
                 .collect();
             return self.top(&mut hits, max);
         }
-        let scores = self.score(&terms);
+        let scores = self.score(&terms, required.len(), max, admits);
         let required_mask: u64 = (1u64 << required.len()) - 1;
         let mut hits: Vec<(f32, u32)> = scores
             .into_iter()
-            .filter(|(slot, _, mask)| mask & required_mask == required_mask && admits(*slot))
+            .filter(|(_, _, mask)| mask & required_mask == required_mask)
             .map(|(slot, score, _)| (score, slot))
             .collect();
         self.top(&mut hits, max)
@@ -542,238 +429,6 @@ impl SearchIndex {
                     .doc(slot)
                     .and_then(|doc| doc.server.as_deref())
                     .is_some_and(|s| servers.iter().any(|want| s.eq_ignore_ascii_case(want))))
-    }
-
-    /// BM25F over `terms`: per touched slot, its score and which terms it
-    /// matched (bit `i` for `terms[i]`).
-    fn score(&self, terms: &[&str]) -> Vec<(u32, f32, u64)> {
-        SCRATCH.with_borrow_mut(|scratch| {
-            scratch.fit(self.docs.len());
-            let out = self.score_into(terms, scratch);
-            scratch.clear();
-            out
-        })
-    }
-
-    fn score_into(&self, terms: &[&str], s: &mut Scratch) -> Vec<(u32, f32, u64)> {
-        let n = self.live.max(1) as f32;
-        let mut avg = [1.0f32; FIELDS];
-        for (f, total) in self.total_len.iter().enumerate() {
-            if *total > 0 {
-                avg[f] = *total as f32 / n;
-            }
-        }
-        for (i, term) in terms.iter().enumerate() {
-            for Variant {
-                term: id,
-                weight,
-                names_only: name_only,
-            } in self.variants(term)
-            {
-                let df = if name_only {
-                    self.name_postings[id as usize].len()
-                } else {
-                    self.postings[id as usize].len()
-                };
-                if df == 0 {
-                    continue;
-                }
-                let idf = (1.0 + (n - df as f32 + 0.5) / (df as f32 + 0.5)).ln();
-                // A posting's contribution to its slot's best for this term.
-                let visit = |s: &mut Scratch, slot: u32, tf_of: [u16; FIELDS]| {
-                    let d = slot as usize;
-                    let len = &self.lens[d];
-                    let mut tf = 0.0f32;
-                    for f in 0..FIELDS {
-                        if tf_of[f] > 0 {
-                            let norm =
-                                1.0 - LENGTH_NORM[f] + LENGTH_NORM[f] * len[f] as f32 / avg[f];
-                            tf += WEIGHT[f] * f32::from(tf_of[f]) / norm;
-                        }
-                    }
-                    let c = weight * idf * tf * (K1 + 1.0) / (K1 + tf);
-                    if c <= 0.0 {
-                        return;
-                    }
-                    if s.best[d] == 0.0 {
-                        s.term_touched.push(slot);
-                    }
-                    if c > s.best[d] {
-                        s.best[d] = c;
-                    }
-                    if weight >= 1.0 && tf_of[Field::Name as usize] > 0 {
-                        s.name_hit[d] = true;
-                    }
-                };
-                // A companion matches names only, once.
-                let mut name_tf = [0u16; FIELDS];
-                name_tf[Field::Name as usize] = 1;
-                if name_only {
-                    for &slot in &self.name_postings[id as usize] {
-                        visit(s, slot, name_tf);
-                    }
-                } else {
-                    for p in &self.postings[id as usize] {
-                        visit(s, p.doc, p.tf);
-                    }
-                }
-            }
-            for &slot in &s.term_touched {
-                let d = slot as usize;
-                if s.mask[d] == 0 {
-                    s.touched.push(slot);
-                }
-                s.score[d] += s.best[d];
-                s.mask[d] |= 1 << i;
-                s.best[d] = 0.0;
-                if std::mem::take(&mut s.name_hit[d]) {
-                    s.name_hits[d] += 1;
-                }
-            }
-            s.term_touched.clear();
-        }
-        s.touched
-            .iter()
-            .map(|&slot| {
-                let d = slot as usize;
-                let named = self.name_coverage(slot, s.name_hits[d]);
-                (slot, s.score[d] * (1.0 + NAME_COVERAGE * named), s.mask[d])
-            })
-            .collect()
-    }
-
-    /// How much of a tool's own name the query named, from 0 to 1: the
-    /// share of its name words matched, and one word alone covers at most
-    /// half, so a query sharing one generic word with a two-word name
-    /// (`git_show`, `wait_for`) is not taken for naming it.
-    fn name_coverage(&self, slot: u32, matched: u16) -> f32 {
-        let own = self.meta[slot as usize].name_terms.max(1);
-        let single = if matched < 2 && own > 1 { 0.5 } else { 1.0 };
-        (f32::from(matched) / f32::from(own)).min(1.0) * single
-    }
-
-    /// The index terms a query term matches, with how much each counts:
-    /// the term itself; longer terms it begins (`repo` → `repository`);
-    /// and the longest shorter term that begins it (`configuration` →
-    /// `config`). Prefixes count [`PREFIX_WEIGHT`].
-    fn variants(&self, term: &str) -> Vec<Variant> {
-        let mut out = Vec::new();
-        if let Some(&id) = self.dict.get(term) {
-            out.push(Variant::full(id, 1.0));
-            out.extend(
-                self.cached_companions(id)
-                    .into_iter()
-                    .map(|(term, weight)| Variant {
-                        term,
-                        weight,
-                        names_only: true,
-                    }),
-            );
-        }
-        let chars = term.chars().count();
-        if chars < MIN_PREFIX_CHARS {
-            return out;
-        }
-        out.extend(
-            self.dict
-                .range::<str, _>((std::ops::Bound::Excluded(term), std::ops::Bound::Unbounded))
-                .take_while(|(t, _)| t.starts_with(term))
-                .filter(|(_, id)| !self.postings[**id as usize].is_empty())
-                .take(MAX_PREFIX_EXPANSIONS)
-                .map(|(_, id)| Variant::full(*id, PREFIX_WEIGHT)),
-        );
-        // Prefixes of MIN_FALLBACK_CHARS to MAX_FALLBACK_CHARS characters,
-        // longest first: a bounded number of bounded lookups, however long
-        // the word (counting each prefix's characters anew was quadratic).
-        if let Some(id) = term
-            .char_indices()
-            .map(|(at, _)| at)
-            .enumerate()
-            .skip(MIN_FALLBACK_CHARS)
-            .take(MAX_FALLBACK_CHARS + 1 - MIN_FALLBACK_CHARS)
-            .map(|(_, at)| at)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .find_map(|at| {
-                self.dict
-                    .get(&term[..at])
-                    .filter(|id| !self.postings[**id as usize].is_empty())
-            })
-        {
-            out.push(Variant::full(*id, PREFIX_WEIGHT));
-        }
-        out
-    }
-
-    /// [`companions`](Self::companions), from the cache when the index has
-    /// not changed since.
-    fn cached_companions(&self, term: u32) -> Vec<(u32, f32)> {
-        // The cache only ever holds complete answers, so a poisoned lock
-        // is still consistent.
-        let lock = || {
-            self.companion_cache
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-        };
-        if let Some((version, companions)) = lock().get(&term)
-            && *version == self.version
-        {
-            return companions.clone();
-        }
-        let companions = self.companions(term);
-        lock().insert(term, (self.version, companions.clone()));
-        companions
-    }
-
-    /// The name words that go with `term` where tools describe themselves:
-    /// among the tools whose description or hint has `term`, the name
-    /// words they share far more often than names in general do. A
-    /// statistic of the catalog, so it follows whatever vocabulary the
-    /// catalog has, and needs no word list.
-    fn companions(&self, term: u32) -> Vec<(u32, f32)> {
-        let text =
-            |p: &&Posting| p.tf[Field::Description as usize] > 0 || p.tf[Field::Hint as usize] > 0;
-        let with_term = || self.postings[term as usize].iter().filter(text);
-        let support = with_term().count();
-        if support < MIN_SUPPORT as usize {
-            return Vec::new();
-        }
-        let step = support.div_ceil(EXPANSION_SAMPLE);
-        let sampled = support.div_ceil(step) as f32;
-        let mut counts: HashMap<u32, u32> = HashMap::new();
-        for p in with_term().step_by(step) {
-            if let Some(doc) = self.doc(p.doc) {
-                for &name_term in doc.name_terms.iter().filter(|t| **t != term) {
-                    *counts.entry(name_term).or_default() += 1;
-                }
-            }
-        }
-        let live = self.live.max(1) as f32;
-        let mut scored: Vec<(f32, u32, f32)> = counts
-            .into_iter()
-            .filter(|(_, count)| *count >= MIN_SUPPORT)
-            .filter_map(|(name_term, count)| {
-                let together = count as f32 / sampled;
-                let base = self.name_postings[name_term as usize].len().max(1) as f32 / live;
-                let lift = together / base;
-                (lift >= MIN_LIFT).then(|| (count as f32 * lift.ln(), name_term, together))
-            })
-            .collect();
-        // Hash order never leaks: sorted by strength, then by term text.
-        scored.sort_by(|a, b| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| self.term_text(a.1).cmp(self.term_text(b.1)))
-        });
-        scored
-            .into_iter()
-            .take(MAX_EXPANSIONS)
-            .map(|(_, name_term, together)| (name_term, EXPANSION_WEIGHT * together))
-            .collect()
-    }
-
-    fn term_text(&self, id: u32) -> &str {
-        &self.term_names[id as usize]
     }
 
     /// The best `max` of `hits`: score descending, then name, then slot.
@@ -866,8 +521,6 @@ impl SearchIndex {
         }
         let id = u32::try_from(self.postings.len()).expect("fewer than 4 billion terms");
         self.postings.push(Vec::new());
-        self.name_postings.push(Vec::new());
-        self.term_names.push(term.into());
         self.dict.insert(term.into(), id);
         id
     }
@@ -1051,44 +704,37 @@ mod tests {
     }
 
     #[test]
-    fn a_description_word_expands_to_the_name_word_it_goes_with() {
-        // "new" is said only by creating tools' descriptions, so a query
-        // for a "new label" prefers the tool *named* create, whose own
-        // description never says "new". No word list involved.
+    fn a_request_in_other_words_finds_the_tool_through_the_lexicon() {
+        // No tool says "make" or "erase": the lexicon's mates do the work,
+        // and a mate counts less than the word itself.
         let tools = [
-            ("create_issue", "Create a new issue."),
-            ("create_branch", "Create a new branch."),
             ("create_label", "Create a label."),
+            ("delete_label", "Delete a label."),
             ("archive_label", "Archive a label."),
-            ("list_repos", "List repositories."),
-            ("get_user", "Get a user."),
-            ("search_code", "Search code."),
-            ("merge_pr", "Merge a pull request."),
+            ("make_coffee", "Brew coffee."),
         ];
         let mut index = SearchIndex::new();
-        let ids: Vec<DocId> = tools
-            .iter()
-            .map(|(name, description)| index.insert(doc(name, description)))
-            .collect();
+        for (name, description) in tools {
+            index.insert(doc(name, description));
+        }
         let all = index.membership_of_all();
         assert_eq!(
-            names(&index.search(&query("new label"), 2, &all)),
-            ["create_label", "archive_label"]
+            names(&index.search(&query("make a new label"), 1, &all)),
+            ["create_label"]
         );
-        // Without the companion, the two would tie and the name would
-        // decide the other way.
         assert_eq!(
-            names(&index.search(&query("label"), 2, &all)),
-            ["archive_label", "create_label"]
+            names(&index.search(&query("erase a label"), 1, &all)),
+            ["delete_label"]
         );
-        // Statistics follow the catalog: once the tools that said "new"
-        // are gone, the (cached) expansion is gone too.
-        index.remove(ids[0]);
-        index.remove(ids[1]);
-        let now = index.membership_of_all();
+        // Without a mate the labels tie, and the name decides.
         assert_eq!(
-            names(&index.search(&query("new label"), 2, &now)),
-            ["archive_label", "create_label"]
+            names(&index.search(&query("label"), 3, &all)),
+            ["archive_label", "create_label", "delete_label"]
+        );
+        // The word itself outweighs its mate.
+        assert_eq!(
+            names(&index.search(&query("make"), 2, &all)),
+            ["make_coffee", "create_label"]
         );
     }
 

@@ -138,17 +138,19 @@ pub(crate) fn for_each_join(name: &str, mut f: impl FnMut(&str)) {
 }
 
 /// Words too common in tool descriptions and requests to tell tools apart
-/// (English function words). Kept short on purpose: inverse document
-/// frequency already discounts the rest.
+/// (English function words, and the wishes a request wraps itself in: "I
+/// would need to", "could you", "I just want"). Kept short on
+/// purpose: inverse document frequency already discounts the rest.
 ///
 /// The pieces of a contraction (`what's`, `don't`, `I'd`, `we're`) are
 /// here too: prose splits at the apostrophe.
 const STOP_WORDS: &[&str] = &[
-    "a", "about", "an", "and", "any", "are", "as", "at", "be", "by", "can", "d", "do", "for",
-    "from", "how", "i", "if", "in", "into", "is", "it", "its", "ll", "m", "me", "my", "of", "on",
-    "or", "our", "please", "re", "s", "so", "t", "that", "the", "their", "them", "then", "there",
-    "these", "this", "those", "to", "us", "ve", "was", "we", "what", "when", "where", "which",
-    "who", "will", "with", "you", "your",
+    "a", "about", "an", "and", "any", "are", "aren", "as", "at", "be", "by", "can", "could", "d",
+    "do", "doesn", "don", "for", "from", "how", "i", "if", "in", "into", "is", "isn", "it", "its",
+    "just", "ll", "m", "me", "my", "need", "of", "on", "or", "our", "please", "re", "s", "should",
+    "so", "t", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to",
+    "us", "ve", "want", "was", "we", "what", "when", "where", "which", "who", "will", "with",
+    "would", "you", "your",
 ];
 
 /// Whether `word` (lower case) is a stop word.
@@ -181,7 +183,7 @@ pub(crate) fn for_each_term(text: &str, reading: Reading, mut f: impl FnMut(&str
 /// `branches`/`branch` meet. Words of four letters or fewer, and words
 /// with digits, are kept whole (they are mostly names and acronyms).
 pub(crate) fn stem(word: &str) -> String {
-    let mut w: String = word.to_lowercase();
+    let mut w: String = british_to_american(&word.to_lowercase());
     // `prs`, `mrs`: a plural of a two-letter abbreviation (no vowel to
     // make it a word of its own, as `bus` or `has` are).
     if w.chars().count() == 3
@@ -226,6 +228,59 @@ pub(crate) fn stem(word: &str) -> String {
         w.pop();
     }
     w
+}
+
+/// The American spelling of a British `-ise`/`-yse` verb and its forms
+/// (`organise`, `organised`, `analysing`, `organisation` → `-ize`,
+/// `-yze`), and of a doubled `l` before `-ed`/`-ing` after an unstressed
+/// `e` (`cancelled`, `labelling`, `travelled` → one `l`), so both
+/// spellings meet on one stem. Both sides of a match are read through it,
+/// so a word that merely ends so (`promise`, `otherwise`) is changed
+/// alike everywhere and still matches itself.
+fn british_to_american(word: &str) -> String {
+    const ENDINGS: [(&str, &str); 10] = [
+        ("isations", "izations"),
+        ("isation", "ization"),
+        ("ising", "izing"),
+        ("ised", "ized"),
+        ("ises", "izes"),
+        ("ise", "ize"),
+        ("ysing", "yzing"),
+        ("ysed", "yzed"),
+        ("yses", "yzes"),
+        ("yse", "yze"),
+    ];
+    for (british, american) in ENDINGS {
+        if let Some(base) = word.strip_suffix(british)
+            && base.chars().count() >= 3
+            && base.chars().all(char::is_alphabetic)
+        {
+            return format!("{base}{american}");
+        }
+    }
+    for suffix in ["ed", "ing"] {
+        if let Some(base) = word.strip_suffix(suffix)
+            && let Some(single) = base.strip_suffix("ell")
+            // Two vowel groups or more before the `ll`: `cancel`, not
+            // `spell` or `tell`.
+            && vowel_groups(single) >= 1
+        {
+            return format!("{single}el{suffix}");
+        }
+    }
+    word.to_owned()
+}
+
+/// How many runs of vowels `word` has (its syllables, roughly).
+fn vowel_groups(word: &str) -> usize {
+    let mut groups = 0;
+    let mut in_vowels = false;
+    for c in word.chars() {
+        let vowel = is_vowel(c);
+        groups += usize::from(vowel && !in_vowels);
+        in_vowels = vowel;
+    }
+    groups
 }
 
 fn is_vowel(c: char) -> bool {
@@ -374,5 +429,24 @@ mod tests {
         assert_eq!(stem("pr"), "pr");
         assert_eq!(stem("bus"), "bus");
         assert_eq!(stem("s3es"), "s3es");
+    }
+
+    #[test]
+    fn british_and_american_spellings_meet() {
+        for (british, american) in [
+            ("organise", "organize"),
+            ("organised", "organized"),
+            ("summarising", "summarizing"),
+            ("authorisation", "authorization"),
+            ("analyse", "analyze"),
+            ("cancelled", "canceled"),
+            ("labelling", "labeling"),
+        ] {
+            assert_eq!(stem(british), stem(american), "{british}");
+        }
+        assert_eq!(stem("cancelled"), stem("cancel"));
+        // One syllable before the `ll`: the `ll` is the word's own.
+        assert_eq!(stem("spelled"), "spell");
+        assert_eq!(stem("installed"), "install");
     }
 }

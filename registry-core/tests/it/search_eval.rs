@@ -38,6 +38,11 @@ fn dev_split_beats_plain_bm25_with_floors() {
                     &got[..got.len().min(5)],
                     &baseline.search(&q.query, 3)
                 );
+                // Why the first result and the wanted tool ranked where
+                // they did (`ToolSearchIndex::explain_tool`).
+                for tool in got.iter().take(1).chain(&q.relevant) {
+                    println!("    why  {}", searcher.why(&q.query, tool));
+                }
             }
         }
     }
@@ -66,8 +71,8 @@ fn dev_split_beats_plain_bm25_with_floors() {
 
 /// Floors on the dev split, a little under what the ranking measures on
 /// it, so a change that makes search worse fails CI.
-const FLOOR_AT1: f64 = 0.48;
-const FLOOR_AT5: f64 = 0.74;
+const FLOOR_AT1: f64 = 0.58;
+const FLOOR_AT5: f64 = 0.82;
 
 /// Every dev query where plain BM25 ranks a relevant tool better than the
 /// index does (`SEARCH_EVAL_VERBOSE=1` prints them): what to read first
