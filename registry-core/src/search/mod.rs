@@ -1,9 +1,11 @@
 //! Deferred tools and `tool_search`: finding tools by what they do.
 //!
 //! Owns: the tokenizer (names read as identifiers, text as prose, stop
-//! words, a light stemmer), the query language, the inverted index and
-//! its ranking, the seam for ranking by meaning ([`Embedder`],
-//! [`SemanticRanking`], [`Fusion`]), the index shared by a registry's
+//! words, a light stemmer), a lexicon of everyday words that stand for
+//! each other, the query language, the inverted index and its ranking,
+//! the seam for ranking by meaning ([`Embedder`], [`SemanticRanking`],
+//! [`Fusion`]) and its vector store, explanations of a ranking
+//! ([`Explanation`]), the index shared by a registry's
 //! sessions ([`ToolSearchIndex`]), the `tool_search` built-in (under the
 //! flag [`TOOL_SEARCH_FLAG`]) and the per-executor scope it searches. The
 //! deferral policy that decides what needs searching is per session, in
@@ -74,15 +76,18 @@
 //! # Ranking by meaning
 //!
 //! Words miss what a user says in other words ("what's the clock showing
-//! in Tokyo" for `get_current_time`). [`ToolSearchIndex::with_semantic`]
-//! adds an [`Embedder`] (the `registry-embed` crate runs
-//! all-MiniLM-L6-v2 locally): each tool's text (its name's words, its
-//! hint and its description) is embedded once and cached with the index,
-//! plugin churn embeds only texts it has not seen, and each query's
+//! in Tokyo" for `get_current_time`); a lexicon of everyday words bridges
+//! some of it, a model more. [`ToolSearchIndex::with_semantic`] adds an
+//! [`Embedder`] (the `registry-embed` crate runs potion-base-8M, a static
+//! model, or all-MiniLM-L6-v2, a transformer, locally): each tool's text
+//! (its name's words, its hint and its description) is embedded once and
+//! kept in one contiguous matrix, plugin churn embeds only texts it has
+//! not seen, recent queries' vectors are remembered, and each query's
 //! lexical and cosine rankings are fused ([`Fusion`]: normalised scores
 //! or reciprocal ranks, weight configurable). An embedder that fails
 //! never loses a tool or a search: the lexical ranking answers, and
 //! waiting tools are embedded later.
+//! [`ToolSearchIndex::explain`] says why each tool ranked where it did.
 //!
 //! Search quality is measured through `tool_search` on a dev split (408
 //! tools of eleven public MCP servers, 127 intents, used for tuning) and a
@@ -90,19 +95,24 @@
 //! before any ranking ran, never printed), against plain BM25, with
 //! paired bootstrap intervals (`scripts/search-eval.sh`); the numbers are
 //! in `docs/performance.md`.
+mod explain;
 mod fields;
 mod index;
+mod lexicon;
 mod query;
 mod semantic;
 mod setup;
 mod shared;
 mod tokenize;
 mod tool;
+mod vectors;
 
 #[cfg(test)]
 mod tests;
 
 pub(crate) use crate::session::deferral::TOOL_SEARCH_NAME;
+pub use explain::{Explanation, WordMatch};
+pub use query::QueryError;
 pub use semantic::{EmbedError, Embedder, Fusion, SemanticRanking};
 pub use shared::ToolSearchIndex;
 pub use tool::TOOL_SEARCH_FLAG;

@@ -32,10 +32,12 @@ enum Kind {
     },
 }
 
-/// A query that cannot be searched, with what is wrong.
+/// A `tool_search` query that cannot be searched, with what is wrong:
+/// the error the model reads, and what
+/// [`ToolSearchIndex::explain`](super::ToolSearchIndex::explain) returns.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub(crate) enum QueryError {
+pub enum QueryError {
     /// Nothing but white space.
     #[error("the search query is empty; say what the tool should do, or `select:<name>`")]
     Empty,
@@ -61,7 +63,7 @@ pub(crate) enum QueryError {
     TooLong {
         /// How many terms the query has.
         terms: usize,
-        /// [`MAX_QUERY_TERMS`].
+        /// The most a query may have.
         max: usize,
     },
 }

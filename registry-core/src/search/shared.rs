@@ -1,11 +1,13 @@
 //! One search index per tool registry, shared by every session (`Arc`),
 //! kept in step with the registry's plugins one tool at a time.
 
-use std::sync::{Arc, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-use super::index::{DocId, Document, Membership, SearchIndex, SearchResults};
-use super::query::Query;
-use super::semantic::{Pending, SemanticRanking, Vectors, fuse};
+use super::explain::Explanation;
+use super::index::{DocId, Document, Membership, SearchHit, SearchIndex, SearchResults};
+use super::query::{Query, QueryError};
+use super::semantic::{SemanticRanking, fuse};
+use super::vectors::{Pending, QueryCache, Vectors};
 use crate::input::handle::ToolHandle;
 use crate::pool::{ToolPool, ToolRegistry};
 use crate::session::deferral::TOOL_SEARCH_NAME;
@@ -45,6 +47,8 @@ use crate::session::deferral::TOOL_SEARCH_NAME;
 #[derive(Debug)]
 pub struct ToolSearchIndex {
     state: RwLock<State>,
+    /// Recent queries' vectors (semantic ranking only).
+    queries: Mutex<QueryCache>,
 }
 
 #[derive(Debug, Default)]
@@ -130,6 +134,7 @@ impl ToolSearchIndex {
         }
         let index = ToolSearchIndex {
             state: RwLock::new(state),
+            queries: Mutex::default(),
         };
         index.sync(registry);
         index.embed_pending();
@@ -274,25 +279,43 @@ impl ToolSearchIndex {
     /// the two are fused;
     /// `select:`, exact names and server prefixes are answered by name.
     pub(crate) fn search(&self, query: &Query, max: usize, members: &Membership) -> SearchResults {
+        self.ranked(query, max, members).results
+    }
+
+    /// [`search`](Self::search), keeping each side's scores.
+    fn ranked(&self, query: &Query, max: usize, members: &Membership) -> Ranked {
+        let by_words = |state: &State| {
+            let results = state.index.search(query, max, members);
+            Ranked {
+                words: results
+                    .hits
+                    .iter()
+                    .map(|h| (h.doc.slot() as u32, h.score))
+                    .collect(),
+                results,
+                meaning: Vec::new(),
+            }
+        };
         let (embedder, dims) = {
             let state = self.read();
             match &state.vectors {
                 Some(v) if !state.index.answers_by_name(query, members) => {
                     (Arc::clone(&v.ranking().embedder), v.dims())
                 }
-                _ => return state.index.search(query, max, members),
+                _ => return by_words(&state),
             }
         };
         // Embedding the query may take milliseconds: not under the lock.
-        let vector = dims.and_then(|dims| Vectors::query(&*embedder, query.as_str(), dims));
+        let vector = dims.and_then(|dims| self.query_vector(&*embedder, query.as_str(), dims));
         let state = self.read();
         let (Some(vectors), Some(vector)) = (&state.vectors, vector) else {
-            return state.index.search(query, max, members);
+            return by_words(&state);
         };
         let ranking = vectors.ranking();
         let wanted = ranking.candidates.max(max);
-        let lexical = state.index.search(query, wanted, members);
-        let lexical: Vec<(u32, f32)> = lexical
+        let lexical: Vec<(u32, f32)> = state
+            .index
+            .search(query, wanted, members)
             .hits
             .iter()
             .map(|h| (h.doc.slot() as u32, h.score))
@@ -302,10 +325,7 @@ impl ToolSearchIndex {
         } else {
             lexical.iter().map(|(slot, _)| *slot).collect()
         };
-        let mut semantic: Vec<(u32, f32)> = pool
-            .into_iter()
-            .filter_map(|slot| Some((slot, vectors.similarity(&vector, slot as usize)?)))
-            .collect();
+        let mut semantic = vectors.similarities(&vector, &pool);
         let name = |slot: u32| state.index.name_at(slot);
         if semantic.len() > wanted {
             // Names break ties at the cut too, so which of equal tools
@@ -317,14 +337,101 @@ impl ToolSearchIndex {
         }
         semantic.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| name(a.0).cmp(name(b.0))));
         let fused = fuse(ranking.fusion, &lexical, &semantic, name);
-        SearchResults {
-            hits: fused
-                .into_iter()
-                .take(max)
-                .map(|(slot, score)| state.index.hit(slot, score))
-                .collect(),
-            unknown: Vec::new(),
+        Ranked {
+            results: SearchResults {
+                hits: fused
+                    .into_iter()
+                    .take(max)
+                    .map(|(slot, score)| state.index.hit(slot, score))
+                    .collect(),
+                unknown: Vec::new(),
+            },
+            words: lexical,
+            meaning: semantic,
         }
+    }
+
+    /// Why the first `max` tools `query` finds ranked where they did:
+    /// each one's words score and the words it matched, and its meaning
+    /// score with a semantic ranking (see [`Explanation`]). Searches every
+    /// indexed tool, as a session that may use all of them would.
+    ///
+    /// # Errors
+    ///
+    /// The query does not parse (the error `tool_search` would answer).
+    pub fn explain(&self, query: &str, max: usize) -> Result<Vec<Explanation>, QueryError> {
+        let parsed: Query = query.parse()?;
+        let members = self.everything();
+        let ranked = self.ranked(&parsed, max.max(1), &members);
+        let state = self.read();
+        Ok(ranked
+            .results
+            .hits
+            .iter()
+            .enumerate()
+            .map(|(i, hit)| ranked.explain(&state.index, &parsed, i, hit))
+            .collect())
+    }
+
+    /// Why the tool named `tool` ranked where it did for `query`, however
+    /// low: `None` when no tool of that name is indexed or the query does
+    /// not rank it at all (no word matched, and no meaning to rank by).
+    ///
+    /// # Errors
+    ///
+    /// The query does not parse.
+    pub fn explain_tool(&self, query: &str, tool: &str) -> Result<Option<Explanation>, QueryError> {
+        let parsed: Query = query.parse()?;
+        let members = self.everything();
+        let ranked = self.ranked(&parsed, self.len().max(1), &members);
+        let state = self.read();
+        Ok(ranked
+            .results
+            .hits
+            .iter()
+            .enumerate()
+            .find(|(_, hit)| hit.name == tool)
+            .map(|(i, hit)| ranked.explain(&state.index, &parsed, i, hit)))
+    }
+
+    /// Every indexed tool but `tool_search`.
+    fn everything(&self) -> Membership {
+        // What waits for a vector gets one first, as a search after a sync
+        // would see it.
+        self.embed_pending();
+        let state = self.read();
+        let docs = (0..state.handles.len())
+            .filter(|&slot| {
+                state.handles[slot]
+                    .as_ref()
+                    .is_some_and(|h| h.name() != TOOL_SEARCH_NAME)
+            })
+            .filter_map(|slot| state.index.doc_id(slot));
+        state.index.membership(docs)
+    }
+
+    /// The vector of `text` as a query: from the cache of recent
+    /// queries, or embedded (outside every lock) and remembered.
+    fn query_vector(
+        &self,
+        embedder: &dyn super::Embedder,
+        text: &str,
+        dims: usize,
+    ) -> Option<Arc<[f32]>> {
+        let cached = self
+            .queries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(text);
+        if let Some(v) = cached.filter(|v| v.len() == dims) {
+            return Some(v);
+        }
+        let vector = Vectors::query(embedder, text, dims)?;
+        self.queries
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .put(text, Arc::clone(&vector));
+        Some(vector)
     }
 
     /// How many indexed tools wait for a vector because the embedder
@@ -353,5 +460,35 @@ impl ToolSearchIndex {
 
     fn write(&self) -> RwLockWriteGuard<'_, State> {
         self.state.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A search's answer and each side's scores (slot, score), best first:
+/// what an [`Explanation`] reads.
+struct Ranked {
+    results: SearchResults,
+    words: Vec<(u32, f32)>,
+    meaning: Vec<(u32, f32)>,
+}
+
+impl Ranked {
+    /// The explanation of the hit at `place` (from 0).
+    fn explain(
+        &self,
+        index: &SearchIndex,
+        query: &Query,
+        place: usize,
+        hit: &SearchHit,
+    ) -> Explanation {
+        let slot = hit.doc.slot() as u32;
+        let side = |list: &[(u32, f32)]| list.iter().find(|(s, _)| *s == slot).map(|(_, v)| *v);
+        Explanation {
+            tool: hit.name.clone(),
+            rank: place + 1,
+            score: hit.score,
+            words: side(&self.words),
+            meaning: side(&self.meaning),
+            matches: index.word_matches(query, slot),
+        }
     }
 }

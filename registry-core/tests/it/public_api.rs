@@ -44,8 +44,10 @@ use syn::{Attribute, Item, Meta, Signature, Token, UseTree, Visibility};
 /// `permission::RuleOfTwo`, the policy's one setting; `permission::ExposedBy`,
 /// the record of which call brought what, kept in a session's record),
 /// and the five of durable turns (`execute::TurnOutcome`, `SuspendedTurn`,
-/// `PendingApproval`, `Answer`, `DurableError`).
-const MAX_PUBLIC_NAMES: usize = 165;
+/// `PendingApproval`, `Answer`, `DurableError`), and the three of search's
+/// explanations (`search::Explanation`, `WordMatch`, and `QueryError`, the
+/// error an explanation of a query that does not parse returns).
+const MAX_PUBLIC_NAMES: usize = 168;
 
 /// Where a name is visible from: `pub`, within the crate (`pub(crate)`,
 /// `pub(super)`, `pub(in ...)`), or only in its module and below.

@@ -18,7 +18,7 @@ use crate::session::Session;
 
 /// Concepts, each a list of words that mean it.
 const CONCEPTS: &[&[&str]] = &[
-    &["time", "clock", "hour", "timezone", "tokyo"],
+    &["time", "clock", "hour", "timezone", "tokyo", "late"],
     &[
         "folder",
         "directory",
@@ -162,7 +162,9 @@ fn first(scope: &ToolSearchScope, query: &str) -> Vec<String> {
 fn meaning_finds_what_words_cannot() {
     let registry = registry();
     let lexical = Arc::new(ToolSearchIndex::new(&registry));
-    let query = "what's the clock showing in Tokyo";
+    // No word of it, nor any word the lexicon relates to one, is in the
+    // tool's text.
+    let query = "how late is it over in Tokyo";
     assert!(
         !first(&scope(&registry, lexical), query)
             .contains(&"mcp__time__get_current_time".to_owned()),
@@ -523,4 +525,119 @@ fn a_weight_that_is_not_a_number_is_the_default() {
         semantic_weight: 0.5,
     });
     assert!(inf.iter().all(|h| h.1 > 0.0), "{inf:?}");
+}
+
+#[test]
+fn a_repeated_query_is_embedded_once() {
+    let registry = registry();
+    let embedder = Arc::new(Concepts::default());
+    let index = Arc::new(ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(embedder.clone()),
+    ));
+    let s = scope(&registry, index);
+    let before = embedder.calls.load(Ordering::SeqCst);
+    let once = first(&s, "how late is it over in Tokyo");
+    assert_eq!(embedder.calls.load(Ordering::SeqCst), before + 1);
+    let again = first(&s, "how late is it over in Tokyo");
+    assert_eq!(once, again, "the cached vector ranks the same");
+    assert_eq!(
+        embedder.calls.load(Ordering::SeqCst),
+        before + 1,
+        "answered from the cache of recent queries"
+    );
+    first(&s, "a new issue please");
+    assert_eq!(embedder.calls.load(Ordering::SeqCst), before + 2);
+}
+
+#[test]
+fn an_explanation_names_the_words_matched_and_the_meaning() {
+    let registry = registry();
+    let lexical = ToolSearchIndex::new(&registry);
+    let why = lexical.explain("open a new issue", 3).unwrap();
+    assert_eq!(why[0].tool, "mcp__tracker__create_issue");
+    assert_eq!(why[0].rank, 1);
+    assert!(why[0].meaning.is_none(), "no model, no meaning score");
+    let words = why[0].words.expect("words matched");
+    assert_eq!(why[0].score, words, "ranked by its words alone");
+    let issue = why[0]
+        .matches
+        .iter()
+        // Stemmed, as the index reads words.
+        .find(|m| m.query_word == "issu")
+        .unwrap_or_else(|| panic!("`issue` matched: {:?}", why[0].matches));
+    assert_eq!(
+        (issue.matched.as_str(), issue.field, issue.how),
+        ("issu", "name", "exact")
+    );
+    assert!(issue.score > 0.0);
+    let open = why[0].matches.iter().find(|m| m.query_word == "open");
+    assert_eq!(
+        open.map(|m| m.field),
+        Some("description"),
+        "{:?}",
+        why[0].matches
+    );
+    // A word the tool does not say, found through the lexicon (`make`
+    // is related to `create` and `new`).
+    let make = lexical.explain("make an issue", 1).unwrap().remove(0);
+    assert_eq!(make.tool, "mcp__tracker__create_issue");
+    let related = make.matches.iter().find(|m| m.query_word == "make");
+    assert_eq!(
+        related.map(|m| m.how),
+        Some("related"),
+        "{:?}",
+        make.matches
+    );
+    // The matches' scores add up to the words score before the name
+    // factor, which only raises it (1 to 1.5).
+    let sum: f32 = why[0].matches.iter().map(|m| m.score).sum();
+    assert!(
+        sum <= words + 1e-4 && words <= 1.5 * sum + 1e-4,
+        "{sum} {words}"
+    );
+    let line = why[0].to_string();
+    assert!(
+        line.starts_with("1. mcp__tracker__create_issue: score "),
+        "{line}"
+    );
+    assert!(line.contains("issu→issu (name, exact, "), "{line}");
+
+    // Where a tool ranked however low, and `None` for one that is not
+    // ranked at all or not indexed.
+    let close = lexical
+        .explain_tool("open a new issue", "mcp__tracker__close_issue")
+        .unwrap()
+        .expect("it shares `issue`");
+    assert_eq!(close.rank, 2);
+    assert!(
+        lexical
+            .explain_tool("open a new issue", "mcp__time__convert_time")
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        lexical
+            .explain_tool("open a new issue", "nope")
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        lexical.explain("   ", 3).is_err(),
+        "the query error `tool_search` gives"
+    );
+
+    // With a model, the meaning score is there, and a tool no word
+    // matched is explained by it alone.
+    let hybrid = ToolSearchIndex::with_semantic(
+        &registry,
+        SemanticRanking::new(Arc::new(Concepts::default())),
+    );
+    let why = hybrid.explain("how late is it over in Tokyo", 2).unwrap();
+    let time = why
+        .iter()
+        .find(|e| e.tool == "mcp__time__get_current_time")
+        .expect("found by meaning");
+    assert!(time.words.is_none() && time.matches.is_empty(), "{time:?}");
+    assert!(time.meaning.is_some_and(|m| m > 0.0), "{time:?}");
 }
