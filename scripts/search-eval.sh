@@ -3,8 +3,10 @@
 # lexical index and of plain BM25, per slice, with paired bootstrap
 # intervals, on the dev split (tuned on) and the held-out split (never
 # tuned on; its queries are never printed). With REGISTRY_EMBED_MODEL_DIR
-# set to an all-MiniLM-L6-v2 directory, also the hybrid (words and
-# meaning) on both. `-v` lists the dev split's misses, and every dev query
+# set to a model directory (potion-base-8M in CI; any model
+# `registry_embed::load` reads), also the hybrid (words and meaning) on
+# both. With REGISTRY_EMBED_COMPARE=name=dir,... the model comparison on
+# the dev split. `-v` lists the dev split's misses, and every dev query
 # where BM25 ranks better.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,4 +18,7 @@ if [[ -n "${REGISTRY_EMBED_MODEL_DIR:-}" ]]; then
     cargo test -q -p registry-embed --test it -- search_dev:: search_heldout:: --nocapture 2>&1 | quiet
 else
     echo "(set REGISTRY_EMBED_MODEL_DIR for the hybrid numbers)"
+fi
+if [[ -n "${REGISTRY_EMBED_COMPARE:-}" ]]; then
+    cargo test -q --release -p registry-embed --test it -- search_models:: --nocapture 2>&1 | quiet
 fi

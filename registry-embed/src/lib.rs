@@ -1,34 +1,64 @@
 //! A semantic ranker for `registry-core`'s tool search: sentence
-//! embeddings computed on the CPU with [candle], from a model directory on
-//! disk. Nothing is ever downloaded.
+//! embeddings computed on the CPU from a model directory on disk. Nothing
+//! is ever downloaded.
 //!
-//! [`SentenceEmbedder`] implements [`registry_core::search::Embedder`]
-//! for BERT-family sentence-transformers models (all-MiniLM-L6-v2, the
-//! model the evaluation uses; also bge-small and e5-small, which share its
-//! layout). Give it to a [`ToolSearchIndex`] through a
-//! [`SemanticRanking`], and `tool_search` ranks by meaning as well as by
-//! words: "what's the clock showing in Tokyo" finds `get_current_time`.
+//! Two kinds of model, one trait ([`registry_core::search::Embedder`]):
+//!
+//! - [`StaticEmbedder`]: a static model in model2vec's format
+//!   (potion-base-8M, the default): one vector per token, a text's vector
+//!   the mean of its tokens'. Tens of microseconds per query.
+//! - [`SentenceEmbedder`]: a BERT-family sentence-transformers model
+//!   (all-MiniLM-L6-v2; bge and e5 share its layout, and a query prompt
+//!   is honoured) run with [candle]. More accurate, milliseconds per
+//!   query.
+//!
+//! [`load`] reads either from its directory. Give the model to a
+//! [`ToolSearchIndex`] through a [`SemanticRanking`], and `tool_search`
+//! ranks by meaning as well as by words: "what's the clock showing in
+//! Tokyo" finds `get_current_time`.
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use registry_core::search::{Fusion, SemanticRanking, ToolSearchIndex};
+//! use registry_core::search::{SemanticRanking, ToolSearchIndex};
 //! use registry_core::{Flags, ToolRegistry, catalog::BaseTools};
-//! use registry_embed::SentenceEmbedder;
 //!
-//! // A directory with config.json, tokenizer.json and model.safetensors.
-//! let model = SentenceEmbedder::load("models/all-MiniLM-L6-v2")?;
+//! // A directory with tokenizer.json and model.safetensors (and
+//! // config.json for a transformer).
+//! let model = registry_embed::load("models/potion-base-8M")?;
 //! let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
-//! let ranking = SemanticRanking::new(Arc::new(model))
-//!     .fusion(Fusion::Scores { semantic_weight: 0.5 });
-//! let index = Arc::new(ToolSearchIndex::with_semantic(&registry, ranking));
+//! let index = Arc::new(ToolSearchIndex::with_semantic(&registry, SemanticRanking::new(model)));
 //! # Ok::<(), registry_embed::LoadError>(())
 //! ```
 //!
-//! The model directory is what sentence-transformers saves (and what the
-//! Hugging Face hub holds): `config.json`, `tokenizer.json`,
-//! `model.safetensors`, and optionally `1_Pooling/config.json` (mean
-//! pooling when absent) and `sentence_bert_config.json` (its
-//! `max_seq_length` bounds the tokens read per text).
+//! # Choosing a model
+//!
+//! Measured on the search evaluation's dev split (408 tools, 127 intents,
+//! through `tool_search`; `tests/it/search_models.rs`), release build on
+//! a shared 2-core machine; the held-out figures of the default are in
+//! the repository's `docs/performance.md`:
+//!
+//! | model | dims | recall@5, words and meaning | by meaning alone | one query | index of 408 tools | weights |
+//! |---|---|---|---|---|---|---|
+//! | potion-base-8M (static, default) | 256 | 0.858 | 0.787 | 19 µs | 73 ms | 30 MB |
+//! | potion-base-2M (static) | 64 | 0.772 | 0.654 | 17 µs | 82 ms | 8 MB |
+//! | WordLlama l2_supercat (static) | 256 | 0.819 | 0.780 | 8 µs | 53 ms | 16 MB |
+//! | all-MiniLM-L6-v2 (transformer) | 384 | 0.913 | 0.898 | 11.3 ms | 27 s | 91 MB |
+//!
+//! The default is the static model: it meets the query budget (a hybrid
+//! query in under 2 ms at 10,000 tools) with 600 times less work per
+//! query and 370 times less per tool indexed, and gives up 0.055 of dev
+//! recall@5 to the transformer. Pick all-MiniLM-L6-v2 where a few
+//! milliseconds per search and seconds per indexed server are cheap next
+//! to a missed tool. No package on the registries this project reaches
+//! ships bge-small-en-v1.5 or a cross-encoder's weights.
+//!
+//! The model directory is what model2vec or sentence-transformers saves
+//! (and what the Hugging Face hub holds): `tokenizer.json` and
+//! `model.safetensors`; for a transformer also `config.json`, and
+//! optionally `1_Pooling/config.json` (mean pooling when absent),
+//! `sentence_bert_config.json` (its `max_seq_length` bounds the tokens
+//! read per text) and `config_sentence_transformers.json` (its
+//! `prompts.query` goes before queries).
 //!
 //! [candle]: https://github.com/huggingface/candle
 //! [`ToolSearchIndex`]: registry_core::search::ToolSearchIndex
@@ -37,6 +67,9 @@
 #![forbid(unsafe_code)]
 
 mod bert;
+mod static_model;
+
+pub use static_model::StaticEmbedder;
 
 use std::path::{Path, PathBuf};
 
@@ -100,6 +133,8 @@ pub struct SentenceEmbedder {
     tokenizer: Tokenizer,
     model: Bert,
     id: String,
+    /// Put before every query (not before tools' texts).
+    query_prefix: Option<String>,
 }
 
 impl std::fmt::Debug for SentenceEmbedder {
@@ -126,6 +161,33 @@ fn yes() -> bool {
 #[derive(serde::Deserialize)]
 struct SentenceConfig {
     max_seq_length: Option<usize>,
+}
+
+/// The part of `config_sentence_transformers.json` read: the prompt a
+/// model was trained to see before queries.
+#[derive(serde::Deserialize)]
+struct Prompts {
+    #[serde(default)]
+    prompts: std::collections::BTreeMap<String, String>,
+}
+
+/// Loads the model in `dir`, of either kind: a transformer
+/// ([`SentenceEmbedder`]: its `config.json` describes BERT layers) or a
+/// static model ([`StaticEmbedder`]: model2vec's directory, whose
+/// `config.json` has no layers or is absent).
+pub fn load(dir: impl AsRef<Path>) -> Result<std::sync::Arc<dyn Embedder>, LoadError> {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        num_hidden_layers: Option<usize>,
+    }
+    let dir = dir.as_ref();
+    let config = dir.join("config.json");
+    let layered = config.exists() && json::<Kind>(&config)?.num_hidden_layers.is_some();
+    Ok(if layered {
+        std::sync::Arc::new(SentenceEmbedder::load(dir)?)
+    } else {
+        std::sync::Arc::new(StaticEmbedder::load(dir)?)
+    })
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, LoadError> {
@@ -207,13 +269,31 @@ impl SentenceEmbedder {
             || dir.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
+        let query_prefix = match dir.join("config_sentence_transformers.json") {
+            p if p.exists() => json::<Prompts>(&p)?
+                .prompts
+                .remove("query")
+                .filter(|p| !p.is_empty()),
+            _ => None,
+        };
         Ok(SentenceEmbedder {
             tokenizer,
             model,
             // The weights' size tells two checkpoints under one directory
             // name apart; the token limit changes the vectors too.
             id: format!("{name}:{}B:{max_tokens}tok", weights.len()),
+            query_prefix,
         })
+    }
+
+    /// Puts `prefix` before every query (never before a tool's text), as
+    /// models trained with a query instruction expect: bge-small-en-v1.5's
+    /// is "Represent this sentence for searching relevant passages: ".
+    /// Read from `config_sentence_transformers.json`'s `prompts.query`
+    /// when the directory has one.
+    pub fn with_query_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.query_prefix = Some(prefix.into()).filter(|p| !p.is_empty());
+        self
     }
 
     /// The model named by [`MODEL_DIR_ENV`], if that variable is set.
@@ -260,6 +340,15 @@ impl SentenceEmbedder {
 impl Embedder for SentenceEmbedder {
     fn model_id(&self) -> &str {
         &self.id
+    }
+
+    fn embed_query(&self, query: &str) -> Result<Vec<f32>, EmbedError> {
+        let text = match &self.query_prefix {
+            Some(prefix) => format!("{prefix}{query}"),
+            None => query.to_owned(),
+        };
+        let mut vectors = self.embed(&[&text])?;
+        Ok(vectors.pop().unwrap_or_default())
     }
 
     /// Embeds in batches of texts of similar length (less padding), and

@@ -13,3 +13,4 @@ mod model;
 mod embed;
 mod search_dev;
 mod search_heldout;
+mod search_models;

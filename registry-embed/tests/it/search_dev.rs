@@ -28,7 +28,7 @@ fn dev_split_hybrid() {
     let sweep = std::env::var_os("SEARCH_EVAL_SWEEP").is_some();
     let mut settings = vec![(model::FUSION, DEFAULT_SERVER_WEIGHT)];
     if sweep {
-        for w in [0.3, 0.5, 0.7, 0.8, 1.0] {
+        for w in [0.2, 0.3, 0.4, 0.5, 0.7, 0.8, 1.0] {
             settings.push((Fusion::Scores { semantic_weight: w }, DEFAULT_SERVER_WEIGHT));
             settings.push((
                 Fusion::ReciprocalRank {
@@ -38,10 +38,17 @@ fn dev_split_hybrid() {
                 DEFAULT_SERVER_WEIGHT,
             ));
         }
-        for s in [0.0, 0.1, 0.5, 1.0] {
+        for s in [0.0, 0.1, 0.25, 0.5, 1.0] {
             settings.push((model::FUSION, s));
         }
+        for w in [0.3, 0.4] {
+            for s in [0.1, 0.25] {
+                settings.push((Fusion::Scores { semantic_weight: w }, s));
+            }
+        }
     }
+    // Checked after every setting ran, so a sweep prints them all.
+    let mut failures = Vec::new();
     for n in [tools.len(), 10_000] {
         let grown = with_distractors(&tools, &tools, n);
         let baseline = bm25::Bm25::over(&grown);
@@ -63,12 +70,14 @@ fn dev_split_hybrid() {
             if fusion == model::FUSION && server_weight == DEFAULT_SERVER_WEIGHT {
                 let floor = model::DEV_FLOOR_AT5[usize::from(n != tools.len())];
                 let s = Scores::of(&hybrid);
-                assert!(
-                    s.r5 >= floor,
-                    "dev hybrid recall@5 {:.3} at {n} tools, under {floor}",
-                    s.r5
-                );
+                if s.r5 < floor {
+                    failures.push(format!(
+                        "dev hybrid recall@5 {:.3} at {n} tools, under {floor}",
+                        s.r5
+                    ));
+                }
             }
         }
     }
+    assert!(failures.is_empty(), "{failures:#?}");
 }
