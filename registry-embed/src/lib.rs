@@ -34,23 +34,25 @@
 //!
 //! Measured on the search evaluation's dev split (408 tools, 127 intents,
 //! through `tool_search`; `tests/it/search_models.rs`), release build on
-//! a shared 2-core machine; the held-out figures of the default are in
-//! the repository's `docs/performance.md`:
+//! a shared 2-core machine, one run; the held-out figures are in the
+//! repository's `docs/performance.md`:
 //!
-//! | model | dims | recall@5, words and meaning | by meaning alone | one query | index of 408 tools | weights |
+//! | model | dims | recall@5, words and meaning (fusion 0.3 / 0.7) | by meaning alone | one query | index of 408 tools | weights |
 //! |---|---|---|---|---|---|---|
-//! | potion-base-8M (static, default) | 256 | 0.858 | 0.787 | 19 µs | 73 ms | 30 MB |
-//! | potion-base-2M (static) | 64 | 0.772 | 0.654 | 17 µs | 82 ms | 8 MB |
-//! | WordLlama l2_supercat (static) | 256 | 0.819 | 0.780 | 8 µs | 53 ms | 16 MB |
-//! | all-MiniLM-L6-v2 (transformer) | 384 | 0.913 | 0.898 | 11.3 ms | 27 s | 91 MB |
+//! | potion-base-8M (static, default) | 256 | 0.882 / 0.858 | 0.811 | 19 µs | 68 ms | 30 MB |
+//! | potion-base-2M (static) | 64 | 0.882 / 0.787 | 0.669 | 17 µs | 61 ms | 8 MB |
+//! | WordLlama l2_supercat (static) | 256 | 0.882 / 0.835 | 0.795 | 8 µs | 55 ms | 16 MB |
+//! | all-MiniLM-L6-v2 (transformer) | 384 | 0.898 / 0.929 | 0.913 | 13.0 ms | 18.4 s | 91 MB |
 //!
 //! The default is the static model: it meets the query budget (a hybrid
-//! query in under 2 ms at 10,000 tools) with 600 times less work per
-//! query and 370 times less per tool indexed, and gives up 0.055 of dev
-//! recall@5 to the transformer. Pick all-MiniLM-L6-v2 where a few
-//! milliseconds per search and seconds per indexed server are cheap next
-//! to a missed tool. No package on the registries this project reaches
-//! ships bge-small-en-v1.5 or a cross-encoder's weights.
+//! query in under 2 ms at 10,000 tools) with about 700 times less work
+//! per query and 270 times less per tool indexed, and gives up a few
+//! points of recall to the transformer (held out: 0.758 against 0.798 at
+//! 703 tools). Pick all-MiniLM-L6-v2, with
+//! `Fusion::Scores { semantic_weight: 0.7 }`, where a few milliseconds
+//! per search and seconds per indexed server are cheap next to a missed
+//! tool. No package on the registries this project reaches ships
+//! bge-small-en-v1.5 or a cross-encoder's weights.
 //!
 //! The model directory is what model2vec or sentence-transformers saves
 //! (and what the Hugging Face hub holds): `tokenizer.json` and

@@ -35,11 +35,13 @@ fn bm25_ranks(tools: &[EvalTool], queries: &[harness::EvalQuery]) -> Ranks {
 
 /// The lexical index against plain BM25 at 703, 1,000, 3,000 and 10,000
 /// tools (the dev catalogs, then synthetic distractors: real tools moved
-/// into invented domains and reworded, `harness::synthetic`). The floor, at every size and on every slice:
-/// not worse than BM25 beyond chance (the 95% interval of the paired
-/// recall@5 difference reaches 0 or above). The goal, at or above
-/// BM25 on every slice and +0.05 overall, is not met by words alone; the
-/// semantic ranker (`registry-embed`'s held-out eval) is what meets more.
+/// into invented domains and reworded, `harness::synthetic`). The floor,
+/// at every size and on every slice: not worse than BM25 beyond chance
+/// (the 95% interval of the paired recall@5 difference reaches 0 or
+/// above). Measured: +0.024 [−0.016, +0.065] at 703 tools, +0.000 at
+/// 10,000; the goal of +0.05 overall is not met by words alone,
+/// the semantic ranker (`registry-embed`'s held-out eval) is what adds
+/// more.
 #[test]
 fn heldout_split_is_not_worse_than_plain_bm25_on_any_slice() {
     let (tools, queries) = heldout();
