@@ -284,8 +284,9 @@ impl SentenceEmbedder {
             // The weights' size tells two checkpoints under one directory
             // name apart; the token limit changes the vectors too.
             id: format!("{name}:{}B:{max_tokens}tok", weights.len()),
-            query_prefix,
-        })
+            query_prefix: None,
+        }
+        .with_query_prefix(query_prefix.unwrap_or_default()))
     }
 
     /// Puts `prefix` before every query (never before a tool's text), as
@@ -295,10 +296,22 @@ impl SentenceEmbedder {
     /// when the directory has one.
     pub fn with_query_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.query_prefix = Some(prefix.into()).filter(|p| !p.is_empty());
+        // One id, one set of vectors, queries included.
+        let base = self
+            .id
+            .split(":query=")
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+        self.id = match &self.query_prefix {
+            Some(prefix) => format!("{base}:query={prefix}"),
+            None => base,
+        };
         self
     }
 
-    /// The model named by [`MODEL_DIR_ENV`], if that variable is set.
+    /// The transformer named by [`MODEL_DIR_ENV`], if that variable is
+    /// set (a directory of either kind: use [`load`] for that).
     pub fn from_env() -> Option<Result<Self, LoadError>> {
         std::env::var_os(MODEL_DIR_ENV).map(Self::load)
     }

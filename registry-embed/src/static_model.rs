@@ -114,11 +114,21 @@ impl StaticEmbedder {
             None => None,
         };
         let weights = match tensors.get("weights") {
-            Some(w) => Some(
-                w.to_dtype(DType::F32)
+            Some(w) => {
+                let w = w
+                    .to_dtype(DType::F32)
                     .and_then(|w| w.to_vec1::<f32>())
-                    .map_err(|e| bad(format!("`weights`: {e}")))?,
-            ),
+                    .map_err(|e| bad(format!("`weights`: {e}")))?;
+                // A mean with negative or non-finite weights is no mean:
+                // its direction could flip.
+                if let Some(at) = w.iter().position(|x| !x.is_finite() || *x < 0.0) {
+                    return Err(bad(format!(
+                        "`weights` holds {} at token {at}; weights are finite and not negative",
+                        w[at]
+                    )));
+                }
+                Some(w)
+            }
             None => None,
         };
         let name = dir.file_name().map_or_else(

@@ -60,7 +60,9 @@ pub struct Explanation {
     /// ranking, the words score without).
     pub score: f32,
     /// Its words score (BM25F over name, server, hint and description,
-    /// times the name-coverage factor); `None` when no word matched.
+    /// times the name-coverage factor); `None` when no word matched, and
+    /// with a semantic ranking also when the tool was not among the words'
+    /// best candidates (its `matches` still say what it matched).
     pub words: Option<f32>,
     /// Its closeness in meaning (cosine similarity, plus the server name's
     /// weighted similarity); `None` without a semantic ranking or a

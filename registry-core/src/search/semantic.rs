@@ -252,7 +252,13 @@ pub(crate) fn fuse<'a>(
         .into_iter()
         .map(|(slot, score)| (slot, score, name(slot)))
         .collect();
-    named.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.2.cmp(b.2)));
+    // Two slots of one name (a pooled tool indexed beside the registry's)
+    // end by slot, so no order comes from the map.
+    named.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| a.2.cmp(b.2))
+            .then_with(|| a.0.cmp(&b.0))
+    });
     named
         .into_iter()
         .map(|(slot, score, _)| (slot, score))

@@ -351,7 +351,8 @@ impl ToolSearchIndex {
         }
     }
 
-    /// Why the first `max` tools `query` finds ranked where they did:
+    /// Why the first `max` tools (at most 50, as `tool_search` returns)
+    /// `query` finds ranked where they did:
     /// each one's words score and the words it matched, and its meaning
     /// score with a semantic ranking (see [`Explanation`]). Searches every
     /// indexed tool, as a session that may use all of them would.
@@ -362,7 +363,8 @@ impl ToolSearchIndex {
     pub fn explain(&self, query: &str, max: usize) -> Result<Vec<Explanation>, QueryError> {
         let parsed: Query = query.parse()?;
         let members = self.everything();
-        let ranked = self.ranked(&parsed, max.max(1), &members);
+        let max = max.clamp(1, super::tool::MAX_RESULTS);
+        let ranked = self.ranked(&parsed, max, &members);
         let state = self.read();
         Ok(ranked
             .results
@@ -482,13 +484,21 @@ impl Ranked {
     ) -> Explanation {
         let slot = hit.doc.slot() as u32;
         let side = |list: &[(u32, f32)]| list.iter().find(|(s, _)| *s == slot).map(|(_, v)| *v);
+        // A sync between ranking and explaining may have given the slot to
+        // another tool: then its words are not this tool's to show.
+        let matches = if index.name_at(slot) == hit.name {
+            index.word_matches(query, slot)
+        } else {
+            Vec::new()
+        };
         Explanation {
             tool: hit.name.clone(),
             rank: place + 1,
             score: hit.score,
-            words: side(&self.words),
+            // A tool picked by name has a score of 0 and no word matched.
+            words: side(&self.words).filter(|_| !matches.is_empty()),
             meaning: side(&self.meaning),
-            matches: index.word_matches(query, slot),
+            matches,
         }
     }
 }

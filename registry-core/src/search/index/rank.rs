@@ -260,14 +260,25 @@ impl SearchIndex {
         if max == 0 {
             return Vec::new();
         }
-        self.prepare(terms);
-        let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
-        SCRATCH.with_borrow_mut(|scratch| {
-            scratch.start(self.docs.len(), terms.len());
-            let out = self.score_into(&cache, terms, required, max, &admits, scratch);
-            scratch.clear();
-            out
-        })
+        let run = |cache: &Cache| {
+            SCRATCH.with_borrow_mut(|scratch| {
+                scratch.start(self.docs.len(), terms.len());
+                let out = self.score_into(cache, terms, required, max, &admits, scratch);
+                scratch.clear();
+                out
+            })
+        };
+        // Scored under the guard that saw every word in the cache: another
+        // search may empty a full cache the moment a guard is let go.
+        {
+            let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
+            if terms.iter().all(|t| cache.words.contains_key(*t)) {
+                return run(&cache);
+            }
+        }
+        let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
+        self.prepare(&mut cache, terms);
+        run(&cache)
     }
 
     fn score_into(
@@ -525,21 +536,14 @@ impl SearchIndex {
     }
 
     /// Fills the cache with the words of `terms` it lacks.
-    fn prepare(&self, terms: &[&str]) {
-        {
-            let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
-            if terms.iter().all(|t| cache.words.contains_key(*t)) {
-                return;
-            }
-        }
-        let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
+    fn prepare(&self, cache: &mut Cache, terms: &[&str]) {
         if cache.words.len() + terms.len() > MAX_CACHED_WORDS {
             cache.clear();
         }
         let avg = self.average_lengths();
         for term in terms {
             if !cache.words.contains_key(*term) {
-                let word = self.word(term, &avg, &mut cache);
+                let word = self.word(term, &avg, cache);
                 cache.words.insert((*term).into(), word);
             }
         }

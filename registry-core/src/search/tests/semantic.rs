@@ -641,3 +641,27 @@ fn an_explanation_names_the_words_matched_and_the_meaning() {
     assert!(time.words.is_none() && time.matches.is_empty(), "{time:?}");
     assert!(time.meaning.is_some_and(|m| m > 0.0), "{time:?}");
 }
+
+/// Searches from many threads at once, with ever new words, so the
+/// ranking's cache of words fills and is emptied while others read it:
+/// every search answers (a word looked up after another search emptied
+/// the cache once panicked).
+#[test]
+fn concurrent_searches_survive_the_word_cache_emptying() {
+    let registry = registry();
+    let index = ToolSearchIndex::new(&registry);
+    let pool = registry.assemble_tool_pool(&PermissionContext::new());
+    let members = index.scope(&registry, &pool);
+    std::thread::scope(|s| {
+        for thread in 0..4 {
+            let (index, members) = (&index, &members);
+            s.spawn(move || {
+                for i in 0..3_000 {
+                    let query = format!("w{thread}x{i} v{i}y{thread} issue");
+                    let found = index.search(&query.parse().unwrap(), 3, members);
+                    assert_eq!(found.hits[0].name, "mcp__tracker__close_issue", "{query}");
+                }
+            });
+        }
+    });
+}
