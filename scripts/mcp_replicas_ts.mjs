@@ -50,7 +50,17 @@ const client = new Client(
   { name: "ts-replicas", version: "1.0.0" },
   { capabilities: { elicitation: { form: {} } } },
 );
+// When set, the next Rule of Two ask is held unanswered (its call stays in
+// flight on its replica) until the phase that kills that replica is done.
+let holdNextAsk = null;
 client.setRequestHandler(ElicitRequestSchema, async (request) => {
+  if (request.params.message.includes("would complete the Rule of Two") && holdNextAsk) {
+    const held = holdNextAsk;
+    holdNextAsk = null;
+    held.asked();
+    await held.released;
+    return { action: "decline" };
+  }
   if (request.params.message.includes("would complete the Rule of Two")) {
     ruleOfTwo += 1;
     return { action: "accept", content: { decision: "once" } };
@@ -139,19 +149,47 @@ const killing = phase("kill", "killed").then(() => {
 await Promise.all([burst(0), burst(1), burst(2), killing]);
 check(failedOnce <= 3, `${failedOnce} calls failed; at most the 3 in flight may`);
 
-// Redis down: calls end in errors, never in a success that lost state.
+// Redis down: calls end in errors, never in a success that lost state,
+// and every error names the store: an error result where the replica
+// has the session, a JSON-RPC error where it cannot restore it.
 await phase("redis-down", "down");
 let errorResults = 0;
+let thrownNamingTheStore = 0;
 for (let i = 0; i < 6; i++) {
   try {
     const read = await call("write_file", { path: "notes.txt", content: "while down\n" });
     check(read.isError, `a call succeeded while the store was down: ${textOf(read)}`);
-    if (textOf(read).includes("unavailable")) errorResults += 1;
-  } catch {
-    // A replica that never saw the session cannot restore it: refused.
+    check(textOf(read).includes("session store"), `an error result without the store: ${textOf(read)}`);
+    errorResults += 1;
+  } catch (err) {
+    check(String(err).includes("session store"), `an error without the store: ${err}`);
+    thrownNamingTheStore += 1;
   }
 }
 check(errorResults >= 1, "no error result named the store while it was down");
+// A session opened while the store is down is known to its first replica
+// only; the others cannot restore it, and say so with a JSON-RPC error
+// (not a bare HTTP 500) that the SDK raises, naming the store.
+let restoreRefusals = 0;
+const fresh = new Client({ name: "ts-replicas-fresh", version: "1.0.0" }, { capabilities: {} });
+fresh.onerror = () => {};
+try {
+  await fresh.connect(new StreamableHTTPClientTransport(new URL(url)));
+  for (let i = 0; i < 4; i++) {
+    try {
+      const read = await fresh.callTool({ name: "read_file", arguments: { path: "hello.txt" } }, undefined, { timeout: 10000 });
+      check(read.isError && textOf(read).includes("session store"), `a fresh session's call: ${textOf(read)}`);
+    } catch (err) {
+      check(String(err).includes("session store"), `a fresh session's error without the store: ${err}`);
+      restoreRefusals += 1;
+    }
+  }
+} catch (err) {
+  check(String(err).includes("session store"), `connecting while the store was down: ${err}`);
+  restoreRefusals += 1;
+}
+check(restoreRefusals >= 1, "no replica refused to restore a session while the store was down");
+await fresh.close().catch(() => {});
 
 // Redis back: calls recover, and the session's state is intact.
 await phase("redis-up", "up");
@@ -173,6 +211,29 @@ check(asked === 1, `the grant was lost: the user was asked ${asked} times`);
 // then on every call but todo_write (which brings none) asks, on every
 // replica: 6 fetches before the burst, and the calls after it.
 check(ruleOfTwo >= 7, `the Rule of Two asked ${ruleOfTwo} times`);
+
+// A replica killed while it holds a call (waiting for this client's
+// answer to its ask): the call ends with an error result saying the
+// replica was lost and the call may have run, given by the replica the
+// SDK resumes the call's stream on, long before the call's own timeout.
+let asked_;
+let release;
+holdNextAsk = {
+  asked: null,
+  released: new Promise((resolve) => (release = resolve)),
+};
+const askedNow = new Promise((resolve) => (asked_ = resolve));
+holdNextAsk.asked = asked_;
+await phase("hold-start", "ready");
+const held = client.callTool({ name: "web_fetch", arguments: { url: "http://example.com/held" } }, undefined, { timeout: 60000 });
+await askedNow;
+await phase("kill-holder", "killed");
+const killedAt = Date.now();
+const lost = await held;
+const lostCallMs = Date.now() - killedAt;
+release();
+check(lost.isError, `the lost call did not end in an error: ${textOf(lost)}`);
+check(textOf(lost).includes("was lost") && textOf(lost).includes("may have run"), `lost call: ${textOf(lost)}`);
 await client.close();
-console.log(JSON.stringify({ client: "typescript", protocol: "2025-11-25", asked, ruleOfTwo, failedOnce, burstCalls, errorResults }));
+console.log(JSON.stringify({ client: "typescript", protocol: "2025-11-25", asked, ruleOfTwo, failedOnce, burstCalls, errorResults, thrownNamingTheStore, restoreRefusals, lostCallMs, lostText: textOf(lost) }));
 process.exit(0);

@@ -3,11 +3,23 @@
 //! in the same place, so the next request of a session may land on any
 //! of them.
 //!
-//! Each session is one Redis hash under `{prefix}{session id}` holding
-//! the record's bytes and its revision, with the store's time to live
-//! set on every save. A save is one Lua script, so the compare-and-set
+//! Each record is one Redis hash under `{prefix}{name}` holding the
+//! record's bytes and its revision, with the store's time to live set on
+//! every save. A save is one Lua script, so the compare-and-set
 //! ([`SessionStore::save`]) is atomic on the server: two replicas saving
-//! one session never both win.
+//! one session never both win. A log is a list and its counter
+//! (`…:log`, `…:next`), a lease its holder and a key that lives as long as
+//! the lease (`…:lease`, `…:live`), and a log's appends are published
+//! (`…:appended`), so a replica waiting for an entry is told at once
+//! ([`SessionStore::watch_log`]) instead of polling.
+//!
+//! **Redis Cluster.** Every key of a name carries the name's hash tag:
+//! the `{…}` the name holds (a server names all of one conversation's
+//! records, logs and leases with the conversation's tag), or the whole
+//! name in braces when it holds none. So every script and multi-key
+//! command touches one slot, and one conversation's keys live on one
+//! node. The key prefix must not hold a `{`, or it would be the tag of
+//! every key (refused by [`RedisSessionStore::new`]).
 //!
 //! Every request is bounded by [`RedisOptions::response_timeout`] and
 //! every connection attempt by [`RedisOptions::connect_timeout`]: a Redis
@@ -33,7 +45,10 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use registry_core::session::{SessionStore, StoreError, Stored};
+use registry_core::session::{Lease, SessionStore, StoreError, Stored};
+
+mod keys;
+mod watch;
 
 /// What every [`SessionStore`] method returns.
 type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
@@ -66,6 +81,10 @@ impl Default for RedisOptions {
 #[derive(Clone)]
 pub struct RedisSessionStore {
     connection: ConnectionManager,
+    /// For subscriptions, each on a connection of its own.
+    client: redis::Client,
+    /// Bounds making a subscription, as a request is bounded.
+    subscribe_timeout: Duration,
     /// The server as errors name it (the URL without credentials).
     server: String,
     prefix: String,
@@ -74,6 +93,7 @@ pub struct RedisSessionStore {
     save: redis::Script,
     append: redis::Script,
     read_log: redis::Script,
+    hold: redis::Script,
 }
 
 impl std::fmt::Debug for RedisSessionStore {
@@ -103,15 +123,24 @@ return {0, stored}
 ";
 
 /// Appends ARGV[1] to the list KEYS[1] (keeping its last ARGV[2]
-/// entries), counts it in KEYS[2], renews both for ARGV[3] ms, and
-/// answers the entry's position.
+/// entries), counts it in KEYS[2], renews both for ARGV[3] ms, publishes
+/// the entry's position on the channel ARGV[4], and answers the position.
 const APPEND: &str = r"
 local n = redis.call('INCR', KEYS[2])
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('LTRIM', KEYS[1], -tonumber(ARGV[2]), -1)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PUBLISH', ARGV[4], n - 1)
 return n - 1
+";
+
+/// Writes the holder ARGV[1] of a lease to KEYS[1], kept ARGV[3] ms, and
+/// KEYS[2], which lives ARGV[2] ms: while it does, the lease is live.
+const HOLD: &str = r"
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3])
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])
+return 1
 ";
 
 /// Answers `{position of the first entry returned, entries}` of the list
@@ -130,6 +159,16 @@ impl RedisSessionStore {
     /// an error here.
     pub fn new(url: &str, options: RedisOptions) -> Result<Self, StoreError> {
         let server = redact(url);
+        if options.key_prefix.contains('{') {
+            return Err(StoreError::Config {
+                store: server,
+                message: format!(
+                    "the key prefix `{}` holds a `{{`: it would be the Redis Cluster hash tag of \
+                     every key",
+                    options.key_prefix
+                ),
+            });
+        }
         let unavailable = |err: redis::RedisError| StoreError::Config {
             store: server.clone(),
             message: err.to_string(),
@@ -143,28 +182,41 @@ impl RedisSessionStore {
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_millis(200));
         let connection =
-            ConnectionManager::new_lazy_with_config(client, config).map_err(unavailable)?;
+            ConnectionManager::new_lazy_with_config(client.clone(), config).map_err(unavailable)?;
         Ok(RedisSessionStore {
             connection,
+            client,
+            subscribe_timeout: options.connect_timeout + options.response_timeout,
             server: server.clone(),
             prefix: options.key_prefix,
             save: redis::Script::new(SAVE),
             append: redis::Script::new(APPEND),
             read_log: redis::Script::new(READ_LOG),
+            hold: redis::Script::new(HOLD),
         })
     }
 
-    fn key(&self, session: &str) -> String {
-        format!("{}{session}", self.prefix)
+    /// The key of the record `name`, which every other key of the name
+    /// extends: it carries the name's hash tag (see the crate docs).
+    fn key(&self, name: &str) -> String {
+        keys::record(&self.prefix, name)
     }
 
-    /// A log's list and its counter, in one hash slot (`{…}`), so a
-    /// clustered Redis keeps them together.
+    /// A log's list and its counter.
     fn log_keys(&self, log: &str) -> (String, String) {
-        (
-            format!("{}log{{{log}}}", self.prefix),
-            format!("{}log{{{log}}}:next", self.prefix),
-        )
+        let key = self.key(log);
+        (format!("{key}:log"), format!("{key}:next"))
+    }
+
+    /// A lease's holder, and the key that lives as long as the lease.
+    fn lease_keys(&self, name: &str) -> (String, String) {
+        let key = self.key(name);
+        (format!("{key}:lease"), format!("{key}:live"))
+    }
+
+    /// The channel a log's appends are published on.
+    fn channel(&self, log: &str) -> String {
+        format!("{}:appended", self.key(log))
     }
 
     fn unavailable(&self, session: &str, err: &redis::RedisError) -> StoreError {
@@ -220,9 +272,7 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let mut connection = self.connection.clone();
             let expected_arg = expected.map(|r| r.to_string()).unwrap_or_default();
-            // PEXPIRE takes whole milliseconds; at least one, since zero
-            // would delete the key before the caller could read it back.
-            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let ttl_ms = millis(ttl);
             let (written, revision): (i64, String) = self
                 .save
                 .key(self.key(session))
@@ -260,10 +310,13 @@ impl SessionStore for RedisSessionStore {
         Box::pin(async move {
             let mut connection = self.connection.clone();
             let (list, counter) = self.log_keys(session);
+            let (holder, live) = self.lease_keys(session);
             redis::cmd("DEL")
                 .arg(self.key(session))
                 .arg(list)
                 .arg(counter)
+                .arg(holder)
+                .arg(live)
                 .query_async::<i64>(&mut connection)
                 .await
                 .map_err(|err| self.unavailable(session, &err))?;
@@ -284,6 +337,67 @@ impl SessionStore for RedisSessionStore {
     fn read_log<'a>(&'a self, log: &'a str, from: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
         Box::pin(self.read_entries(log, from))
     }
+
+    fn watch_log<'a>(&'a self, log: &'a str) -> StoreFuture<'a, tokio::sync::watch::Receiver<()>> {
+        let (changes, receiver) = tokio::sync::watch::channel(());
+        tokio::spawn(watch::relay(
+            self.client.clone(),
+            self.channel(log),
+            self.subscribe_timeout,
+            changes,
+        ));
+        Box::pin(std::future::ready(Ok(receiver)))
+    }
+
+    fn hold<'a>(
+        &'a self,
+        name: &'a str,
+        holder: &'a str,
+        length: Duration,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let (holder_key, live_key) = self.lease_keys(name);
+            let length_ms = millis(length);
+            let _: i64 = self
+                .hold
+                .key(holder_key)
+                .key(live_key)
+                .arg(holder)
+                .arg(length_ms)
+                .arg(millis(ttl).max(length_ms))
+                .invoke_async(&mut connection)
+                .await
+                .map_err(|err| self.unavailable(name, &err))?;
+            Ok(())
+        })
+    }
+
+    fn lease<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Lease>> {
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let (holder_key, live_key) = self.lease_keys(name);
+            let (holder, live): (Option<String>, Option<String>) = redis::cmd("MGET")
+                .arg(holder_key)
+                .arg(live_key)
+                .query_async(&mut connection)
+                .await
+                .map_err(|err| self.unavailable(name, &err))?;
+            Ok(holder.map(|holder| Lease {
+                holder,
+                live: live.is_some(),
+            }))
+        })
+    }
+}
+
+/// A duration as whole milliseconds for PEXPIRE and PX: at least one,
+/// since zero would delete the key before anyone could read it.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis())
+        .unwrap_or(u64::MAX)
+        .max(1)
 }
 
 impl RedisSessionStore {
@@ -296,14 +410,14 @@ impl RedisSessionStore {
     ) -> Result<u64, StoreError> {
         let mut connection = self.connection.clone();
         let (list, counter) = self.log_keys(log);
-        let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
         let position: i64 = self
             .append
             .key(list)
             .key(counter)
             .arg(entry)
             .arg(keep.max(1))
-            .arg(ttl_ms)
+            .arg(millis(ttl))
+            .arg(self.channel(log))
             .invoke_async(&mut connection)
             .await
             .map_err(|err| self.unavailable(log, &err))?;

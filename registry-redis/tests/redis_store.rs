@@ -215,3 +215,65 @@ async fn a_redis_that_is_down_is_an_error_and_the_store_recovers() {
     assert_eq!(guarded(store.save("s", b"after", None, ttl)).await, Ok(1));
     again.stop().await;
 }
+
+/// A lease is live while renewed, then lapsed (and told from one never
+/// taken) until it is forgotten.
+#[tokio::test]
+async fn leases_lapse_unless_renewed_and_are_remembered_lapsed() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = store(&redis, "leases");
+    let length = Duration::from_millis(300);
+    let ttl = Duration::from_secs(60);
+    assert_eq!(guarded(store.lease("{c1}call:1")).await, Ok(None));
+    guarded(store.hold("{c1}call:1", "replica-a", length, ttl))
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let lease = guarded(store.lease("{c1}call:1")).await.unwrap().unwrap();
+        assert!(lease.live && lease.holder == "replica-a", "{lease:?}");
+        guarded(store.hold("{c1}call:1", "replica-a", length, ttl))
+            .await
+            .unwrap();
+    }
+    tokio::time::sleep(length + Duration::from_millis(200)).await;
+    let lapsed = guarded(store.lease("{c1}call:1")).await.unwrap();
+    assert_eq!(
+        lapsed,
+        Some(registry_core::session::Lease {
+            holder: "replica-a".into(),
+            live: false
+        })
+    );
+    // A lease and a record of one name are apart.
+    assert_eq!(guarded(store.load("{c1}call:1")).await, Ok(None));
+    redis.stop().await;
+}
+
+/// A watch is told of each append, by any writer, through pub/sub: the
+/// waiting side never polls.
+#[tokio::test]
+async fn a_watched_log_tells_of_each_append() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let writer = store(&redis, "watch");
+    let reader = store(&redis, "watch");
+    let ttl = Duration::from_secs(60);
+    let mut grew = guarded(reader.watch_log("{s1}answers")).await.unwrap();
+    // The subscription marks the watch changed once it is made (an append
+    // may have come before it): read, then wait.
+    guarded(grew.changed()).await.unwrap();
+    for i in 0..3u64 {
+        assert_eq!(
+            guarded(writer.append("{s1}answers", b"answer", 8, ttl)).await,
+            Ok(i)
+        );
+        guarded(grew.changed()).await.unwrap();
+        let entries = guarded(reader.read_log("{s1}answers", i)).await.unwrap();
+        assert_eq!(entries, vec![(i, b"answer".to_vec())]);
+    }
+    redis.stop().await;
+}

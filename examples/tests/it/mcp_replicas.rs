@@ -6,8 +6,10 @@
 //! client's checks; this harness owns the parts and the failures it
 //! injects when a script asks (`phase kill`: one replica is killed while
 //! calls run; `phase redis-down` and `redis-up`: Redis is killed, then
-//! started again on its append-only file), and checks through HAProxy's
-//! stats that every replica answered.
+//! started again on its append-only file; `phase hold-start` and
+//! `kill-holder`: the replica running one held call is found by its open
+//! connection in HAProxy's stats and killed), and checks through
+//! HAProxy's stats that every replica answered.
 //!
 //! Needs `redis-server` and `haproxy` (Debian's; `.ci/run` installs both
 //! and sets `REGISTRY_REPLICAS_REQUIRED=1`), and each client's packages
@@ -177,6 +179,17 @@ fn start_haproxy(dir: &Path, port: u16, replicas: &[u16]) -> Owned {
 /// Requests each replica took, from HAProxy's stats (`stot`: with
 /// `http-server-close`, one per request).
 fn served(dir: &Path) -> Vec<(String, u64)> {
+    stat_column(dir, "stot")
+}
+
+/// Connections open to each replica now, from HAProxy's stats (`scur`:
+/// an SSE stream holds its connection until it ends).
+fn open_now(dir: &Path) -> Vec<(String, u64)> {
+    stat_column(dir, "scur")
+}
+
+/// One column of HAProxy's stats for each replica (`r1`, `r2`, `r3`).
+fn stat_column(dir: &Path, name: &str) -> Vec<(String, u64)> {
     let mut socket = std::os::unix::net::UnixStream::connect(dir.join("haproxy.sock"))
         .expect("the stats socket");
     socket.write_all(b"show stat\n").unwrap();
@@ -190,12 +203,12 @@ fn served(dir: &Path) -> Vec<(String, u64)> {
         .split(',')
         .collect();
     let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    let (px, sv, stot) = (column("pxname"), column("svname"), column("stot"));
+    let (px, sv, value) = (column("pxname"), column("svname"), column(name));
     csv.lines()
         .skip(1)
         .map(|line| line.split(',').collect::<Vec<_>>())
-        .filter(|row| row.len() > stot && row[px] == "replicas" && row[sv].starts_with('r'))
-        .map(|row| (row[sv].to_owned(), row[stot].parse().unwrap_or(0)))
+        .filter(|row| row.len() > value && row[px] == "replicas" && row[sv].starts_with('r'))
+        .map(|row| (row[sv].to_owned(), row[value].parse().unwrap_or(0)))
         .collect()
 }
 
@@ -247,6 +260,8 @@ fn run_behind_balancer(client: Command) -> serde_json::Value {
 
     let deadline = Instant::now() + RUN_LIMIT;
     let mut summary = None;
+    // Connections open per replica before the held call starts.
+    let mut before_hold = Vec::new();
     loop {
         let line = match lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
             Ok(line) => line,
@@ -272,6 +287,43 @@ fn run_behind_balancer(client: Command) -> serde_json::Value {
             "phase redis-up" => {
                 redis = start_redis(redis_port, &redis_dir);
                 writeln!(stdin, "up").unwrap();
+            }
+            "phase hold-start" => {
+                before_hold = open_now(dir.path());
+                writeln!(stdin, "ready").unwrap();
+            }
+            "phase kill-holder" => {
+                // The replica running the held call is the one with a
+                // connection more than before: the call's SSE stream.
+                let now = open_now(dir.path());
+                let holder = now
+                    .iter()
+                    .find(|(server, open)| {
+                        let was = before_hold.iter().find(|(s, _)| s == server);
+                        *open > was.map_or(0, |(_, n)| *n)
+                    })
+                    .map(|(server, _)| server.clone());
+                let Some(holder) = holder else {
+                    failure(
+                        &format!("no replica holds the call: {before_hold:?} then {now:?}"),
+                        &mut child,
+                        &mut stderr,
+                    )
+                };
+                let index: usize = holder[1..].parse().expect("a server named r<n>");
+                let port = ports[index - 1];
+                let Some(at) = replicas.iter().position(|(_, p)| *p == port) else {
+                    failure(
+                        &format!("the holder {holder} was already killed"),
+                        &mut child,
+                        &mut stderr,
+                    )
+                };
+                let (mut victim, _) = replicas.remove(at);
+                victim.0.kill().expect("kill the call's replica");
+                victim.0.wait().unwrap();
+                eprintln!("killed {holder}, which held the call");
+                writeln!(stdin, "killed").unwrap();
             }
             other if other.starts_with('{') => {
                 summary = Some(serde_json::from_str::<serde_json::Value>(other).unwrap());
@@ -351,6 +403,14 @@ fn the_typescript_sdk_on_a_2025_session_is_served_by_any_replica() {
     eprintln!("TypeScript client: {summary}");
     assert_eq!(summary["protocol"], "2025-11-25", "{summary}");
     assert_eq!(summary["asked"], 1, "{summary}");
+    // The call whose replica was killed ended with an error result (the
+    // script checked its words); how long it took is reported, not
+    // asserted (the machine is shared): about the SDK's 3 s retry, or the
+    // 3 s lease and a 1 s look, whichever is later.
+    eprintln!(
+        "a call lost with its replica ended after {} ms: {}",
+        summary["lostCallMs"], summary["lostText"]
+    );
 }
 
 #[test]

@@ -1,5 +1,7 @@
 //! Serving over streamable HTTP: rmcp's HTTP service behind an accept
-//! loop and an optional bearer-token gate.
+//! loop and an optional bearer-token gate, with every failure of rmcp's
+//! (a session that cannot be restored while the store is down, say) sent
+//! as a JSON-RPC error a client's SDK can show (`failures`).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -19,6 +21,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpError;
 use super::server::McpServer;
+use super::shared::Caller;
+
+mod failures;
 
 /// How long a session may stay idle (no request, no open stream) before
 /// the server ends it and frees its memory, unless configured otherwise.
@@ -28,7 +33,7 @@ const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
     addr: SocketAddr,
-    bearer_token: Option<Arc<str>>,
+    bearer_tokens: Vec<Arc<str>>,
     session_idle_timeout: Duration,
 }
 
@@ -38,7 +43,7 @@ impl HttpOptions {
     pub fn new(addr: SocketAddr) -> Self {
         HttpOptions {
             addr,
-            bearer_token: None,
+            bearer_tokens: Vec::new(),
             session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
         }
     }
@@ -52,9 +57,12 @@ impl HttpOptions {
     }
 
     /// Refuse every request without `Authorization: Bearer <token>` with
-    /// `401 Unauthorized` (before it reaches MCP).
+    /// `401 Unauthorized` (before it reaches MCP). Called again, it adds
+    /// a token: each token is a caller of its own, and a stateless
+    /// conversation's handle is bound to the caller that started the
+    /// conversation (another caller sending it is refused).
     pub fn bearer_token(mut self, token: impl Into<Arc<str>>) -> Self {
-        self.bearer_token = Some(token.into());
+        self.bearer_tokens.push(token.into());
         self
     }
 }
@@ -123,7 +131,7 @@ impl McpServer {
             StreamableHttpServerConfig::default().with_cancellation_token(stop.child_token());
         if !local_addr.ip().is_loopback() {
             config = config.disable_allowed_hosts();
-            if options.bearer_token.is_none() {
+            if options.bearer_tokens.is_empty() {
                 tracing::warn!(%local_addr, "MCP over HTTP on a non-loopback address without a bearer token");
             }
         }
@@ -150,7 +158,11 @@ impl McpServer {
             sessions,
             config,
         );
-        let token = options.bearer_token.map(|t| Sha256::digest(t.as_bytes()));
+        let tokens: Arc<[Token]> = options
+            .bearer_tokens
+            .iter()
+            .map(|t| Token::new(t))
+            .collect();
         let loop_stop = stop.clone();
         let task = tokio::spawn(async move {
             let mut connections = JoinSet::new();
@@ -172,12 +184,19 @@ impl McpServer {
                     tracing::debug!(%err, "could not set TCP_NODELAY on an MCP HTTP connection");
                 }
                 let service = service.clone();
-                let handler = hyper::service::service_fn(move |request| {
+                let tokens = Arc::clone(&tokens);
+                let handler = hyper::service::service_fn(move |mut request| {
                     let service = service.clone();
+                    let tokens = Arc::clone(&tokens);
                     async move {
-                        Ok::<_, Infallible>(match authorized(&request, token.as_ref()) {
-                            true => service.handle(request).await,
-                            false => unauthorized(peer),
+                        Ok::<_, Infallible>(match authorized(&request, &tokens) {
+                            Some(caller) => {
+                                if let Some(caller) = caller {
+                                    request.extensions_mut().insert(caller);
+                                }
+                                failures::handled(&service, request).await
+                            }
+                            None => unauthorized(peer),
                         })
                     }
                 });
@@ -205,19 +224,47 @@ impl McpServer {
     }
 }
 
-/// Whether the request carries the token. Compared as SHA-256 digests,
-/// so the comparison's time does not depend on how much of a guess was
-/// right.
-fn authorized(request: &hyper::Request<Incoming>, token: Option<&impl AsRef<[u8]>>) -> bool {
-    let Some(expected) = token else {
-        return true;
-    };
-    request
+/// A token the server accepts, as it is compared (its SHA-256 digest),
+/// and the caller it names.
+struct Token {
+    digest: [u8; 32],
+    caller: Caller,
+}
+
+impl Token {
+    fn new(token: &str) -> Self {
+        let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
+        // The caller is a digest of the digest: what records are bound to
+        // is never what passes the check above.
+        let caller = Sha256::digest(digest)
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect();
+        Token {
+            digest,
+            caller: Caller(caller),
+        }
+    }
+}
+
+/// Whether the request may pass: `Some` with the caller its token names
+/// (`Some(None)` when the server checks no token), `None` when it lacks
+/// an accepted token. Compared as SHA-256 digests, so the comparison's
+/// time does not depend on how much of a guess was right.
+fn authorized(request: &hyper::Request<Incoming>, tokens: &[Token]) -> Option<Option<Caller>> {
+    if tokens.is_empty() {
+        return Some(None);
+    }
+    let given = request
         .headers()
         .get(http::header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .is_some_and(|given| Sha256::digest(given.as_bytes()).as_slice() == expected.as_ref())
+        .and_then(|value| value.strip_prefix("Bearer "))?;
+    let given = Sha256::digest(given.as_bytes());
+    tokens
+        .iter()
+        .find(|token| given.as_slice() == token.digest)
+        .map(|token| Some(token.caller.clone()))
 }
 
 fn unauthorized(

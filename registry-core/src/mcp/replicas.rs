@@ -11,10 +11,17 @@
 //!   reads it there. The id also keeps two replicas' questions apart: each
 //!   numbers its own from 0, and an answer to one must never answer the
 //!   other.
-//! - **Resumable streams.** Every SSE event is appended to its stream's
-//!   log in the shared store before it is sent (rmcp's `EventStore`), so a
-//!   client reconnecting with `Last-Event-ID` to another replica is
-//!   replayed what it missed.
+//!   The waiting replica is told of each relayed answer by the store
+//!   ([`SessionStore::watch_log`](crate::session::SessionStore::watch_log):
+//!   Redis pub/sub, or directly in memory), never by polling.
+//! - **Resumable streams** (`streams`). Every SSE event is appended to
+//!   its stream's log in the shared store before it is sent (rmcp's
+//!   `EventStore`), so a client reconnecting with `Last-Event-ID` to
+//!   another replica is replayed what it missed.
+//! - **Calls lost with their replica** (`calls`). A request's stream
+//!   names its request in every event id; a replica that a client resumes
+//!   the stream on follows it until it is answered, and answers it itself
+//!   when the call's lease says its replica is gone.
 //!
 //! Without a shared store, sessions are this process's alone and nothing
 //! is relayed or rewritten.
@@ -28,23 +35,24 @@ use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError,
 };
-use rmcp::transport::streamable_http_server::session::store::{
-    EventId, EventStore, EventStoreError, EventStream,
-};
+use rmcp::transport::streamable_http_server::session::store::EventStore;
 use rmcp::transport::streamable_http_server::{RestoreOutcome, SessionId, SessionManager};
-use serde::{Deserialize, Serialize};
 
 use super::shared::SharedStore;
+
+pub(crate) mod calls;
+mod streams;
+
+use calls::CallTag;
+pub(crate) use streams::LOST;
+use streams::Streams;
 
 /// Entries a session's relay log keeps: answers are read within
 /// milliseconds, so a few dozen cover any burst.
 const RELAY_KEEP: usize = 64;
-/// Events a stream's log keeps for replay.
-const EVENTS_KEEP: usize = 256;
-/// The position part of a priming event's id (it is not kept).
-const PRIMED: &str = "primed";
-/// How often a replica waiting for an answer looks for it in the relay log.
-const RELAY_POLL: Duration = Duration::from_millis(20);
+/// How long a replica waits before watching the relay log again, when
+/// the store could not be watched or read.
+const RELAY_RETRY: Duration = Duration::from_millis(200);
 
 /// This process among the replicas: a random name, fresh at each start.
 #[derive(Debug, Clone)]
@@ -128,12 +136,10 @@ fn with_answer_id(mut message: ClientJsonRpcMessage, id: NumberOrString) -> Clie
     message
 }
 
+/// The session's relay log: under the session's hash tag, with its
+/// other names (see `shared`).
 fn relay_log(session: &str) -> String {
-    format!("answers:{session}")
-}
-
-fn events_log(stream: &str) -> String {
-    format!("events:{stream}")
+    format!("{{{session}}}answers")
 }
 
 /// rmcp's local sessions, with answers relayed and request ids tagged
@@ -185,37 +191,77 @@ impl Sessions {
 
     /// Until cancelled (when the question is answered or times out):
     /// takes this replica's answers for `session` out of the relay log,
-    /// from `mark` on, into the local session.
+    /// from `mark` on, into the local session. The store says when the log
+    /// grows; the log is read once at the start and again at each change.
     pub(crate) async fn relay_answers(&self, session: &str, mut mark: u64) {
         let Some((shared, replica)) = &self.shared else {
             return std::future::pending().await;
         };
         let id: SessionId = session.into();
+        let log = relay_log(session);
         loop {
-            tokio::time::sleep(RELAY_POLL).await;
-            let entries = match shared.store.read_log(&relay_log(session), mark).await {
-                Ok(entries) => entries,
+            let mut grew = match shared.store.watch_log(&log).await {
+                Ok(grew) => grew,
                 Err(err) => {
-                    tracing::debug!(%err, "relay log unreadable; trying again");
+                    tracing::debug!(%err, "relay log cannot be watched; trying again");
+                    tokio::time::sleep(RELAY_RETRY).await;
                     continue;
                 }
             };
-            for (position, bytes) in entries {
-                mark = position + 1;
-                let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) else {
-                    continue;
+            loop {
+                let entries = match shared.store.read_log(&log, mark).await {
+                    Ok(entries) => entries,
+                    Err(err) => {
+                        tracing::debug!(%err, "relay log unreadable; trying again");
+                        tokio::time::sleep(RELAY_RETRY).await;
+                        continue;
+                    }
                 };
-                if let Some(Owner::Here(original)) = answer_id(&message).map(|id| replica.owner(id))
-                    && let Err(err) = self
-                        .local
-                        .accept_message(&id, with_answer_id(message, original))
-                        .await
-                {
-                    tracing::debug!(%err, "a relayed answer found no session");
+                for (position, bytes) in entries {
+                    mark = position + 1;
+                    let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) else {
+                        continue;
+                    };
+                    if let Some(Owner::Here(original)) =
+                        answer_id(&message).map(|id| replica.owner(id))
+                        && let Err(err) = self
+                            .local
+                            .accept_message(&id, with_answer_id(message, original))
+                            .await
+                    {
+                        tracing::debug!(%err, "a relayed answer found no session");
+                    }
+                }
+                if grew.changed().await.is_err() {
+                    // The store stopped watching: watch again.
+                    break;
                 }
             }
         }
     }
+
+    /// This replica's name, when a store is shared: the holder of the
+    /// leases of the calls it runs.
+    pub(crate) fn replica_name(&self) -> Option<&str> {
+        self.shared.as_ref().map(|(_, replica)| &*replica.0)
+    }
+}
+
+/// Every event of `stream` with an id naming `tag`'s request (after the
+/// id the event store gave), unless it names one already.
+fn name_request<S>(stream: S, tag: CallTag) -> impl Stream<Item = ServerSseMessage> + Send + 'static
+where
+    S: Stream<Item = ServerSseMessage> + Send + 'static,
+{
+    let suffix = tag.suffix();
+    stream.map(move |mut event| {
+        if let Some(id) = &mut event.event_id
+            && !id.contains('~')
+        {
+            id.push_str(&suffix);
+        }
+        event
+    })
 }
 
 impl SessionManager for Sessions {
@@ -247,8 +293,25 @@ impl SessionManager for Sessions {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let stream = self.local.create_stream(id, message).await?;
-        Ok(SyncStream::new(Box::pin(self.tagged(stream)) as _))
+        // With a store shared, the stream's event ids name its request, so
+        // the replica a client resumes it on knows what to answer.
+        let request = match (&message, &self.shared) {
+            (ClientJsonRpcMessage::Request(request), Some(_)) => Some(CallTag::new(
+                id,
+                &request.id,
+                matches!(
+                    request.request,
+                    rmcp::model::ClientRequest::CallToolRequest(_)
+                ),
+                false,
+            )),
+            _ => None,
+        };
+        let stream = self.tagged(self.local.create_stream(id, message).await?);
+        Ok(SyncStream::new(match request {
+            Some(tag) => Box::pin(name_request(stream, tag)) as _,
+            None => Box::pin(stream) as _,
+        }))
     }
 
     async fn accept_message(
@@ -304,6 +367,15 @@ impl SessionManager for Sessions {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        // A stream names its session's request: resuming another
+        // session's is refused, as an unknown event id is.
+        if let (_, Some(tag)) = calls::split_event_id(&last_event_id)
+            && tag.conversation() != &**id
+        {
+            return Err(LocalSessionManagerError::SessionError(
+                rmcp::transport::streamable_http_server::session::local::SessionError::InvalidEventId,
+            ));
+        }
         let stream = self.local.resume(id, last_event_id).await?;
         Ok(SyncStream::new(Box::pin(self.tagged(stream)) as _))
     }
@@ -324,124 +396,6 @@ impl SessionManager for Sessions {
 /// `&mut`, which is what `SyncStream` makes use of.
 type SyncStream =
     sync_wrapper::SyncStream<std::pin::Pin<Box<dyn Stream<Item = ServerSseMessage> + Send>>>;
-
-/// An SSE event as its stream's log keeps it.
-#[derive(Serialize, Deserialize)]
-struct StoredEvent {
-    message: Option<ServerJsonRpcMessage>,
-    retry_ms: Option<u64>,
-}
-
-/// rmcp's event store over the shared store: each stream's events in a
-/// log of its own, their ids `<stream>#<position>`.
-struct Streams {
-    store: SharedStore,
-    replica: Replica,
-    /// Counts the events sent without being kept (their ids stay unique).
-    unkept: std::sync::atomic::AtomicU64,
-}
-
-impl Streams {
-    /// The id of an event sent without being kept: unique, and replaying
-    /// nothing.
-    fn unkept_id(&self, stream_id: &str) -> EventId {
-        let n = self
-            .unkept
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        format!("{stream_id}#unkept-{}-{n}", self.replica.0)
-    }
-}
-
-#[async_trait::async_trait]
-impl EventStore for Streams {
-    async fn store_event(
-        &self,
-        stream_id: &str,
-        event: &ServerSseMessage,
-    ) -> Result<EventId, EventStoreError> {
-        // An event without a message is the stream's priming event (a
-        // retry hint before anything is sent): nothing to replay, so it is
-        // not kept, and resuming after it replays the stream from its
-        // start. It saves every call one round trip to the store.
-        if event.message.is_none() {
-            return Ok(format!("{stream_id}#{PRIMED}"));
-        }
-        // Kept as it is sent: a request's id tagged with this replica, so
-        // an answer to a replayed question still finds its way here.
-        let message = event
-            .message
-            .as_deref()
-            .map(|message| tag_message(&self.replica, message).unwrap_or_else(|| message.clone()));
-        let stored = StoredEvent {
-            message,
-            retry_ms: event
-                .retry
-                .map(|r| u64::try_from(r.as_millis()).unwrap_or(u64::MAX)),
-        };
-        let bytes = serde_json::to_vec(&stored)?;
-        if bytes.len() > self.store.limits.max_bytes {
-            // Bounded like a record: a larger event is sent, not kept.
-            tracing::warn!(
-                bytes = bytes.len(),
-                limit = self.store.limits.max_bytes,
-                "an SSE event too large to keep for replay was sent without being kept"
-            );
-            return Ok(self.unkept_id(stream_id));
-        }
-        match self
-            .store
-            .store
-            .append(
-                &events_log(stream_id),
-                &bytes,
-                EVENTS_KEEP,
-                self.store.limits.ttl,
-            )
-            .await
-        {
-            Ok(position) => Ok(format!("{stream_id}#{position}")),
-            // The event is still sent (the call's result reaches its
-            // client, an error result when the store is what failed); it
-            // only cannot be replayed. Its id says so, and a resume from
-            // it replays nothing.
-            Err(err) => {
-                tracing::warn!(%err, "an SSE event was sent without being kept for replay");
-                Ok(self.unkept_id(stream_id))
-            }
-        }
-    }
-
-    async fn replay_events_after(
-        &self,
-        last_event_id: &str,
-    ) -> Result<EventStream, EventStoreError> {
-        let (stream_id, from) = last_event_id
-            .rsplit_once('#')
-            .and_then(|(stream, n)| match n {
-                PRIMED => Some((stream, 0)),
-                n => Some((stream, n.parse::<u64>().ok()?.saturating_add(1))),
-            })
-            .ok_or_else(|| format!("`{last_event_id}` is not an event id this server gave"))?;
-        let entries = self
-            .store
-            .store
-            .read_log(&events_log(stream_id), from)
-            .await?;
-        let stream_id = stream_id.to_owned();
-        let events: Vec<ServerSseMessage> = entries
-            .into_iter()
-            .filter_map(|(position, bytes)| {
-                let stored: StoredEvent = serde_json::from_slice(&bytes).ok()?;
-                let mut event = ServerSseMessage::default();
-                event.event_id = Some(format!("{stream_id}#{position}"));
-                event.message = stored.message.map(Arc::new);
-                event.retry = stored.retry_ms.map(Duration::from_millis);
-                Some(event)
-            })
-            .collect();
-        Ok(Box::pin(futures_util::stream::iter(events)))
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -469,68 +423,5 @@ mod tests {
             one.owner(&NumberOrString::String("client-chosen".into())),
             Owner::Untagged
         ));
-    }
-
-    fn event(data: &str) -> ServerSseMessage {
-        let message: ServerJsonRpcMessage = serde_json::from_value(serde_json::json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/message",
-            "params": { "level": "info", "data": data },
-        }))
-        .unwrap();
-        let mut event = ServerSseMessage::default();
-        event.message = Some(Arc::new(message));
-        event
-    }
-
-    #[tokio::test]
-    async fn streams_replay_what_they_kept_and_keep_no_more_than_a_record() {
-        let streams = Streams {
-            store: SharedStore {
-                store: Arc::new(crate::session::MemorySessionStore::new()),
-                limits: crate::session::StoreLimits {
-                    max_bytes: 512,
-                    ..Default::default()
-                },
-            },
-            replica: Replica::new(),
-            unkept: std::sync::atomic::AtomicU64::new(0),
-        };
-        let primed = streams
-            .store_event("s1", &ServerSseMessage::default())
-            .await
-            .unwrap();
-        assert_eq!(primed, "s1#primed");
-        let first = streams.store_event("s1", &event("one")).await.unwrap();
-        let second = streams.store_event("s1", &event("two")).await.unwrap();
-        assert_eq!((first.as_str(), second.as_str()), ("s1#0", "s1#1"));
-        let big = streams
-            .store_event("s1", &event(&"x".repeat(1000)))
-            .await
-            .unwrap();
-        assert!(big.starts_with("s1#unkept-"), "{big}");
-
-        let replayed = |after: &str| {
-            let after = after.to_owned();
-            let streams = &streams;
-            async move {
-                let events: Vec<ServerSseMessage> = streams
-                    .replay_events_after(&after)
-                    .await
-                    .unwrap()
-                    .collect()
-                    .await;
-                events
-                    .into_iter()
-                    .map(|e| e.event_id.unwrap())
-                    .collect::<Vec<_>>()
-            }
-        };
-        // After the priming event: the whole stream; after an event: the
-        // rest. The big one was sent but not kept.
-        assert_eq!(replayed(&primed).await, ["s1#0", "s1#1"]);
-        assert_eq!(replayed(&first).await, ["s1#1"]);
-        assert!(streams.replay_events_after(&big).await.is_err());
-        assert!(streams.replay_events_after("nonsense").await.is_err());
     }
 }

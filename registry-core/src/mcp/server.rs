@@ -21,6 +21,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::approval::{ClientApprover, Relay};
 use super::replicas::Sessions;
+use super::replicas::calls::{self, CallTag};
 use super::shared::{RecordOf, SharedStore, Synced};
 use super::{McpError, ServeError};
 use crate::execute::{Executor, ExecutorBuilder, ExecutorTemplate, ToolCall};
@@ -490,19 +491,6 @@ impl McpServer {
     }
 }
 
-/// The pool's tools as rmcp tools: each read from its cached MCP
-/// definition (`render::mcp_tool_json`) straight into rmcp's
-/// `Tool` (no `Value` in between), once per tool instance: a tool the
-/// previous view listed is shared with it, so a plugin coming or going
-/// costs only the new tools.
-///
-/// The definition is written in MCP wire order, the order rmcp's `Tool`
-/// serialises its fields, with the schemas in sorted order, which is what
-/// `serde_json`'s map writes (and, were its `preserve_order` feature on,
-/// what parsing sorted text preserves). So what rmcp sends is the
-/// render, byte for byte; `tests/it/mcp_wire.rs` checks
-/// it on every kind of definition. A definition rmcp refuses is left out
-/// and logged.
 /// A failed server handshake, by rmcp's error type: the client left
 /// (rmcp read the end of the stream, or answering found it closed), or
 /// the handshake failed otherwise.
@@ -521,6 +509,20 @@ fn serve_error(err: rmcp::service::ServerInitializeError) -> ServeError {
     }
 }
 
+/// The pool's tools as rmcp tools: each read from its cached MCP
+/// definition (`render::mcp_tool_json`) straight into rmcp's
+/// `Tool` (no `Value` in between), once per tool instance: a tool the
+/// previous view listed is shared with it, so a plugin coming or going
+/// costs only the new tools.
+///
+/// The definition is written in MCP wire order, the order rmcp's `Tool`
+/// serialises its fields, with the schemas in sorted order, which is what
+/// `serde_json`'s map writes (and, were its `preserve_order` feature on,
+/// what parsing sorted text preserves). So what rmcp sends is the
+/// render, byte for byte; `tests/it/mcp_wire.rs` checks
+/// it on every kind of definition. A definition rmcp refuses is left out
+/// and logged.
+///
 /// What `tools/list` pages through, and the handle of each: every tool of
 /// `pool` that rmcp can take (reusing `previous` definitions), the code
 /// tool with the pool's API, and only it when it is served alone.
@@ -655,6 +657,7 @@ impl Connection {
         id: String,
         peer: rmcp::Peer<RoleServer>,
         token: Option<rmcp::model::ProgressToken>,
+        tag: Option<CallTag>,
     ) -> CallToolResult {
         if let Some(why) =
             (self.server.settings.code_tool.as_ref()).and_then(|code| code.refuses(&request.name))
@@ -673,12 +676,8 @@ impl Connection {
                     while let Some(event) = heard.recv().await {
                         if let crate::execute::ExecEvent::Progress { message, .. } = event {
                             step += 1;
-                            let note = rmcp::model::ProgressNotificationParam::new(
-                                token.clone(),
-                                f64::from(step),
-                            )
-                            .with_message(message);
-                            if peer.notify_progress(note).await.is_err() {
+                            let note = calls::progress(token.clone(), step, message, tag.as_ref());
+                            if peer.send_notification(note).await.is_err() {
                                 return;
                             }
                         }
@@ -854,15 +853,15 @@ impl ServerHandler for Connection {
         // What the conversation discovered decides what it sees.
         let record = super::shared::record_of(&context)
             .map_err(|message| ErrorData::invalid_params(message, None))?;
+        let caller = super::shared::caller_of(&context);
         if let Some(of) = &record
             && let Some(store) = self.server.store_for(of)
-            && let Err(err) = store.load(of, &self.synced, &self.session).await
+            && let Err(err) = store
+                .load(of, &self.synced, &self.session, caller.as_ref())
+                .await
         {
             tracing::error!(%err, "session record unavailable; tools/list refused");
-            return Err(ErrorData::internal_error(
-                format!("{err}; the list may be asked for again"),
-                None,
-            ));
+            return Err(err.into_error("the list may be asked for again"));
         }
         let (view, _) = self.executor();
         let session = &self.session;
@@ -901,18 +900,25 @@ impl ServerHandler for Connection {
         let store = record
             .as_ref()
             .and_then(|of| Some((of, self.server.store_for(of)?)));
+        let caller = super::shared::caller_of(&context);
         if let Some((of, store)) = store
-            && let Err(err) = store.load(of, &self.synced, &self.session).await
+            && let Err(err) = store
+                .load(of, &self.synced, &self.session, caller.as_ref())
+                .await
         {
             tracing::error!(%err, "session record unavailable; call refused");
-            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "{err}; the call was not run and may be retried"
-            ))])
-            .into());
+            return err.into_call_answer();
         }
+        // Held while the call runs: a replica its client resumes the
+        // stream on tells a running call from a lost one.
+        let replica = self.sessions.as_ref().and_then(|s| s.replica_name());
+        let (tag, _running) = match calls::lease(store, &context, replica).await {
+            Ok(leased) => leased.unzip(),
+            Err(err) => return Ok(super::shared::not_run(&err).into()),
+        };
         self.prepare_approver(&request, &context);
         let discovered = self.session.discovered().len();
-        let call = Box::pin(self.call(request, id, context.peer.clone(), token));
+        let call = Box::pin(self.call(request, id, context.peer.clone(), token, tag));
         let result = tokio::select! {
             result = call => result,
             () = context.ct.cancelled() => return Ok(CallToolResult::error(vec![ContentBlock::text(
@@ -928,7 +934,10 @@ impl ServerHandler for Connection {
         }
         let mut stored = false;
         if let Some((of, store)) = store {
-            match store.save(of, &self.synced, &self.session).await {
+            match store
+                .save(of, &self.synced, &self.session, caller.as_ref())
+                .await
+            {
                 Ok(saved) => stored = saved,
                 // The call ran: its result stands (an error would invite
                 // a second run). What it changed lives on in this replica

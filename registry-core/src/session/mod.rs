@@ -30,5 +30,7 @@ pub use crate::declare::state::{ContextModifier, SessionState};
 pub use conversation::Session;
 pub use deferral::DeferralPolicy;
 pub use metrics::ToolMetrics;
-pub use store::{MemorySessionStore, SessionRecord, SessionStore, StoreError, StoreLimits, Stored};
+pub use store::{
+    Lease, MemorySessionStore, SessionRecord, SessionStore, StoreError, StoreLimits, Stored,
+};
 pub use tools::SessionTools;

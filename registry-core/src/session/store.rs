@@ -14,6 +14,11 @@
 //! each other ([`SessionStore::save`] is a compare-and-set).
 //! [`MemorySessionStore`] is the in-process default; a shared backend
 //! (Redis, in the `registry-redis` crate) implements the same trait.
+//! Beside records, a store keeps logs (appended by one replica, read by
+//! another, with a watch that says when one grows, so nobody polls) and
+//! leases ([`Lease`]: who holds a name, and whether they still renew it,
+//! so a replica can tell a call still running elsewhere from one lost
+//! with its replica).
 //!
 //! Failing closed: a store that cannot be read is an error
 //! ([`StoreError`]), never an empty record: a session silently restarted
@@ -23,11 +28,9 @@
 //! The session writes and restores its own record ([`Session::record`],
 //! [`Session::restore`]).
 
-use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -248,159 +251,48 @@ pub trait SessionStore: Send + Sync + 'static {
     /// oldest first, each with its position (none when the log is
     /// missing or expired).
     fn read_log<'a>(&'a self, log: &'a str, from: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>>;
-}
 
-/// The in-process store: records in this process's memory, each expiring
-/// `ttl` after its last save. Right for one replica and for tests; it
-/// does not survive the process.
-#[derive(Debug, Default)]
-pub struct MemorySessionStore {
-    records: Mutex<HashMap<String, Entry>>,
-    logs: Mutex<HashMap<String, Log>>,
-}
+    /// A receiver marked changed whenever an entry is appended to `log`,
+    /// by any replica, from the moment this answers: a wait for a log's
+    /// next entry without polling. A store that may have missed a
+    /// notification (its subscription was remade) marks the receiver
+    /// changed too, so a reader that reads the log after each change
+    /// misses nothing. The subscription ends when the receiver is dropped.
+    fn watch_log<'a>(&'a self, log: &'a str) -> StoreFuture<'a, tokio::sync::watch::Receiver<()>>;
 
-#[derive(Debug)]
-struct Log {
-    /// The position the next entry gets.
-    next: u64,
-    entries: std::collections::VecDeque<Vec<u8>>,
-    expires: Instant,
-}
-
-#[derive(Debug)]
-struct Entry {
-    bytes: Vec<u8>,
-    revision: u64,
-    expires: Instant,
-}
-
-impl MemorySessionStore {
-    /// An empty store.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Records held and not yet expired.
-    pub fn len(&self) -> usize {
-        let now = Instant::now();
-        self.lock().values().filter(|e| e.expires > now).count()
-    }
-
-    /// Whether no live record is held.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Entry>> {
-        // Nothing panics while holding the lock; a poisoned map is intact.
-        self.records.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn logs(&self) -> std::sync::MutexGuard<'_, HashMap<String, Log>> {
-        self.logs.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl SessionStore for MemorySessionStore {
-    fn load<'a>(&'a self, session: &'a str) -> StoreFuture<'a, Option<Stored>> {
-        let now = Instant::now();
-        let found = self
-            .lock()
-            .get(session)
-            .filter(|entry| entry.expires > now)
-            .map(|entry| Stored {
-                bytes: entry.bytes.clone(),
-                revision: entry.revision,
-            });
-        Box::pin(std::future::ready(Ok(found)))
-    }
-
-    fn save<'a>(
+    /// Takes or renews the lease `name` for `holder`: live for `length`
+    /// from now, then lapsed, and remembered as lapsed until `ttl` from
+    /// now, so a lapsed lease can be told from one never taken. Leases
+    /// and records are apart: one name may hold both. The last writer
+    /// holds it.
+    fn hold<'a>(
         &'a self,
-        session: &'a str,
-        bytes: &'a [u8],
-        expected: Option<u64>,
+        name: &'a str,
+        holder: &'a str,
+        length: Duration,
         ttl: Duration,
-    ) -> StoreFuture<'a, u64> {
-        let now = Instant::now();
-        let mut records = self.lock();
-        // Expired records are dropped as writes come, so the map is
-        // bounded by the sessions live within one `ttl`.
-        records.retain(|_, entry| entry.expires > now);
-        let found = records.get(session).map(|entry| entry.revision);
-        let outcome = if found == expected {
-            let revision = found.map_or(1, |r| r + 1);
-            let expires = now.checked_add(ttl).unwrap_or(now);
-            records.insert(
-                session.to_owned(),
-                Entry {
-                    bytes: bytes.to_vec(),
-                    revision,
-                    expires,
-                },
-            );
-            Ok(revision)
-        } else {
-            Err(StoreError::Conflict {
-                session: session.to_owned(),
-                expected,
-                found,
-            })
-        };
-        Box::pin(std::future::ready(outcome))
-    }
+    ) -> StoreFuture<'a, ()>;
 
-    fn delete<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
-        self.lock().remove(session);
-        self.logs().remove(session);
-        Box::pin(std::future::ready(Ok(())))
-    }
-
-    fn append<'a>(
-        &'a self,
-        log: &'a str,
-        entry: &'a [u8],
-        keep: usize,
-        ttl: Duration,
-    ) -> StoreFuture<'a, u64> {
-        let now = Instant::now();
-        let mut logs = self.logs();
-        logs.retain(|_, log| log.expires > now);
-        let log = logs.entry(log.to_owned()).or_insert_with(|| Log {
-            next: 0,
-            entries: std::collections::VecDeque::new(),
-            expires: now,
-        });
-        let position = log.next;
-        log.next += 1;
-        log.entries.push_back(entry.to_vec());
-        while log.entries.len() > keep {
-            log.entries.pop_front();
-        }
-        log.expires = now.checked_add(ttl).unwrap_or(now);
-        Box::pin(std::future::ready(Ok(position)))
-    }
-
-    fn read_log<'a>(&'a self, log: &'a str, from: u64) -> StoreFuture<'a, Vec<(u64, Vec<u8>)>> {
-        let now = Instant::now();
-        let found = self
-            .logs()
-            .get(log)
-            .filter(|log| log.expires > now)
-            .map(|log| {
-                let first = log.next - log.entries.len() as u64;
-                log.entries
-                    .iter()
-                    .enumerate()
-                    .map(|(i, entry)| (first + i as u64, entry))
-                    .filter(|(position, _)| *position >= from)
-                    .map(|(position, entry)| (position, entry.clone()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        Box::pin(std::future::ready(Ok(found)))
-    }
+    /// The lease `name`, live or lapsed; `None` when it was never taken
+    /// or is forgotten (its `ttl` passed).
+    fn lease<'a>(&'a self, name: &'a str) -> StoreFuture<'a, Option<Lease>>;
 }
+
+/// A lease as [`SessionStore::lease`] reads it: who took it last, and
+/// whether they still hold it (renewed within its length). A server
+/// replica holds one on each call it runs, so another replica can tell a
+/// call still running from one lost with its replica.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// Who took it last (a replica's name).
+    pub holder: String,
+    /// Renewed within its length: the holder is still at work.
+    pub live: bool,
+}
+
+mod memory;
+
+pub use memory::MemorySessionStore;
 
 #[cfg(test)]
 mod tests {

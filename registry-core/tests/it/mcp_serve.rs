@@ -4,6 +4,8 @@
 
 #![cfg(feature = "mcp")]
 
+mod replicas;
+
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -764,7 +766,7 @@ async fn an_allow_always_grant_holds_for_its_own_client_only() {
 /// A store that can be taken down: while down, every request fails as an
 /// unreachable Redis would.
 struct Switchable {
-    inner: registry_core::session::MemorySessionStore,
+    inner: Arc<registry_core::session::MemorySessionStore>,
     down: std::sync::atomic::AtomicBool,
 }
 
@@ -838,6 +840,36 @@ impl registry_core::session::SessionStore for Switchable {
             Err(err) => Box::pin(async move { Err(err) }),
         }
     }
+
+    fn watch_log<'a>(&'a self, log: &'a str) -> StoreFuture<'a, tokio::sync::watch::Receiver<()>> {
+        match self.check(log) {
+            Ok(()) => self.inner.watch_log(log),
+            Err(err) => Box::pin(async move { Err(err) }),
+        }
+    }
+
+    fn hold<'a>(
+        &'a self,
+        name: &'a str,
+        holder: &'a str,
+        length: Duration,
+        ttl: Duration,
+    ) -> StoreFuture<'a, ()> {
+        match self.check(name) {
+            Ok(()) => self.inner.hold(name, holder, length, ttl),
+            Err(err) => Box::pin(async move { Err(err) }),
+        }
+    }
+
+    fn lease<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> StoreFuture<'a, Option<registry_core::session::Lease>> {
+        match self.check(name) {
+            Ok(()) => self.inner.lease(name),
+            Err(err) => Box::pin(async move { Err(err) }),
+        }
+    }
 }
 
 pub(crate) fn call_body(id: u32, name: &str) -> String {
@@ -857,7 +889,7 @@ async fn a_session_moves_between_replicas_that_share_a_store() {
         asked: AtomicUsize::new(0),
     });
     let store = Arc::new(Switchable {
-        inner: registry_core::session::MemorySessionStore::new(),
+        inner: Arc::new(registry_core::session::MemorySessionStore::new()),
         down: std::sync::atomic::AtomicBool::new(false),
     });
     let replica = || {
