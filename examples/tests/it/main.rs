@@ -25,6 +25,7 @@ mod git_hardening;
 mod hostile_files;
 mod huge_path;
 mod mcp_child;
+mod mcp_lazy_many;
 mod mcp_node;
 mod mcp_python;
 #[cfg(feature = "web")]

@@ -69,6 +69,16 @@ pub enum McpError {
         /// The owner both would share.
         owner: String,
     },
+    /// A lazy import's manifest does not fit its configuration
+    /// ([`McpImport::lazy`](super::McpImport::lazy)).
+    #[error("MCP server `{server}`: {source}")]
+    Manifest {
+        /// The server's configured name.
+        server: String,
+        /// Why.
+        #[source]
+        source: super::ManifestError,
+    },
     /// The HTTP listener could not bind.
     #[error("cannot serve MCP over HTTP on {addr}: {source}")]
     Bind {

@@ -77,6 +77,19 @@
 //! also imports a definition without a connection (from a file, a cached
 //! `tools/list`) into exactly the same tool.
 //!
+//! A runtime with many servers need not start them all before its first
+//! turn: [`McpImport::manifest`] is a server's listing as a versioned,
+//! byte-stable JSON record ([`McpManifest`], with a digest that refuses an
+//! edited file as a typed [`ManifestError`]), and [`McpImport::lazy`]
+//! registers a manifest's tools, exactly as the live listing would, with
+//! no server running. The first call of one of them starts the server
+//! (once, however many calls race), lists its tools and checks them
+//! against the manifest: the registrations follow the server, and any
+//! difference is logged and kept ([`McpImport::manifest_drift`]). A start
+//! that fails is that call's error result, retried by a later call after
+//! a backoff ([`McpServerConfig::start_backoff`]); a server that exits is
+//! started again by the next call, its tools registered all along.
+//!
 //! # What a hostile server costs
 //!
 //! Over a child process or an in-process stream, every frame a server
@@ -136,5 +149,5 @@ mod shared;
 pub use child::{ChildReport, StderrTo};
 pub use error::{ConnectError, ListError, McpError, ServeError};
 pub use http::{HttpOptions, HttpServerHandle};
-pub use import::{McpImport, McpServerConfig};
+pub use import::{ManifestDrift, ManifestError, McpImport, McpManifest, McpServerConfig};
 pub use server::McpServer;

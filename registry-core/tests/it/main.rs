@@ -44,6 +44,7 @@ mod fail_closed;
 mod import_definition;
 mod mcp_connect;
 mod mcp_import;
+mod mcp_lazy;
 mod mcp_serve;
 mod mcp_wire;
 mod module_order;

@@ -46,10 +46,13 @@ use syn::{Attribute, Item, Meta, Signature, Token, UseTree, Visibility};
 /// and the five of durable turns (`execute::TurnOutcome`, `SuspendedTurn`,
 /// `PendingApproval`, `Answer`, `DurableError`), and the three of search's
 /// explanations (`search::Explanation`, `WordMatch`, and `QueryError`, the
-/// error an explanation of a query that does not parse returns), and
+/// error an explanation of a query that does not parse returns), and the
+/// three of lazy MCP imports (`mcp::McpManifest`, what a server's tools
+/// were when last listed; `ManifestError`, why a manifest cannot be read;
+/// `ManifestDrift`, how a started server differs from its manifest), and
 /// `session::Lease`, a store's record that a replica is running a call
 /// (what lets another replica end a call whose replica died).
-const MAX_PUBLIC_NAMES: usize = 169;
+const MAX_PUBLIC_NAMES: usize = 172;
 
 /// Where a name is visible from: `pub`, within the crate (`pub(crate)`,
 /// `pub(super)`, `pub(in ...)`), or only in its module and below.

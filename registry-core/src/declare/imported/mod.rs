@@ -78,4 +78,6 @@ mod posture;
 
 pub use definition::{RemoteAnnotations, RemoteToolDefinition};
 pub use import::{DefinitionImport, ImportError};
+#[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
+pub(crate) use naming::bounded_description;
 pub use naming::{imported_tool_name, server_segment};

@@ -143,10 +143,24 @@ pub fn imported_description(server: &str, tool: &str, description: &str) -> Stri
     if description.trim().is_empty() {
         return format!("Tool `{tool}` of MCP server `{server}` (the server gave no description).");
     }
-    let total = description.chars().count();
-    if total <= MAX_DESCRIPTION_CHARS {
-        return description.to_owned();
+    bounded_description(description).into_owned()
+}
+
+/// `description` as an import keeps it: whole when it has at most
+/// [`MAX_DESCRIPTION_CHARS`] characters, else cut on a character boundary
+/// to exactly that many, the last ones a marker saying how much was kept.
+///
+/// The cut is idempotent (a cut description is within the bound, so it
+/// is kept as it is), which is why a definition can be stored cut
+/// (`mcp::McpImport::definition`, a manifest) and imported again into
+/// the same tool.
+pub(crate) fn bounded_description(description: &str) -> std::borrow::Cow<'_, str> {
+    // Counting stops one past the bound: a 10 MB description is not
+    // walked whole just to learn that it is long.
+    if description.chars().nth(MAX_DESCRIPTION_CHARS).is_none() {
+        return std::borrow::Cow::Borrowed(description);
     }
+    let total = description.chars().count();
     let marker = |kept: usize| format!("\n[description cut: {kept} of {total} characters shown]");
     // Sized first for the widest count, then for the count itself (no
     // wider), so the text plus its marker fills the bound exactly.
@@ -154,7 +168,7 @@ pub fn imported_description(server: &str, tool: &str, description: &str) -> Stri
     let kept = MAX_DESCRIPTION_CHARS - marker(kept).chars().count();
     let mut out: String = description.chars().take(kept).collect();
     out.push_str(&marker(kept));
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -240,6 +254,18 @@ mod tests {
             }
         }
         assert!(imported_description("s", "t", "  ").contains("no description"));
+    }
+
+    #[test]
+    fn a_cut_description_is_kept_as_it_is() {
+        let cut = bounded_description(&"é".repeat(10_000)).into_owned();
+        assert_eq!(cut.chars().count(), MAX_DESCRIPTION_CHARS);
+        assert_eq!(bounded_description(&cut), cut);
+        assert!(matches!(
+            bounded_description("short"),
+            std::borrow::Cow::Borrowed("short")
+        ));
+        assert_eq!(bounded_description(""), "");
     }
 }
 

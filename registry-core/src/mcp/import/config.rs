@@ -62,7 +62,34 @@ pub struct McpServerConfig {
     pub(super) connect_timeout: Duration,
     pub(super) reconnect: Option<Backoff>,
     pub(super) heartbeat: Option<Duration>,
+    pub(super) start_backoff: StartBackoff,
 }
+
+/// How long a lazy import waits after a failed start before a call may
+/// start its server again ([`McpServerConfig::start_backoff`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct StartBackoff {
+    /// The wait after the first failure; each further failure in a row
+    /// doubles it.
+    pub(super) initial: Duration,
+    /// The longest wait.
+    pub(super) max: Duration,
+}
+
+impl StartBackoff {
+    /// The wait after `failures` failed starts in a row (at least one).
+    pub(super) fn after(self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(31);
+        self.initial.saturating_mul(1u32 << doublings).min(self.max)
+    }
+}
+
+/// A lazy import whose server failed to start tries again no sooner than
+/// this (unless configured otherwise), doubling per failure in a row...
+const DEFAULT_START_BACKOFF: Duration = Duration::from_secs(1);
+
+/// ...up to this.
+const DEFAULT_MAX_START_BACKOFF: Duration = Duration::from_secs(60);
 
 /// How often an HTTP import pings its server unless configured otherwise.
 const DEFAULT_HEARTBEAT: Duration = Duration::from_secs(10);
@@ -98,6 +125,10 @@ impl McpServerConfig {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             reconnect: None,
             heartbeat,
+            start_backoff: StartBackoff {
+                initial: DEFAULT_START_BACKOFF,
+                max: DEFAULT_MAX_START_BACKOFF,
+            },
         }
     }
 
@@ -229,7 +260,9 @@ impl McpServerConfig {
     /// child processes and streams, which cannot come back): the first
     /// retry after `initial`, each wait doubling up to `max`, giving up
     /// (the tools stay unregistered) after `attempts` retries. 250 ms
-    /// doubling to 30 s over 10 attempts rides out a server restart.
+    /// doubling to 30 s over 10 attempts rides out a server restart. A
+    /// lazy import ignores it: its next call starts the server again
+    /// ([`start_backoff`](Self::start_backoff)).
     pub fn reconnect(mut self, initial: Duration, max: Duration, attempts: u32) -> Self {
         self.reconnect = Some(Backoff {
             initial,
@@ -245,6 +278,21 @@ impl McpServerConfig {
     /// retried). On by default for HTTP, every 10 s; `None` turns it off.
     pub fn heartbeat(mut self, interval: Option<Duration>) -> Self {
         self.heartbeat = interval;
+        self
+    }
+
+    /// For a lazy import ([`McpImport::lazy`](super::McpImport::lazy)),
+    /// which starts its server at the first call: after a start fails,
+    /// calls fail at once with that failure for `initial` before one
+    /// starts the server again, the wait doubling with each failure in a
+    /// row up to `max` (default 1 s doubling to 60 s), so a server that
+    /// cannot start is not respawned on every call. A start that succeeds
+    /// resets it.
+    pub fn start_backoff(mut self, initial: Duration, max: Duration) -> Self {
+        self.start_backoff = StartBackoff {
+            initial,
+            max: max.max(initial),
+        };
         self
     }
 

@@ -11,16 +11,21 @@
 //! - `connect`: reaching it and the `initialize` handshake;
 //! - `supervise`: watching the connection, unregistering, reconnecting;
 //! - `sync`: listing its tools and registering them;
+//! - `manifest`: a server's tools as last listed, kept ([`McpManifest`]);
+//! - `lazy`: starting a server at the first call of one of its tools;
 //! - `call`: calling an imported tool over the connection.
 
 mod call;
 mod config;
 mod connect;
+mod lazy;
+mod manifest;
 mod supervise;
 mod sync;
 mod tls;
 
 pub use config::McpServerConfig;
+pub use manifest::{ManifestDrift, ManifestError, McpManifest};
 pub(crate) use sync::MAX_IMPORTED_TOOLS;
 
 use std::collections::BTreeMap;
@@ -37,16 +42,21 @@ use crate::catalog::plugins::PluginRegistry;
 use crate::declare::imported::server_segment;
 use call::ProgressRoutes;
 use connect::open;
+use lazy::Lazy;
 use supervise::supervise;
 use sync::RefusedTool;
 
-/// A connected server whose tools are registered in a [`PluginRegistry`].
+/// A server whose tools are registered in a [`PluginRegistry`]:
+/// connected up front ([`connect`](Self::connect)), or started at the
+/// first call of one of its tools ([`lazy`](Self::lazy)).
 ///
 /// Its tools are owned by [`owner`](Self::owner) (the server's name made
 /// safe, see [`server_segment`]), so the registry's
 /// [`unregister_owner`](PluginRegistry::unregister_owner) removes them all.
-/// That happens by itself when the server exits or the connection breaks
-/// (calls in flight then fail at once with an error result), and on
+/// For an import that connected up front, that happens by itself when the
+/// server exits or the connection breaks (calls in flight then fail at
+/// once with an error result); for a lazy one, the tools stay registered
+/// and the next call starts the server again. Both unregister on
 /// [`shutdown`](Self::shutdown) or drop.
 #[derive(Debug)]
 pub struct McpImport {
@@ -76,6 +86,8 @@ struct Shared {
     sync: tokio::sync::Mutex<()>,
     state: Mutex<ImportState>,
     connected: tokio::sync::watch::Sender<bool>,
+    /// Set for a lazy import: how to start the server at a call.
+    lazy: Option<Lazy>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -95,6 +107,9 @@ struct ImportState {
     /// built from it: a refresh that lists the same definition keeps the
     /// handle, so nothing that holds it notices.
     definitions: BTreeMap<String, (Value, crate::input::ToolHandle)>,
+    /// Every tool of the last listing as kept (refused ones too), sorted
+    /// by the server's name: what [`McpImport::manifest`] holds.
+    listing: Vec<Value>,
 }
 
 /// The live connection calls go through.
@@ -193,7 +208,7 @@ impl McpImport {
         let task = tokio::spawn(supervise(
             Arc::clone(&shared),
             connection,
-            config,
+            Arc::new(config),
             stop.clone(),
         ));
         Ok(McpImport {
@@ -201,6 +216,85 @@ impl McpImport {
             stop,
             task: Some(task),
         })
+    }
+
+    /// Registers the tools `manifest` records, exactly as a live listing
+    /// of them would (names, postures, refusals), without starting the
+    /// server: they are listed, rendered and searched like any others.
+    ///
+    /// The first call of one of them starts the server (once, however
+    /// many calls come at once), lists its tools and checks them against
+    /// the manifest: where they differ, the registrations follow the
+    /// server and the difference is logged and kept
+    /// ([`manifest_drift`](Self::manifest_drift)); a call of a tool whose
+    /// input schema or annotations changed fails, asking for the call
+    /// again (it was checked against the old definition). A start that
+    /// fails is that call's error result, naming the server and why;
+    /// later calls fail with it at once until
+    /// [`start_backoff`](McpServerConfig::start_backoff) has passed,
+    /// then one tries again. When the server exits, its tools stay
+    /// registered as last listed and the next call starts it again (a
+    /// lazy import never reconnects in the background, whatever
+    /// [`reconnect`](McpServerConfig::reconnect) says).
+    ///
+    /// Fails when the manifest is of another server
+    /// ([`McpError::Manifest`], [`ManifestError::ServerMismatch`]) or
+    /// another import already owns the server's name in `registry`
+    /// ([`McpError::OwnerInUse`]).
+    pub fn lazy(
+        registry: &PluginRegistry,
+        config: McpServerConfig,
+        manifest: McpManifest,
+    ) -> Result<McpImport, McpError> {
+        if manifest.server() != config.name {
+            return Err(McpError::Manifest {
+                server: config.name.clone(),
+                source: ManifestError::ServerMismatch {
+                    manifest: manifest.server().to_owned(),
+                    configured: config.name.clone(),
+                },
+            });
+        }
+        let owner = server_segment(&config.name);
+        if registry.has_owner(&owner) {
+            return Err(McpError::OwnerInUse {
+                server: config.name.clone(),
+                owner,
+            });
+        }
+        let stop = CancellationToken::new();
+        let listing = manifest.listing();
+        let shared = Shared::new(registry, &config, owner);
+        let shared = Arc::new(Shared {
+            lazy: Some(Lazy::new(config, manifest, stop.clone())),
+            ..shared
+        });
+        shared.register(listing);
+        Ok(McpImport {
+            shared,
+            stop,
+            task: None,
+        })
+    }
+
+    /// The server's tools as last listed (or, for a lazy import not
+    /// started yet, as its manifest records them), every one it offered,
+    /// refused ones included: save it ([`McpManifest::to_json`]) to
+    /// import the server lazily later. Empty once a server that was
+    /// connected up front has gone.
+    pub fn manifest(&self) -> McpManifest {
+        McpManifest::of_kept(
+            self.shared.server.as_str(),
+            self.shared.state().listing.clone(),
+        )
+    }
+
+    /// For a lazy import: how what the server listed at its last start
+    /// differed from the manifest the import was made from. `None` when
+    /// it matched, before the first start, and for an import that
+    /// connected up front.
+    pub fn manifest_drift(&self) -> Option<ManifestDrift> {
+        self.shared.lazy.as_ref().and_then(Lazy::drift)
     }
 
     /// The plugin owner of this server's tools (and the `<server>` of
@@ -228,7 +322,9 @@ impl McpImport {
     /// The server's own definition of an imported tool (by its imported
     /// name), as it was listed: every field it sent that rmcp models,
     /// annotations and `outputSchema` included, whether or not they were
-    /// believed.
+    /// believed, with the description cut as the tool's is (2,048
+    /// characters with a marker), so a hostile server's huge description
+    /// is not kept whole.
     pub fn definition(&self, name: &str) -> Option<Value> {
         self.shared
             .state()
@@ -249,7 +345,8 @@ impl McpImport {
             .collect()
     }
 
-    /// Whether the connection is up now.
+    /// Whether the connection is up now (for a lazy import: whether its
+    /// server has been started and is running).
     pub fn is_connected(&self) -> bool {
         *self.shared.connected.borrow()
     }
@@ -262,7 +359,8 @@ impl McpImport {
     }
 
     /// Lists the server's tools again and re-registers them (what a
-    /// `list_changed` notification does by itself).
+    /// `list_changed` notification does by itself). Does nothing while
+    /// the server is not connected (a lazy import not started).
     pub async fn refresh(&self) -> Result<(), McpError> {
         self.shared.sync_tools().await
     }
@@ -273,6 +371,11 @@ impl McpImport {
         if let Some(task) = self.task.take() {
             let _ = task.await;
         }
+        if let Some(lazy) = &self.shared.lazy
+            && let Some(task) = lazy.take_supervisor().await
+        {
+            let _ = task.await;
+        }
     }
 }
 
@@ -281,7 +384,7 @@ impl Drop for McpImport {
         self.stop.cancel();
         // The supervisor unregisters too, but it may not run again (a
         // runtime shutting down): do it now.
-        if self.task.is_some() {
+        if self.task.is_some() || self.shared.lazy.is_some() {
             self.shared.registry.unregister_owner(&self.shared.owner);
         }
     }
@@ -307,6 +410,7 @@ impl Shared {
             sync: tokio::sync::Mutex::new(()),
             state: Mutex::new(ImportState::default()),
             connected,
+            lazy: None,
         }
     }
 
@@ -342,6 +446,27 @@ impl Shared {
     /// on [`McpImport::disconnected`] sees no tool left). Returns how many
     /// tools were removed.
     fn detach(&self) -> usize {
+        self.cut_link();
+        let removed = self.registry.unregister_owner(&self.owner);
+        let mut state = self.state();
+        state.tools.clear();
+        state.definitions.clear();
+        state.listing.clear();
+        drop(state);
+        self.connected.send_replace(false);
+        removed
+    }
+
+    /// The connection is gone but the tools stay (a lazy import, whose
+    /// next call starts the server again): fail calls in flight, refuse
+    /// new ones until then, and say so.
+    fn unlink(&self) {
+        self.cut_link();
+        self.connected.send_replace(false);
+    }
+
+    /// Drops the link and cancels what waits on it.
+    fn cut_link(&self) {
         if let Some(link) = self
             .link
             .write()
@@ -350,12 +475,5 @@ impl Shared {
         {
             link.closed.cancel();
         }
-        let removed = self.registry.unregister_owner(&self.owner);
-        let mut state = self.state();
-        state.tools.clear();
-        state.definitions.clear();
-        drop(state);
-        self.connected.send_replace(false);
-        removed
     }
 }

@@ -1,7 +1,8 @@
 //! Keeping a connection watched: when it ends (the server exits, the
 //! connection breaks, a heartbeat goes unanswered) the server's tools are
 //! unregistered and, over HTTP with a [`Backoff`], the server is reached
-//! again and re-listed.
+//! again and re-listed. A lazy import's tools stay registered instead,
+//! and its next call starts the server again (`lazy`).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,11 +15,12 @@ use super::config::{Backoff, McpServerConfig, Transport};
 use super::connect::{Connection, EXIT_GRACE, open};
 
 /// Waits for the connection to end, then unregisters the server's tools
-/// and, for HTTP with a backoff, reconnects.
+/// and, for HTTP with a backoff, reconnects; for a lazy import not shut
+/// down, only marks the server down.
 pub(super) async fn supervise(
     shared: Arc<Shared>,
     mut connection: Connection,
-    config: McpServerConfig,
+    config: Arc<McpServerConfig>,
     stop: CancellationToken,
 ) {
     loop {
@@ -39,6 +41,11 @@ pub(super) async fn supervise(
                 failure
             }
         };
+        if shared.lazy.is_some() && !stop.is_cancelled() {
+            shared.unlink();
+            tracing::info!(server = %shared.server, %reason, "MCP server of a lazy import disconnected; its tools stay registered and the next call starts it again");
+            return;
+        }
         let removed = shared.detach();
         tracing::info!(server = %shared.server, removed, %reason, "MCP server disconnected; its tools are unregistered");
         let (Some(backoff), Transport::Http { .. }) = (config.reconnect, &config.transport) else {

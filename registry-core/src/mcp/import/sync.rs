@@ -11,6 +11,8 @@ use rmcp::{Peer, RoleClient};
 use serde_json::Value;
 
 use super::Shared;
+use super::lazy::call_fingerprint;
+use super::manifest::kept;
 use crate::declare::builder::BoxError;
 use crate::declare::imported::{
     DefinitionImport, RemoteAnnotations, RemoteToolDefinition, imported_tool_name,
@@ -89,7 +91,15 @@ impl Shared {
         let Some(link) = self.link() else {
             return Ok(());
         };
-        let mut listed = self.list_all(&link.peer).await?;
+        let listed = self.list_all(&link.peer).await?;
+        self.register(listed);
+        Ok(())
+    }
+
+    /// Replaces this server's registrations with the tools of `listed`
+    /// (a live listing, or a manifest's), each kept with its description
+    /// cut ([`kept`]).
+    pub(super) fn register(self: &Arc<Self>, mut listed: Vec<Tool>) {
         // Sorted by the server's own name: which of two colliding tools
         // wins does not depend on the server's order.
         listed.sort_by(|a, b| a.name.cmp(&b.name));
@@ -98,16 +108,18 @@ impl Shared {
         let mut refused = Vec::new();
         let mut handles = Vec::new();
         let mut definitions = BTreeMap::new();
+        let mut listing = Vec::with_capacity(listed.len());
         for tool in listed {
+            let (tool, definition) = kept(tool);
+            listing.push(definition.clone());
             let remote = tool.name.to_string();
-            let definition = serde_json::to_value(&tool).unwrap_or(Value::Null);
             let name = imported_tool_name(&self.server, &remote);
             // The same definition as before: the same handle.
             let unchanged = previous
                 .get(&name)
                 .filter(|(old, _)| *old == definition && !tools.contains_key(&name))
                 .map(|(_, handle)| (name.clone(), handle.clone()));
-            match unchanged.map_or_else(|| self.build_tool(&tool, &tools), Ok) {
+            match unchanged.map_or_else(|| self.build_tool(&tool, &definition, &tools), Ok) {
                 Ok((name, handle)) => {
                     tools.insert(name.clone(), remote);
                     definitions.insert(name, (definition, handle.clone()));
@@ -137,15 +149,20 @@ impl Shared {
         state.tools = tools;
         state.refused = refused;
         state.definitions = definitions;
-        Ok(())
+        state.listing = listing;
     }
 
     /// One imported tool, or why not: the clash and Tasks checks are this
     /// import's own; the tool is [`DefinitionImport`]'s, the one
     /// implementation.
+    ///
+    /// A call first readies the import (`Shared::ready`: a lazy import
+    /// starts its server and checks the tool is still defined as
+    /// `definition` says), then goes over the connection.
     pub(super) fn build_tool(
         self: &Arc<Self>,
         tool: &Tool,
+        definition: &Value,
         taken: &BTreeMap<String, String>,
     ) -> Result<(String, crate::input::ToolHandle), String> {
         let remote = tool.name.to_string();
@@ -159,16 +176,26 @@ impl Shared {
             return Err(TASKS_REQUIRED.to_owned());
         }
         let shared = Arc::downgrade(self);
+        // Only a lazy import checks, at a call, that the tool is still
+        // defined as it was (see `lazy`).
+        let checked: Arc<str> = match &self.lazy {
+            Some(_) => call_fingerprint(definition).into(),
+            None => Arc::from(""),
+        };
+        let imported: Arc<str> = name.as_str().into();
         let handle = DefinitionImport::new(self.server.as_str())
             .trusted(self.trusted)
             .import(&remote_definition(tool), move |args, cx| {
                 let shared = shared.clone();
                 let remote = remote.clone();
+                let checked = Arc::clone(&checked);
+                let imported = Arc::clone(&imported);
                 let cx = cx.clone();
                 async move {
                     let shared = shared
                         .upgrade()
                         .ok_or_else(|| -> BoxError { "the MCP import was shut down".into() })?;
+                    let remote = shared.ready(&imported, &remote, &checked).await?;
                     shared.call(&remote, args, &cx).await
                 }
             })
