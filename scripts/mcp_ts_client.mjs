@@ -63,6 +63,16 @@ async function exercise(client, label) {
   });
   check(refused.isError === true, `${label}: write_file was not refused`);
   check(textOf(refused).includes("approval"), `${label}: refusal says ${textOf(refused)}`);
+  // `run_command` is declared long-running: a client that negotiates the
+  // Tasks extension gets a task; this one (2025-11-25, no extension) gets
+  // the ordinary call and its result.
+  const longRunning = await client.callTool({
+    name: "run_command",
+    arguments: { command: "cat hello.txt" },
+  });
+  check(!longRunning.isError, `${label}: run_command failed: ${textOf(longRunning)}`);
+  check(!("task" in longRunning) && !("taskId" in longRunning), `${label}: run_command came back as a task`);
+  check(textOf(longRunning).includes("hello from typescript"), `${label}: run_command said ${textOf(longRunning)}`);
   return { label, pages, tools: names.length };
 }
 

@@ -165,6 +165,7 @@ pub use pool::ToolRegistry;
 ///     idempotent = true,                  // a repeated call does nothing more (MCP's idempotentHint)
 ///     open_world = false,                 // calls stay within a closed set of things (MCP's openWorldHint)
 ///     rule_of_two = ["private_data"],     // what calls bring: untrusted_input, private_data, external_effect; [] for none
+///     long_running,                       // served over MCP as a task to clients that negotiate Tasks
 ///     internal,                           // never in the ordinary pool
 ///     cfg(feature = "web"),               // compile-time gate the catalog remembers
 ///     crate = "::registry_core",          // if registry-core is renamed; must be absolute

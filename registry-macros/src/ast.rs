@@ -35,6 +35,7 @@ pub struct ToolModel {
     pub open_world: Option<bool>,
     pub allowed_callers: Option<crate::attr::AllowedCallers>,
     pub rule_of_two: Option<crate::attr::RuleOfTwoArg>,
+    pub long_running: bool,
     pub internal: bool,
     /// `cfg(...)`: the compile-time gate; `None` when ungated.
     pub gate: Option<crate::gate::Predicate>,
@@ -190,6 +191,7 @@ pub fn parse(args: TokenStream, item: TokenStream) -> Result<ToolModel, Box<Fail
         open_world: parsed.open_world.map(|b| b.0),
         allowed_callers: parsed.allowed_callers,
         rule_of_two: parsed.rule_of_two,
+        long_running: parsed.long_running.0.is_some(),
         internal: parsed.internal.0.is_some(),
     })
 }

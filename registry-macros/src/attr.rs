@@ -31,6 +31,7 @@ pub const KEYS: &[&str] = &[
     "open_world",
     "allowed_callers",
     "rule_of_two",
+    "long_running",
     "internal",
     "cfg",
     "crate",
@@ -90,6 +91,10 @@ pub struct ToolArgs {
     /// `rule_of_two = ["untrusted_input"]`: the Rule of Two properties
     /// calls bring (all of them; `[]` for none).
     pub rule_of_two: Option<RuleOfTwoArg>,
+    /// `long_running`: a call may run for long (served over MCP as a task
+    /// to clients that negotiate the Tasks extension).
+    #[darling(default)]
+    pub long_running: Switch,
     /// `internal`: never exposed in the ordinary pool.
     #[darling(default)]
     pub internal: Switch,

@@ -206,6 +206,9 @@ fn declare_fn(model: &ToolModel) -> TokenStream {
             .map(|v| syn::Ident::new(v, proc_macro2::Span::call_site()));
         calls.push(quote!(.rule_of_two([#(#krate::__private::Exposure::#variants),*])));
     }
+    if model.long_running {
+        calls.push(quote!(.long_running()));
+    }
     if model.internal {
         calls.push(quote!(.internal()));
     }

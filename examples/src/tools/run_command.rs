@@ -190,6 +190,10 @@ pub const MAX_CAPTURE_BYTES: usize = 1024 * 1024;
     access = |i: &RunCommandInput| reading_access(i.line().reading()),
     classifier_input = |i: &RunCommandInput| i.command.to_string(),
     search_hint = "shell bash terminal execute exec program",
+    // A build or a test suite runs for minutes: an MCP client that
+    // negotiates the Tasks extension polls for it instead of holding a
+    // request open.
+    long_running,
 )]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct RunCommand;

@@ -2,8 +2,8 @@
 //! `.ci/run`): the official TypeScript SDK as a client of `mcp_server`
 //! over stdio and streamable HTTP (`scripts/mcp_ts_client.mjs` holds the
 //! checks), and `@modelcontextprotocol/server-everything` imported through
-//! `McpImport`: its tools, its refusal of a tool that needs the Tasks
-//! extension, its progress, structured content, resource links, images,
+//! `McpImport`: its tools, its tool that needs the Tasks extension
+//! (called to completion, cancelled, timed out), its progress, structured content, resource links, images,
 //! annotations, and the `list_changed` it sends right after `initialize`.
 //!
 //! The packages are found in `$REGISTRY_MCP_NODE_MODULES`, else in the
@@ -170,13 +170,14 @@ async fn server_everything_is_imported_with_all_it_sends() {
             "{expected} missing from {tools:?}"
         );
     }
-    // A tool that needs the Tasks extension is refused, saying why.
-    let refused = e.import.refused();
-    let (_, reason) = refused
-        .iter()
-        .find(|(tool, _)| tool == "simulate-research-query")
-        .unwrap_or_else(|| panic!("not refused: {refused:?}"));
-    assert!(reason.contains("Tasks extension"), "{reason}");
+    // A tool that needs the Tasks extension is imported like any other
+    // (`server_everything_task_tool_*` call it).
+    assert!(
+        tools.contains_key("mcp__everything__simulate-research-query"),
+        "refused: {:?}",
+        e.import.refused()
+    );
+    assert!(e.import.refused().is_empty(), "{:?}", e.import.refused());
     // Annotations: believed from a trusted server, and kept as sent.
     let echo = e.registry.plugins().get("mcp__everything__echo").unwrap();
     assert!(*echo.spec().posture().idempotent().value());
@@ -236,4 +237,161 @@ async fn server_everything_is_imported_with_all_it_sends() {
     }
     let (result, _) = call(&e.executor, "get-sum", json!({ "a": 2, "b": 3 })).await;
     assert!(result.content().contains('5'), "{}", result.content());
+}
+
+/// Log lines, kept for a test to read.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+
+    /// Waits (up to 10 s, a hang bound) for a line containing all of `words`.
+    async fn line_with(&self, words: &[&str]) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(line) = self
+                .text()
+                .lines()
+                .find(|line| words.iter().all(|word| line.contains(word)))
+            {
+                return line.to_owned();
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no log line with {words:?}:\n{}",
+                self.text()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// server-everything's `simulate-research-query` requires a task (its
+/// listing says `execution.taskSupport: "required"`): called to
+/// completion with its stages as progress, cancelled mid-way when its turn
+/// is dropped, and stopped at the call's hard limit. A current-thread
+/// runtime, so that the log of the cancel (sent from a spawned task) is
+/// this test's.
+#[tokio::test(flavor = "current_thread")]
+async fn server_everything_task_tool_completes_cancels_and_times_out() {
+    let Some(modules) = packages("server-everything tasks") else {
+        return;
+    };
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .without_time()
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _log = tracing::subscriber::set_default(subscriber);
+    tracing::callsite::rebuild_interest_cache();
+
+    // Completion: four stages of about a second each, longer than the
+    // call timeout; each poll is answered, so the call lives on.
+    let e = everything(&modules, |c| c.call_timeout(Duration::from_millis(1_500))).await;
+    let (result, progress) = call(
+        &e.executor,
+        "simulate-research-query",
+        json!({ "topic": "tide pools" }),
+    )
+    .await;
+    assert!(!result.is_error(), "{}", result.content());
+    assert!(
+        result.content().contains("# Research Report: tide pools"),
+        "{}",
+        result.content()
+    );
+    // Its stages, as polls (every second, as the server asks) saw them:
+    // a poll may fall either side of a stage's change, so at least two of
+    // the four, each as the server worded it.
+    let stages = [
+        "Gathering sources",
+        "Analyzing content",
+        "Synthesizing findings",
+        "Generating report",
+    ];
+    let seen: std::collections::BTreeSet<_> = progress
+        .iter()
+        .map(|p| stages.iter().find(|stage| p.starts_with(*stage)))
+        .collect::<Option<_>>()
+        .unwrap_or_else(|| panic!("progress that is no stage: {progress:?}"));
+    assert!(seen.len() >= 2, "{progress:?}");
+
+    // Cancelled: the turn is dropped at its first progress; the task is
+    // cancelled on the server, which answers with the task cancelled.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let turn = e.executor.run_turn_streaming(
+        vec![ToolCall::new(
+            "c",
+            "mcp__everything__simulate-research-query",
+            json!({ "topic": "cancel me" }),
+        )],
+        tx,
+    );
+    let first_progress = async {
+        while let Some(event) = rx.recv().await {
+            if matches!(event, ExecEvent::Progress { .. }) {
+                return;
+            }
+        }
+    };
+    tokio::select! {
+        results = turn => panic!("the turn ended before any progress: {:?}", results[0].content()),
+        () = first_progress => {}
+    }
+    let line = captured
+        .line_with(&["MCP task cancelled", "status=\"cancelled\""])
+        .await;
+    assert!(line.contains("server=everything"), "{line}");
+
+    // Timed out: the hard limit (2 s) comes before the task's end (~4 s);
+    // the call ends with why, and its task is cancelled too.
+    let e = everything(&modules, |c| {
+        c.call_timeout(Duration::from_millis(1_000))
+            .max_call_duration(Duration::from_secs(2))
+    })
+    .await;
+    let before = captured.text().matches("MCP task cancelled").count();
+    let started = std::time::Instant::now();
+    let (result, _) = call(
+        &e.executor,
+        "simulate-research-query",
+        json!({ "topic": "too slow" }),
+    )
+    .await;
+    assert!(result.is_error());
+    assert!(
+        result.content().contains("the longest a call may take"),
+        "{}",
+        result.content()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "ended at the hard limit, not the task's end: {:?}",
+        started.elapsed()
+    );
+    let start = std::time::Instant::now();
+    while captured.text().matches("MCP task cancelled").count() == before {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{}",
+            captured.text()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

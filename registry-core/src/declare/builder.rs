@@ -195,6 +195,14 @@ impl ToolBuilder {
         self
     }
 
+    /// A call may run for long: served over MCP as a task to clients that
+    /// negotiate the Tasks extension (see
+    /// [`ToolSpec::long_running`](crate::declare::ToolSpec::long_running)).
+    pub fn long_running(mut self) -> Self {
+        self.declaration = self.declaration.long_running();
+        self
+    }
+
     /// An example input for the model (Anthropic's `input_examples`);
     /// [`build`](Self::build) checks it against the input schema's shape.
     pub fn input_example(mut self, example: serde_json::Value) -> Self {

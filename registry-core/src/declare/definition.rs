@@ -128,6 +128,7 @@ pub struct ToolSpec {
     remote_origin: Option<RemoteOrigin>,
     output_schema: Option<Arc<serde_json::Value>>,
     allowed_callers: Option<Callers>,
+    long_running: bool,
 }
 
 /// What `#[tool]` fixes statically about a tool: the parts of its spec
@@ -179,6 +180,7 @@ impl ToolSpec {
             remote_origin: None,
             output_schema: None,
             allowed_callers: None,
+            long_running: false,
         }
     }
 
@@ -211,6 +213,13 @@ impl ToolSpec {
     /// rendered without `allowed_callers`, callable by programs here.
     pub fn allowed_callers(&self) -> Option<Callers> {
         self.allowed_callers
+    }
+    /// Whether a call may run for long: served over MCP as a task to a
+    /// client that negotiates the Tasks extension, so the client polls
+    /// instead of holding a request open (and an ordinary call to one that
+    /// does not). Nothing else treats it differently.
+    pub fn long_running(&self) -> bool {
+        self.long_running
     }
     /// Example inputs, each checked against the tool's input when the
     /// list is built (Anthropic's `input_examples`).
@@ -585,6 +594,12 @@ impl<I: 'static> Declaration<I> {
     /// Sets a name for people.
     pub fn user_facing_name(mut self, name: impl Into<String>) -> Self {
         self.spec.user_facing_name = Some(name.into());
+        self
+    }
+
+    /// Declares that a call may run for long (see [`ToolSpec::long_running`]).
+    pub fn long_running(mut self) -> Self {
+        self.spec.long_running = true;
         self
     }
 

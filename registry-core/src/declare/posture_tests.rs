@@ -51,6 +51,7 @@ fn always_on() -> bool {
     enabled = always_on,
     classifier_input = |input: &Text| format!("full {}", input.text),
     user_facing_name = "Full tool",
+    long_running,
 )]
 struct Full;
 
@@ -90,6 +91,10 @@ fn a_tool_that_declares_nothing_gets_the_strictest_posture() {
     assert!(!spec.has_enabled_check());
     assert!(bare.is_enabled());
     assert_eq!(spec.user_facing_name(), "bare");
+    assert!(
+        !spec.long_running(),
+        "served as an ordinary call unless said"
+    );
 
     let call = bare.prepare(json!({"text": "ls"})).unwrap();
     assert!(!call.is_concurrency_safe());
@@ -205,6 +210,7 @@ fn declared_literals_and_expressions_are_honoured() {
     assert_eq!(spec.flag(), Some("full"));
     assert!(spec.has_enabled_check());
     assert_eq!(spec.user_facing_name(), "Full tool");
+    assert!(spec.long_running());
     // This crate's unit tests, module `declare::posture_tests` (this file).
     assert_eq!(spec.origin().crate_name, "registry_core");
     assert_eq!(

@@ -39,6 +39,14 @@
 //!   conversation.
 //! - [`McpServer::with_deferral`]: deferred tools stay out of a
 //!   conversation's `tools/list` until its `tool_search` finds them.
+//! - A tool declared [`long_running`](crate::declare::ToolSpec::long_running)
+//!   (`#[tool(long_running)]`) is run as a task for a client that
+//!   declares the Tasks extension (`io.modelcontextprotocol/tasks`): the
+//!   client gets a handle at once and polls `tasks/get`; an ask goes
+//!   through the task (`input_required`, answered with `tasks/update`);
+//!   `tasks/cancel` cancels the tool. Every other client gets the same
+//!   call as an ordinary one. A task nobody polls within 10 s of its
+//!   creation is cancelled (its client never got the handle).
 //! - [`McpServer::with_session_store`]: replicas behind a load balancer
 //!   share every conversation (records, answers relayed to the replica
 //!   that asked, SSE events for replay). A 2026-07-28 request, which has
@@ -68,6 +76,14 @@
 //!   arguments as canonical JSON (keys sorted, no spaces), so the same
 //!   arguments always give the same text;
 //! - deferred unless its `_meta` sets `"anthropic/alwaysLoad": true`;
+//! - callable when the server runs it as a task (the Tasks extension,
+//!   which the import declares): a 2026-07-28 server's task is polled with
+//!   `tasks/get`; a 2025-11-25 tool listed with `execution.taskSupport:
+//!   "required"` is called with `params.task`, polled, and its result read
+//!   with `tasks/result`. The task's status messages are the call's
+//!   progress (`ExecEvent::Progress`), each poll is answered within the
+//!   call timeout and the whole call within its hard limit, and a call
+//!   that stops waiting cancels its task (`tasks/cancel`);
 //! - refused, alone and with a logged reason ([`McpImport::refused`]),
 //!   when its input schema is not a well-formed object schema or its name
 //!   collides after normalisation.

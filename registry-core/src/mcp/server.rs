@@ -2,7 +2,6 @@
 //! `tools/call` through the [`Executor`], `list_changed` when the pool
 //! would change.
 
-use std::collections::HashMap;
 use std::num::NonZeroUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -18,6 +17,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::sync::{CancellationToken, DropGuard};
+
+mod listing;
+mod tasks;
 
 use super::approval::{ClientApprover, Relay};
 use super::replicas::Sessions;
@@ -114,6 +116,8 @@ struct Shared {
     view: Mutex<Option<Arc<View>>>,
     /// What `tool_search` searches, built on the first need.
     search: std::sync::OnceLock<Arc<ToolSearchIndex>>,
+    /// The calls running as tasks (see `tasks`).
+    tasks: tasks::ServedTasks,
 }
 
 /// One pool, as listed and as run.
@@ -165,6 +169,7 @@ impl McpServer {
                 permissions_version: tokio::sync::watch::Sender::new(0),
                 view: Mutex::new(None),
                 search: std::sync::OnceLock::new(),
+                tasks: tasks::ServedTasks::default(),
             }),
             settings: Arc::new(Settings {
                 template,
@@ -372,7 +377,7 @@ impl McpServer {
             );
         }
         let (tools, sources) =
-            listed_tools(&pool, cached.as_deref(), self.settings.code_tool.as_ref());
+            listing::listed_tools(&pool, cached.as_deref(), self.settings.code_tool.as_ref());
         let view = Arc::new(View {
             // The pool's own generation: a registration racing this
             // assembly makes the next request assemble again.
@@ -507,67 +512,6 @@ fn serve_error(err: rmcp::service::ServerInitializeError) -> ServeError {
             source: Box::new(err),
         },
     }
-}
-
-/// The pool's tools as rmcp tools: each read from its cached MCP
-/// definition (`render::mcp_tool_json`) straight into rmcp's
-/// `Tool` (no `Value` in between), once per tool instance: a tool the
-/// previous view listed is shared with it, so a plugin coming or going
-/// costs only the new tools.
-///
-/// The definition is written in MCP wire order, the order rmcp's `Tool`
-/// serialises its fields, with the schemas in sorted order, which is what
-/// `serde_json`'s map writes (and, were its `preserve_order` feature on,
-/// what parsing sorted text preserves). So what rmcp sends is the
-/// render, byte for byte; `tests/it/mcp_wire.rs` checks
-/// it on every kind of definition. A definition rmcp refuses is left out
-/// and logged.
-///
-/// What `tools/list` pages through, and the handle of each: every tool of
-/// `pool` that rmcp can take (reusing `previous` definitions), the code
-/// tool with the pool's API, and only it when it is served alone.
-fn listed_tools(
-    pool: &ToolPool,
-    previous: Option<&View>,
-    code: Option<&super::code_listing::CodeTool>,
-) -> (Arc<[Tool]>, Box<[ToolHandle]>) {
-    let known: HashMap<usize, &Tool> = previous
-        .map(|view| {
-            view.sources
-                .iter()
-                .map(ToolHandle::instance_key)
-                .zip(view.tools.iter())
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut tools = Vec::with_capacity(pool.len());
-    let mut sources = Vec::with_capacity(pool.len());
-    for handle in pool.iter() {
-        let is_code = code.is_some_and(|code| code.is(handle));
-        if code.is_some_and(|code| code.only) && !is_code {
-            continue;
-        }
-        // The code tool's listing depends on the whole pool: never reused.
-        let reused = (!is_code)
-            .then(|| known.get(&handle.instance_key()))
-            .flatten();
-        let mut tool = match reused {
-            Some(tool) => (*tool).clone(),
-            None => match serde_json::from_str::<Tool>(crate::render::mcp_fragment(handle)) {
-                Ok(tool) => tool,
-                Err(err) => {
-                    tracing::error!(tool = handle.name(), %err, "tool left out of tools/list");
-                    continue;
-                }
-            },
-        };
-        if let Some(code) = code.filter(|_| is_code) {
-            code.describe(&mut tool, pool);
-        }
-        tools.push(tool);
-        sources.push(handle.clone());
-    }
-    (tools.into(), sources.into())
 }
 
 /// One connected client: its session, its executor for the current view,
@@ -810,6 +754,7 @@ impl ServerHandler for Connection {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_tasks()
                 .build(),
         )
         .with_server_info(self.server.settings.info.clone())
@@ -881,6 +826,9 @@ impl ServerHandler for Connection {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.runs_as_task(&request, &context) {
+            return Ok(self.start_task(request, context).into());
+        }
         let id = format!(
             "mcp-{}",
             serde_json::to_string(&context.id).unwrap_or_default()
@@ -970,5 +918,36 @@ impl ServerHandler for Connection {
             result.meta = Some(conversation_meta(handle));
         }
         Ok(result.into())
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let owner = tasks::Owner::of(&context);
+        self.server.shared.tasks.get(&request.task_id, &owner)
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owner = tasks::Owner::of(&context);
+        let answers = request.input_responses;
+        self.server
+            .shared
+            .tasks
+            .update(&request.task_id, &owner, answers)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let owner = tasks::Owner::of(&context);
+        self.server.shared.tasks.cancel(&request.task_id, &owner)
     }
 }

@@ -46,6 +46,7 @@ mod mcp_connect;
 mod mcp_import;
 mod mcp_lazy;
 mod mcp_serve;
+mod mcp_tasks;
 mod mcp_wire;
 mod module_order;
 mod permission_pipeline;

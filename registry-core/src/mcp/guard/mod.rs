@@ -66,6 +66,24 @@ impl TaskTools {
             .contains(name)
     }
 
+    /// Notes a tool that turned out to require a task (a 2025-11-25
+    /// server refused a plain call to it).
+    pub(crate) fn insert(&self, name: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned());
+    }
+
+    /// Forgets every tool noted: a listing is about to note them again
+    /// (a tool that no longer requires a task is then called plainly).
+    pub(crate) fn clear(&self) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
+    }
+
     fn note(&self, frame: &[u8]) {
         let Ok(value) = serde_json::from_slice::<Value>(frame) else {
             return;

@@ -22,6 +22,7 @@ mod lazy;
 mod manifest;
 mod supervise;
 mod sync;
+mod task;
 mod tls;
 
 pub use config::McpServerConfig;
@@ -128,7 +129,13 @@ struct Client {
 impl ClientHandler for Client {
     fn get_info(&self) -> rmcp::model::ClientConfig {
         rmcp::model::ClientConfig::new(
-            rmcp::model::ClientCapabilities::default(),
+            // The Tasks extension (2026-07-28's `io.modelcontextprotocol/tasks`):
+            // a server may answer any call with a task, which `call` follows
+            // to its end. A 2025-11-25 server's task tools are asked for a
+            // task by the call itself (`params.task`), not by a capability.
+            rmcp::model::ClientCapabilities::builder()
+                .enable_tasks()
+                .build(),
             rmcp::model::Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION")),
         )
     }

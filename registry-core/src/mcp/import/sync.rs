@@ -19,10 +19,6 @@ use crate::declare::imported::{
 };
 use crate::mcp::{ListError, McpError};
 
-/// Why a tool that requires the Tasks extension is not imported (or, over
-/// HTTP where its listing cannot be read, fails at its first call).
-pub(super) const TASKS_REQUIRED: &str = "it requires the MCP Tasks extension (`execution.taskSupport: \"required\"`), which this client does not support: every plain call to it fails";
-
 /// Listing stops after this many pages: a server whose cursors never end
 /// would otherwise keep the import busy forever.
 const MAX_PAGES: usize = 1_000;
@@ -91,6 +87,8 @@ impl Shared {
         let Some(link) = self.link() else {
             return Ok(());
         };
+        // What requires a task is what this listing says.
+        self.task_tools.clear();
         let listed = self.list_all(&link.peer).await?;
         self.register(listed);
         Ok(())
@@ -152,8 +150,8 @@ impl Shared {
         state.listing = listing;
     }
 
-    /// One imported tool, or why not: the clash and Tasks checks are this
-    /// import's own; the tool is [`DefinitionImport`]'s, the one
+    /// One imported tool, or why not: the clash check is this import's
+    /// own; the tool is [`DefinitionImport`]'s, the one
     /// implementation.
     ///
     /// A call first readies the import (`Shared::ready`: a lazy import
@@ -171,9 +169,6 @@ impl Shared {
             return Err(format!(
                 "its name normalises to `{name}`, already taken by the server's tool `{other}`"
             ));
-        }
-        if self.task_tools.contains(&remote) {
-            return Err(TASKS_REQUIRED.to_owned());
         }
         let shared = Arc::downgrade(self);
         // Only a lazy import checks, at a call, that the tool is still
