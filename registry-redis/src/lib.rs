@@ -81,10 +81,8 @@ impl Default for RedisOptions {
 #[derive(Clone)]
 pub struct RedisSessionStore {
     connection: ConnectionManager,
-    /// For subscriptions, each on a connection of its own.
-    client: redis::Client,
-    /// Bounds making a subscription, as a request is bounded.
-    subscribe_timeout: Duration,
+    /// Every watch of a log, over one subscriber connection.
+    watches: std::sync::Arc<watch::Watches>,
     /// The server as errors name it (the URL without credentials).
     server: String,
     prefix: String,
@@ -185,8 +183,10 @@ impl RedisSessionStore {
             ConnectionManager::new_lazy_with_config(client.clone(), config).map_err(unavailable)?;
         Ok(RedisSessionStore {
             connection,
-            client,
-            subscribe_timeout: options.connect_timeout + options.response_timeout,
+            watches: std::sync::Arc::new(watch::Watches::new(
+                client,
+                options.connect_timeout + options.response_timeout,
+            )),
             server: server.clone(),
             prefix: options.key_prefix,
             save: redis::Script::new(SAVE),
@@ -339,13 +339,7 @@ impl SessionStore for RedisSessionStore {
     }
 
     fn watch_log<'a>(&'a self, log: &'a str) -> StoreFuture<'a, tokio::sync::watch::Receiver<()>> {
-        let (changes, receiver) = tokio::sync::watch::channel(());
-        tokio::spawn(watch::relay(
-            self.client.clone(),
-            self.channel(log),
-            self.subscribe_timeout,
-            changes,
-        ));
+        let receiver = self.watches.watch(self.channel(log));
         Box::pin(std::future::ready(Ok(receiver)))
     }
 

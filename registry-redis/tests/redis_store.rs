@@ -14,7 +14,7 @@ use registry_core::session::{
 };
 
 mod support;
-use support::{Redis, guarded, store};
+use support::{Redis, guarded, store, store_at};
 
 #[tokio::test]
 async fn saves_are_compare_and_set_and_records_expire() {
@@ -276,4 +276,106 @@ async fn a_watched_log_tells_of_each_append() {
         assert_eq!(entries, vec![(i, b"answer".to_vec())]);
     }
     redis.stop().await;
+}
+
+/// The subscriber connections of the Redis at `url`, and its channels
+/// with a subscriber.
+async fn pubsub_use(url: &str) -> (usize, Vec<String>) {
+    let client = redis::Client::open(url).unwrap();
+    let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+    let clients: String = redis::cmd("CLIENT")
+        .arg("LIST")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    // A connection in subscriber mode has the `P` flag.
+    let subscribers = clients
+        .lines()
+        .filter(|line| {
+            line.split(' ').any(|field| {
+                field
+                    .strip_prefix("flags=")
+                    .is_some_and(|f| f.contains('P'))
+            })
+        })
+        .count();
+    let channels: Vec<String> = redis::cmd("PUBSUB")
+        .arg("CHANNELS")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    (subscribers, channels)
+}
+
+/// Watches of one store share one subscriber connection, however many
+/// logs are watched (a client holding many resumed streams open holds no
+/// Redis connections), and a log nobody watches any more is unsubscribed.
+#[tokio::test]
+async fn every_watch_of_a_store_shares_one_connection() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let reader = store(&redis, "shared");
+    let writer = store(&redis, "shared");
+    let logs: Vec<String> = (0..40).map(|i| format!("{{s{i}}}answers")).collect();
+    let mut watches = Vec::new();
+    for log in &logs {
+        let mut watch = guarded(reader.watch_log(log)).await.unwrap();
+        guarded(watch.changed()).await.unwrap();
+        watches.push(watch);
+    }
+    // Two watches of one log: both hear its append.
+    let mut again = guarded(reader.watch_log(&logs[0])).await.unwrap();
+    guarded(writer.append(&logs[0], b"x", 8, Duration::from_secs(60)))
+        .await
+        .unwrap();
+    guarded(watches[0].changed()).await.unwrap();
+    guarded(again.changed()).await.unwrap();
+
+    let (subscribers, channels) = pubsub_use(&redis.url()).await;
+    assert_eq!(subscribers, 1, "one subscriber connection for 40 logs");
+    assert_eq!(channels.len(), 40, "{channels:?}");
+
+    // Nobody watches any more: unsubscribed within the sweep (2 s).
+    drop(watches);
+    drop(again);
+    let start = std::time::Instant::now();
+    while !pubsub_use(&redis.url()).await.1.is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "still subscribed: {:?}",
+            pubsub_use(&redis.url()).await.1
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    redis.stop().await;
+}
+
+/// A watch outlives a Redis restart: the store's subscriber connects
+/// again, marks the watch changed (an append may have come while it was
+/// away), and hears the appends after.
+#[tokio::test]
+async fn a_watch_outlives_a_redis_restart() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = store(&redis, "restart");
+    let mut watch = guarded(store.watch_log("{s}answers")).await.unwrap();
+    guarded(watch.changed()).await.unwrap();
+    let port = redis.stop().await;
+    let binary =
+        std::env::var("REGISTRY_REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_owned());
+    let again = Redis::spawn(&binary, port).await.expect("redis restarts");
+    // Subscribed again: told to read once more.
+    guarded(watch.changed()).await.unwrap();
+    let writer = store_at(port, "restart");
+    guarded(writer.append("{s}answers", b"after", 8, Duration::from_secs(60)))
+        .await
+        .unwrap();
+    guarded(watch.changed()).await.unwrap();
+    assert_eq!(
+        guarded(store.read_log("{s}answers", 0)).await.unwrap(),
+        vec![(0, b"after".to_vec())]
+    );
+    again.stop().await;
 }
