@@ -38,6 +38,16 @@ What each part is checked against, per format:
                       response openai.types.responses.Response
                       stream   openai.types.responses.ResponseStreamEvent
 
+Namespaces (openai-responses): the types cannot see that a call names a
+tool the request declared, so this script also checks it. In `tools`, each
+`namespace` name is declared once and each function name once inside its
+namespace; every `function_call` that carries a `namespace` (in `response`,
+in `next`, in `stream` items) must name a declared namespace and a function
+inside it, declared in `tools` or loaded by a `tool_search_output` in
+`next`. (A call without a namespace is not checked: a client may answer a
+name it does not offer with an error result.) Skipped when the file has
+no `tools`.
+
 Unknown keys are errors. Pydantic ignores extra keys in a TypedDict unless
 the TypedDict is configured with extra='forbid', and the SDKs' response
 models accept extra keys on purpose, so a misspelled optional key
@@ -508,6 +518,9 @@ def check_file(path: str, lenient_response: bool):
             raise Failure(f"{path}: \"response\" must be a JSON object")
         _check_model(f"{path}: response", doc["response"], *checker(fmt, "response"), lenient_response)
 
+    if fmt == "openai-responses" and "tools" in doc:
+        _check_namespaced_calls(path, doc)
+
     print(f"ok {path} ({counts['tools']} tools, {counts['next']} items)")
 
 
@@ -534,6 +547,62 @@ def _check_model(where, value, closed_adapter, sdk_validate, lenient):
         if not lenient:
             raise Failure(message) from None
         print(f"warning: {message}", file=sys.stderr)
+
+
+def _namespace_functions(where, namespace, declared):
+    """Adds a namespace tool's function names to `declared` (name -> set)."""
+    functions = declared.setdefault(namespace.get("name"), set())
+    seen = set()
+    for i, tool in enumerate(namespace.get("tools") or []):
+        name = tool.get("name") if isinstance(tool, dict) else None
+        if name in seen:
+            raise Failure(f"{where}.tools[{i}]: function {_short(name)} declared twice in namespace "
+                          f"{_short(namespace.get('name'))}")
+        seen.add(name)
+        functions.add(name)
+
+
+def _check_namespaced_calls(path, doc):
+    """Namespaces declared once, and every namespaced function_call names a declared function."""
+    declared: Dict[Any, set] = {}
+    for i, tool in enumerate(doc.get("tools", [])):
+        if isinstance(tool, dict) and tool.get("type") == "namespace":
+            if tool.get("name") in declared:
+                raise Failure(f"{path}: tools[{i}]: namespace {_short(tool.get('name'))} declared twice")
+            _namespace_functions(f"{path}: tools[{i}]", tool, declared)
+    next_items = doc.get("next", [])
+    for i, item in enumerate(next_items):
+        if isinstance(item, dict) and item.get("type") == "tool_search_output":
+            for j, tool in enumerate(item.get("tools") or []):
+                if isinstance(tool, dict) and tool.get("type") == "namespace":
+                    # Loaded into a namespace the request may declare already:
+                    # checked on its own, then added to what is declared.
+                    loaded: Dict[Any, set] = {}
+                    _namespace_functions(f"{path}: next[{i}].tools[{j}]", tool, loaded)
+                    for name, functions in loaded.items():
+                        declared.setdefault(name, set()).update(functions)
+
+    calls = []
+    response = doc.get("response")
+    if isinstance(response, dict):
+        calls += [(f"response.output[{i}]", item) for i, item in enumerate(response.get("output") or [])]
+    calls += [(f"next[{i}]", item) for i, item in enumerate(next_items)]
+    for i, event in enumerate(doc.get("stream", [])):
+        if isinstance(event, dict) and isinstance(event.get("item"), dict):
+            calls.append((f"stream[{i}].item", event["item"]))
+    for where, item in calls:
+        if not isinstance(item, dict) or item.get("type") != "function_call":
+            continue
+        namespace = item.get("namespace")
+        if namespace is None:
+            continue
+        if namespace not in declared:
+            raise Failure(f"{path}: {where}: function_call {_short(item.get('name'))} names namespace "
+                          f"{_short(namespace)}, which no namespace in `tools` (or a tool_search_output "
+                          f"in `next`) declares; declared: {sorted(map(str, declared))}")
+        if item.get("name") not in declared[namespace]:
+            raise Failure(f"{path}: {where}: function_call {_short(item.get('name'))} is not a function of "
+                          f"namespace {_short(namespace)}; it has {sorted(map(str, declared[namespace]))}")
 
 
 def main(argv):

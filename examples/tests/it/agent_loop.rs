@@ -14,9 +14,14 @@ fn fixtures() -> PathBuf {
 }
 
 fn next_request(provider: &str) -> String {
+    run_step(provider, &fixtures().join(format!("{provider}.json")))
+}
+
+/// The binary's output for the response in `file`.
+fn run_step(provider: &str, file: &Path) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_agent_loop"))
         .args(["--provider", provider])
-        .arg(fixtures().join(format!("{provider}.json")))
+        .arg(file)
         .output()
         .unwrap();
     assert!(
@@ -97,17 +102,87 @@ fn openai_responses_step() {
         .iter()
         .find(|i| i["type"] == "tool_search_output")
         .unwrap();
-    assert_eq!(
-        search["tools"][0]["name"],
-        "mcp__github__merge_pull_request"
-    );
-    let deferred = next["tools"]
+    // Found tools load into their MCP server's namespace.
+    assert_eq!(search["tools"][0]["type"], "namespace");
+    assert_eq!(search["tools"][0]["name"], "github");
+    assert_eq!(search["tools"][0]["tools"][0]["name"], "merge_pull_request");
+    let github = github_namespace(&next);
+    let deferred = github["tools"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|t| t["name"] == "mcp__github__merge_pull_request")
+        .find(|t| t["name"] == "merge_pull_request")
         .unwrap();
     assert_eq!(deferred["defer_loading"], true);
+    validate("openai-responses", &next["tools"], input.clone());
+}
+
+/// The `github` namespace of a Responses request's `tools`: every GitHub
+/// tool is in it, under its short name, and none is left flat.
+fn github_namespace(next: &Value) -> &Value {
+    let tools = next["tools"].as_array().unwrap();
+    assert!(
+        tools
+            .iter()
+            .all(|t| !t["name"].as_str().unwrap_or("").starts_with("mcp__")),
+        "no MCP tool is left flat"
+    );
+    let github = tools
+        .iter()
+        .find(|t| t["type"] == "namespace" && t["name"] == "github")
+        .unwrap();
+    assert_eq!(github["description"], "Tools of the MCP server \"github\".");
+    github
+}
+
+/// A call in a namespace, through the binary: `merge_pull_request` in
+/// `github` resolves to `mcp__github__merge_pull_request` (deferred, and
+/// searched for only in this same turn, so it is refused by that name: it
+/// loads for the next turn). The output is the same on every run, and the
+/// request validates with the SDK types, the namespaced call included.
+#[test]
+fn openai_responses_namespaced_call() {
+    let response = json!({
+        "id": "resp_Namespaced", "object": "response", "created_at": 1764633600,
+        "model": "gpt-5.4", "status": "completed", "parallel_tool_calls": true,
+        "tool_choice": "auto", "tools": [],
+        "output": [
+            { "type": "tool_search_call", "id": "ts_01", "call_id": "call_01", "execution": "client",
+              "arguments": { "query": "select:mcp__github__merge_pull_request" }, "status": "completed" },
+            { "type": "function_call", "id": "fc_02", "call_id": "call_02", "namespace": "github",
+              "name": "merge_pull_request", "arguments": "{}", "status": "completed" },
+        ],
+    });
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), response.to_string()).unwrap();
+    let text = run_step("openai-responses", file.path());
+    assert_eq!(
+        text,
+        run_step("openai-responses", file.path()),
+        "the same bytes on every run"
+    );
+    let next: Value = serde_json::from_str(&text).unwrap();
+    github_namespace(&next);
+    let input = next["input"].as_array().unwrap();
+    let call = input
+        .iter()
+        .find(|i| i["call_id"] == "call_02" && i["type"] == "function_call")
+        .unwrap();
+    assert_eq!(
+        (&call["namespace"], &call["name"]),
+        (&json!("github"), &json!("merge_pull_request")),
+        "echoed as sent"
+    );
+    let output = input
+        .iter()
+        .find(|i| i["call_id"] == "call_02" && i["type"] == "function_call_output")
+        .unwrap()["output"]
+        .as_str()
+        .unwrap();
+    assert!(
+        output.contains("`mcp__github__merge_pull_request` is deferred"),
+        "resolved to the imported tool: {output}"
+    );
     validate("openai-responses", &next["tools"], input.clone());
 }
 

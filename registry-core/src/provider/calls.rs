@@ -58,6 +58,11 @@ impl Calls {
         let text = format!(
             "the call of `{name}` could not be run: {why}. Send the call again with arguments that are one JSON object."
         );
+        self.push_error(id, name, text);
+    }
+
+    /// A call answered with `text` as its error, never run.
+    pub(super) fn push_error(&mut self, id: &str, name: &str, text: String) {
         let result = ToolCallResult::from_output(id, ToolOutput::text(text), true).for_tool(name);
         self.items.push(Parsed::Invalid(result));
     }
@@ -94,7 +99,7 @@ impl Calls {
     }
 
     /// The calls already answered with an error (arguments that cannot be
-    /// read), in order.
+    /// read, a Responses namespace no tool of this crate is in), in order.
     pub fn invalid(&self) -> impl Iterator<Item = &ToolCallResult> {
         self.items.iter().filter_map(|item| match item {
             Parsed::Invalid(result) => Some(result),

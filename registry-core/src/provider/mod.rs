@@ -97,6 +97,9 @@ pub enum Provider {
     /// `tool_search`, and its answer lists the found tools' definitions,
     /// so the request's `tools` array never changes (see
     /// [`SessionTools::render_openai_responses`](crate::session::SessionTools::render_openai_responses)).
+    /// A `function_call` with a `namespace` (an MCP server, in the session
+    /// render) runs `mcp__<namespace>__<name>`, and found MCP tools are
+    /// loaded into their namespaces.
     OpenAiResponses,
 }
 

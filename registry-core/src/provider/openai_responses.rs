@@ -1,6 +1,19 @@
 //! OpenAI Responses: `function_call` and client `tool_search_call` items
 //! in, `function_call_output` and `tool_search_output` items out.
 //!
+//! Namespaces: the session render puts each MCP server's tools into one
+//! `namespace` tool under their short names, so the model's
+//! `function_call` for one carries `"namespace": "<server>"` and `"name":
+//! "<tool>"`; it runs the tool `mcp__<server>__<tool>` and is answered by
+//! a `function_call_output` with its `call_id`, like any other (the call
+//! is echoed as the model sent it). A namespace no tool of this crate
+//! could be in (empty, holding `__`, not a string) is that call's error
+//! result naming it; one of the right form that no server has is the
+//! executor's unknown tool. A call without a namespace names its tool in
+//! full, so the flat renders' calls (`mcp__<server>__<tool>`) run too.
+//! Found MCP tools are loaded into their namespaces by `tool_search_output`
+//! (the namespace first where its first found tool ranked).
+//!
 //! A result of text is its output string; a result with images or files
 //! is a list of `input_text`, `input_image` (a data URL) and `input_file`
 //! (a PDF as a data URL) parts; what the format cannot hold (audio, other
@@ -19,7 +32,9 @@ use super::wire::{ERROR_PREFIX, OPENAI_IMAGE_TYPES, data_url, object, pdf_file_f
 use super::{NextRequest, ProviderError};
 use crate::declare::{ContentBlock, ResourceData};
 use crate::execute::{Executor, ToolCall, ToolCallResult};
+use crate::render::{namespace_definitions, namespaced_tool_name};
 use crate::search::{TOOL_SEARCH_NAME, ToolSearchOutcome};
+use crate::text::cap_error_text;
 
 const FORMAT: &str = "an OpenAI Responses";
 
@@ -38,6 +53,14 @@ pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
             Some("function_call") => {
                 let id = required_str(FORMAT, item, &at, "call_id")?;
                 let name = required_str(FORMAT, item, &at, "name")?;
+                let resolved = match tool_of(item, name) {
+                    Ok(resolved) => resolved,
+                    Err(why) => {
+                        calls.push_error(id, name, why);
+                        continue;
+                    }
+                };
+                let name = resolved.as_deref().unwrap_or(name);
                 match arguments(item.get("arguments")) {
                     Ok(input) => {
                         let mut call = ToolCall::new(id, name, input);
@@ -66,6 +89,36 @@ pub(super) fn calls_from(response: &Value) -> Result<Calls, ProviderError> {
         }
     }
     Ok(calls)
+}
+
+/// The tool a `function_call` names: `Ok(None)` for a call without a
+/// namespace (its `name` is the tool's), `Ok(Some(mcp__<namespace>__<name>))`
+/// for a call in a namespace (the session render's MCP servers, see
+/// `render::namespace`), or the error the call is answered with when the
+/// namespace cannot be one of ours. A namespace of the right form that no
+/// server has goes on to the executor, which answers it as it answers any
+/// unknown tool (naming `mcp__<namespace>__<name>`, and nothing about the
+/// tools it has: the model must not learn of tools it was not offered).
+fn tool_of(item: &Value, name: &str) -> Result<Option<String>, String> {
+    let namespace = match item.get("namespace") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::String(namespace)) => namespace,
+        Some(_) => {
+            return Err(format!(
+                "the call of `{}` could not be run: its namespace is not a string. Call the tool by the name and namespace it was given.",
+                cap_error_text(name)
+            ));
+        }
+    };
+    namespaced_tool_name(namespace, name)
+        .map(Some)
+        .ok_or_else(|| {
+            format!(
+                "the call of `{}` could not be run: there is no namespace `{}`. Call the tool by the name and namespace it was given.",
+                cap_error_text(name),
+                cap_error_text(namespace)
+            )
+        })
 }
 
 fn output_of(response: &Value) -> Result<&Vec<Value>, ProviderError> {
@@ -142,7 +195,9 @@ fn search_tools(result: &ToolCallResult) -> Vec<Value> {
                 .iter()
                 .all(|t| t.get("type").and_then(Value::as_str) == Some("function")) =>
         {
-            tools
+            // An MCP server's tools load into its namespace, as the
+            // session render declares them.
+            namespace_definitions(tools)
         }
         _ => {
             tracing::debug!(call = result.id(), "tool_search loaded nothing");

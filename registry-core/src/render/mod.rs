@@ -63,6 +63,13 @@
 //! flat, `{"type": "function", "name", "description", "parameters",
 //! "strict"}`. Deferred tools are rendered like any other.
 //!
+//! A pool's Responses render lists every tool flat. A session's
+//! ([`SessionTools::render_openai_responses`](crate::session::SessionTools::render_openai_responses))
+//! puts each MCP server's tools into one `{"type": "namespace", "name":
+//! "<server>", "description", "tools": [...]}` under their short names
+//! (the `namespace` module says which tools, in what order, and how a
+//! namespaced call finds its tool again).
+//!
 //! `strict` is `true` only when the schema can be transformed into
 //! OpenAI's strict subset; the transformed schema is then sent.
 //! Otherwise the original schema goes out with `strict: false`. A strict
@@ -167,6 +174,7 @@ mod callers;
 mod format;
 mod json;
 mod mcp;
+mod namespace;
 mod openai;
 mod prompt;
 mod schema;
@@ -182,9 +190,13 @@ pub use format::ProviderFormat;
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::{mcp_fragment, mcp_output_schema};
 pub(crate) use mcp::{mcp_tool, tools_list_json};
+pub(crate) use namespace::{
+    Grouped, group_by_namespace, namespace_definitions, namespaced_tool_name,
+    openai_namespace_json, split_namespaced,
+};
 pub(crate) use openai::{
     openai_chat_fragment, openai_chat_tool, openai_responses_fragment, openai_responses_json,
-    openai_responses_tool, openai_responses_tool_search_json,
+    openai_responses_json_named, openai_responses_tool, openai_responses_tool_search_json,
 };
 pub(crate) use prompt::prompt_catalog_entry;
 pub(crate) use strict::openai_strict_schema;

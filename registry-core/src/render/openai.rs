@@ -14,13 +14,14 @@ const CHAT_KEY: &str = "openai_chat";
 const RESPONSES_KEY: &str = "openai_responses";
 
 /// `description`, `name`, `parameters` and `strict` for one tool, in that
-/// (canonical) order.
-fn function_fields(object: &mut ObjectWriter<'_>, tool: &ToolHandle) {
+/// (canonical) order; `name` is the tool's own, or its short name inside a
+/// namespace.
+fn function_fields(object: &mut ObjectWriter<'_>, tool: &ToolHandle, name: &str) {
     let spec = tool.spec();
     let strict = super::schema::strict_schema_json(tool);
     object
         .string("description", spec.description())
-        .string("name", spec.name())
+        .string("name", name)
         .raw(
             "parameters",
             strict.unwrap_or_else(|| super::schema::provider_schema_json(tool)),
@@ -33,7 +34,9 @@ fn openai_chat_json(tool: &ToolHandle) -> String {
     let mut out = Vec::with_capacity(256);
     let mut object = ObjectWriter::canonical(&mut out);
     object
-        .object("function", |function| function_fields(function, tool))
+        .object("function", |function| {
+            function_fields(function, tool, tool.name());
+        })
         .string("type", "function");
     object.close();
     into_string(out)
@@ -42,6 +45,13 @@ fn openai_chat_json(tool: &ToolHandle) -> String {
 /// [`openai_responses_tool`] as canonical JSON, with `"defer_loading":
 /// true` when `deferred` (a session's deferral policy decides).
 pub(crate) fn openai_responses_json(tool: &ToolHandle, deferred: bool) -> String {
+    openai_responses_json_named(tool, deferred, tool.name())
+}
+
+/// [`openai_responses_json`] under another name: the tool's short name
+/// inside its namespace (`render::namespace`). Not cached: the name
+/// depends on how the caller groups the tool, not on the tool alone.
+pub(crate) fn openai_responses_json_named(tool: &ToolHandle, deferred: bool, name: &str) -> String {
     let mut out = Vec::with_capacity(256);
     let mut object = ObjectWriter::canonical(&mut out);
     if let Some(callers) = tool.spec().allowed_callers() {
@@ -54,7 +64,7 @@ pub(crate) fn openai_responses_json(tool: &ToolHandle, deferred: bool) -> String
     if deferred {
         object.bool("defer_loading", true);
     }
-    function_fields(&mut object, tool);
+    function_fields(&mut object, tool, name);
     object.string("type", "function");
     object.close();
     into_string(out)

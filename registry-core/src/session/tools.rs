@@ -6,10 +6,13 @@
 //!   ones with `"defer_loading": true`; discovery changes nothing here
 //!   (the `tool_reference` results load them).
 //! - OpenAI Responses (has deferred loading): every tool in pool order,
-//!   deferred ones with `"defer_loading": true`, and `tool_search` as the
-//!   client-executed `{"type": "tool_search", "execution": "client"}`
-//!   tool; discovery changes nothing here (the `tool_search_output` items
-//!   load them, see [`Provider::OpenAiResponses`](crate::provider::Provider::OpenAiResponses)).
+//!   deferred ones with `"defer_loading": true`, each MCP server's tools
+//!   in one `namespace` tool (where its first tool stood, under their
+//!   short names), and `tool_search` as the client-executed
+//!   `{"type": "tool_search", "execution": "client"}` tool; discovery
+//!   changes nothing here (the `tool_search_output` items load them, see
+//!   [`Provider::OpenAiResponses`](crate::provider::Provider::OpenAiResponses)).
+//!   Without the client tool search: flat, as Chat sends it.
 //! - OpenAI Chat, MCP `tools/list` (no deferred loading): the tools the
 //!   session loads, in pool order, then the discovered deferred tools in
 //!   the order they were discovered; undiscovered deferred tools are left
@@ -29,10 +32,11 @@ use crate::input::handle::ToolHandle;
 use crate::pool::{Partition, ToolPool};
 use crate::render::cache::json_array;
 use crate::render::{
-    ANTHROPIC_PROGRAM_TOOL, AnthropicOptions, OPENAI_PROGRAM_TOOL, anthropic_fragment,
-    anthropic_tool_json, is_deferred, openai_chat_fragment, openai_responses_fragment,
-    openai_responses_json, openai_responses_tool_search_json, program_tool, prompt_catalog_entry,
-    tools_list_json, typescript_api_deferring,
+    ANTHROPIC_PROGRAM_TOOL, AnthropicOptions, Grouped, OPENAI_PROGRAM_TOOL, anthropic_fragment,
+    anthropic_tool_json, group_by_namespace, is_deferred, openai_chat_fragment,
+    openai_namespace_json, openai_responses_fragment, openai_responses_json,
+    openai_responses_json_named, openai_responses_tool_search_json, program_tool,
+    prompt_catalog_entry, split_namespaced, tools_list_json, typescript_api_deferring,
 };
 
 /// A pool seen through one session's deferral and discoveries; see
@@ -173,25 +177,84 @@ impl<'a> SessionTools<'a> {
     /// The OpenAI Responses API `tools` array: every offered tool in pool
     /// order, deferred ones with `"defer_loading": true`, `tool_search` as
     /// the client tool search (`{"type": "tool_search", "execution":
-    /// "client", "description", "parameters"}`). Byte-identical while
-    /// tools are discovered. The client tool search is new in the
-    /// Responses API: for a model without it, send
-    /// [`render_openai_responses_without_tool_search`](Self::render_openai_responses_without_tool_search).
+    /// "client", "description", "parameters"}`), and each MCP server's
+    /// tools in one namespace. Byte-identical while tools are discovered.
+    ///
+    /// The tools of MCP server `<server>` (named `mcp__<server>__<tool>`)
+    /// go into one `{"type": "namespace", "name": "<server>",
+    /// "description": "Tools of the MCP server \"<server>\".", "tools":
+    /// [...]}`, each as the function it would be flat (description,
+    /// parameters, `strict`, `defer_loading`, `allowed_callers`) under its
+    /// short name `<tool>`; the namespace stands where its first tool
+    /// would (pool order: built-ins, then plugins, each sorted by name).
+    /// Native tools stay flat. The model then calls `{"namespace":
+    /// "<server>", "name": "<tool>"}`, which
+    /// [`Provider::OpenAiResponses`](crate::provider::Provider::OpenAiResponses)
+    /// resolves to `mcp__<server>__<tool>`, and a `tool_search_output`
+    /// loads found tools into the same namespaces.
+    ///
+    /// Namespaces are always on here, not an option: this render is for
+    /// models with the client tool search (`gpt-5.4` and later), which
+    /// OpenAI trains to search namespaces and whose deferred namespaces
+    /// cost only their name and description until searched. The client
+    /// tool search is new in the Responses API: for a model without it,
+    /// send
+    /// [`render_openai_responses_without_tool_search`](Self::render_openai_responses_without_tool_search),
+    /// which stays flat (flat names are resolved too).
+    ///
+    /// ```standalone_crate
+    /// use registry_core::{Flags, PermissionContext, ToolBuilder, ToolOutput, ToolRegistry};
+    /// use registry_core::{catalog::BaseTools, declare::RemoteOrigin, session::Session};
+    ///
+    /// let registry = ToolRegistry::new(BaseTools::linked(&Flags::new()).unwrap());
+    /// let search = ToolBuilder::new("mcp__notes__search", "Find notes by text.")
+    ///     .remote_origin(RemoteOrigin::new("notes", "search"))
+    ///     .build(|_, _| async { Ok(ToolOutput::text("")) })
+    ///     .unwrap();
+    /// let _guard = registry.plugins().register("notes", search).unwrap();
+    /// let pool = registry.assemble_tool_pool(&PermissionContext::new());
+    ///
+    /// let session = Session::new();
+    /// let tools = pool.for_session(&session).render_openai_responses();
+    /// assert_eq!(
+    ///     tools,
+    ///     r#"[{"description":"Tools of the MCP server \"notes\".","name":"notes","tools":[{"description":"Find notes by text.","name":"search","parameters":{"type":"object"},"strict":false,"type":"function"}],"type":"namespace"}]"#
+    /// );
+    /// ```
     pub fn render_openai_responses(&self) -> String {
         let program = program_tool(self.offered().map(|(_, tool)| tool), OPENAI_PROGRAM_TOOL);
+        let tools = self.offered().map(|(_, tool)| {
+            let split = (tool.name() != TOOL_SEARCH_NAME)
+                .then(|| split_namespaced(tool.name()))
+                .flatten();
+            (split, tool)
+        });
         json_array(
-            self.offered()
-                .map(|(_, tool)| {
-                    if tool.name() == TOOL_SEARCH_NAME {
-                        Cow::Owned(openai_responses_tool_search_json(tool))
-                    } else if self.session.is_deferred(tool) {
-                        Cow::Owned(openai_responses_json(tool, true))
-                    } else {
-                        Cow::Borrowed(openai_responses_fragment(tool))
-                    }
+            group_by_namespace(tools)
+                .into_iter()
+                .map(|entry| match entry {
+                    Grouped::Flat(tool) => self.openai_responses_flat(tool),
+                    Grouped::Namespace { name, members } => Cow::Owned(openai_namespace_json(
+                        name,
+                        members.into_iter().map(|(short, tool)| {
+                            openai_responses_json_named(tool, self.session.is_deferred(tool), short)
+                        }),
+                    )),
                 })
                 .chain(program.map(Cow::Borrowed)),
         )
+    }
+
+    /// One tool of [`render_openai_responses`](Self::render_openai_responses)
+    /// outside every namespace.
+    fn openai_responses_flat(&self, tool: &'a ToolHandle) -> Cow<'a, str> {
+        if tool.name() == TOOL_SEARCH_NAME {
+            Cow::Owned(openai_responses_tool_search_json(tool))
+        } else if self.session.is_deferred(tool) {
+            Cow::Owned(openai_responses_json(tool, true))
+        } else {
+            Cow::Borrowed(openai_responses_fragment(tool))
+        }
     }
 
     /// The OpenAI Responses `tools` array for a model without the client

@@ -32,6 +32,11 @@ struct World {
 }
 
 fn world() -> World {
+    world_with(Vec::new())
+}
+
+/// [`world`], with `extra` plugin tools registered (owner, tool) in order.
+fn world_with(extra: Vec<(&str, registry_core::ToolHandle)>) -> World {
     let read_file = ToolBuilder::new("read_file", "Read a UTF-8 file.")
         .aliases(["cat"])
         .allowed_callers(Callers::DirectAndProgram)
@@ -93,7 +98,10 @@ fn world() -> World {
     .remote_origin(RemoteOrigin::new("github", "merge_pull_request"))
     .build(|_: Value, _cx| async move { Ok(ToolOutput::text("merged")) })
     .unwrap();
-    let guards = vec![registry.plugins().register("github", merge).unwrap()];
+    let mut guards = vec![registry.plugins().register("github", merge).unwrap()];
+    for (owner, tool) in extra {
+        guards.push(registry.plugins().register(owner, tool).unwrap());
+    }
     let index = Arc::new(ToolSearchIndex::new(&registry));
     World {
         registry,
@@ -139,7 +147,12 @@ fn golden(name: &str, next: &NextRequest) {
         "results": next.results,
         "skipped": next.skipped.iter().map(ToString::to_string).collect::<Vec<_>>(),
     });
-    let text = registry_core::text::to_canonical_pretty(&value) + "\n";
+    golden_value(name, &value);
+}
+
+/// `value` as a golden file: canonical, pretty, byte-stable.
+fn golden_value(name: &str, value: &Value) {
+    let text = registry_core::text::to_canonical_pretty(value) + "\n";
     let path = dir().join("golden").join(format!("{name}.json"));
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, &text).unwrap();
@@ -383,10 +396,10 @@ fn openai_responses_from_response_to_next_request() {
     );
     let search = &next.results[5];
     assert_eq!(search["type"], "tool_search_output");
-    assert_eq!(
-        search["tools"][0]["name"],
-        "mcp__github__merge_pull_request"
-    );
+    // Loaded into its server's namespace, as the session render has it.
+    assert_eq!(search["tools"][0]["type"], "namespace");
+    assert_eq!(search["tools"][0]["name"], "github");
+    assert_eq!(search["tools"][0]["tools"][0]["name"], "merge_pull_request");
     assert_eq!(next.results[6]["output"][1]["type"], "input_file");
     assert_eq!(next.skipped.len(), 1, "web_search_call is the provider's");
     // Native deferral: discovery changes no byte of `tools`.
@@ -797,9 +810,10 @@ fn tool_search_is_answered_from_its_hits() {
     let (executor, _, _) = setup(&w, ProviderFormat::OpenAiResponses);
     let items = Provider::OpenAiResponses.results_to(&run(&executor, with_unknown));
     assert_eq!(items[0]["type"], "tool_search_output");
+    assert_eq!(items[0]["tools"][0]["name"], "github");
     assert_eq!(
-        items[0]["tools"][0]["name"],
-        "mcp__github__merge_pull_request"
+        items[0]["tools"][0]["tools"][0]["name"],
+        "merge_pull_request"
     );
 
     // A turn budget far below the result: cut to a preview.
@@ -830,4 +844,256 @@ fn tool_search_is_answered_from_its_hits() {
             assert_eq!(items[0]["tools"], json!([]));
         }
     }
+}
+
+/// [`world`] with a second MCP server, `notes`: `search` (always loaded,
+/// so it runs without a search first) and `archive` (deferred); `reverse`
+/// registers them the other way round.
+fn namespaced_world(reverse: bool) -> World {
+    use registry_core::declare::Loading;
+    let search = ToolBuilder::new("mcp__notes__search", "Find notes by text.")
+        .remote_origin(RemoteOrigin::new("notes", "search"))
+        .loading(Loading::AlwaysLoad)
+        .read_only(true)
+        .input_schema(json!({
+            "type": "object",
+            "properties": { "q": { "type": "string" } },
+            "required": ["q"],
+        }))
+        .build(|args: Value, _cx| async move {
+            Ok(ToolOutput::text(format!("notes about {}", args["q"])))
+        })
+        .unwrap();
+    let archive = ToolBuilder::new("mcp__notes__archive", "Archive a note.")
+        .remote_origin(RemoteOrigin::new("notes", "archive"))
+        .build(|_: Value, _cx| async move { Ok(ToolOutput::text("archived")) })
+        .unwrap();
+    let mut extra = vec![("notes", search), ("notes", archive)];
+    if reverse {
+        extra.reverse();
+    }
+    world_with(extra)
+}
+
+/// The session render for OpenAI Responses puts each MCP server's tools
+/// into one namespace, where its first tool stood, under their short
+/// names and otherwise exactly as they are flat; native tools stay flat;
+/// the bytes are the same whatever order the tools were registered in
+/// and stay the same while tools are discovered; the render without the
+/// client tool search stays flat.
+#[test]
+fn openai_responses_puts_each_mcp_server_in_a_namespace() {
+    let w = namespaced_world(false);
+    let (executor, pool, session) = setup(&w, ProviderFormat::OpenAiResponses);
+    let text = pool.for_session(&session).render_openai_responses();
+    let tools: Value = serde_json::from_str(&text).unwrap();
+    golden_value("openai-responses-namespaced-tools", &tools);
+    let entries: Vec<(&str, &str)> = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["type"].as_str().unwrap(),
+                t["name"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("function", "delete_file"),
+            ("function", "read_file"),
+            ("function", "report"),
+            ("function", "screenshot"),
+            ("tool_search", ""),
+            ("namespace", "github"),
+            ("namespace", "notes"),
+            ("programmatic_tool_calling", ""),
+        ]
+    );
+    let notes = &tools[6];
+    assert_eq!(notes["description"], "Tools of the MCP server \"notes\".");
+    // Each member is its flat definition under its short name, deferred
+    // as the session decided.
+    for (member, full, deferred) in [
+        (&notes["tools"][0], "mcp__notes__archive", true),
+        (&notes["tools"][1], "mcp__notes__search", false),
+    ] {
+        let tool = pool.get(full).unwrap();
+        let mut flat = ProviderFormat::OpenAiResponses.definition(tool);
+        flat["name"] = json!(&full["mcp__notes__".len()..]);
+        if deferred {
+            flat["defer_loading"] = json!(true);
+        }
+        assert_eq!(member, &flat, "{full}");
+    }
+    assert_eq!(notes["tools"][1]["strict"], true);
+
+    // Registered the other way round: the same bytes.
+    let reversed = namespaced_world(true);
+    let (_, other_pool, other_session) = setup(&reversed, ProviderFormat::OpenAiResponses);
+    assert_eq!(
+        other_pool
+            .for_session(&other_session)
+            .render_openai_responses(),
+        text
+    );
+
+    // Discovery (through a namespaced search answer) changes no byte.
+    let response = recorded("openai-responses-namespaced");
+    runtime()
+        .block_on(Provider::OpenAiResponses.respond(&executor, &response))
+        .unwrap();
+    assert!(session.is_discovered("mcp__notes__archive"));
+    assert_eq!(pool.for_session(&session).render_openai_responses(), text);
+
+    // Without the client tool search: flat, full names.
+    let flat = pool
+        .for_session(&session)
+        .render_openai_responses_without_tool_search();
+    assert!(!flat.contains("\"namespace\""), "{flat}");
+    assert!(flat.contains("\"name\":\"mcp__notes__search\""), "{flat}");
+}
+
+/// A namespaced `function_call` runs `mcp__<namespace>__<name>` and is
+/// answered by its `call_id`; found MCP tools come back inside their
+/// namespaces; a second turn calls a found tool by namespace; and the
+/// whole round trip (tools, response, echo and results) validates against
+/// the SDK's types, with every namespaced call naming a declared function.
+#[test]
+fn a_namespaced_call_runs_its_tool_and_round_trips_through_the_sdk_types() {
+    let w = namespaced_world(false);
+    let (executor, pool, session) = setup(&w, ProviderFormat::OpenAiResponses);
+    let tools = pool.for_session(&session).render_openai_responses();
+    let response = recorded("openai-responses-namespaced");
+    let calls = Provider::OpenAiResponses.calls_from(&response).unwrap();
+    let names: Vec<&str> = calls.calls().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["mcp__notes__search", "read_file", "tool_search"]);
+    let next = runtime()
+        .block_on(Provider::OpenAiResponses.respond(&executor, &response))
+        .unwrap();
+    golden("openai-responses-namespaced", &next);
+    assert_eq!(next.echo[1]["namespace"], "notes", "echoed as sent");
+    assert_eq!(next.echo[1]["name"], "search");
+    assert_eq!(
+        next.results[0],
+        json!({ "type": "function_call_output", "call_id": "call_01", "output": "notes about \"rust\"" })
+    );
+    let found = &next.results[2];
+    assert_eq!(found["type"], "tool_search_output");
+    let loaded: Vec<(&str, Vec<&str>)> = found["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|ns| {
+            let members = ns["tools"].as_array().unwrap();
+            (
+                ns["name"].as_str().unwrap(),
+                members
+                    .iter()
+                    .map(|t| t["name"].as_str().unwrap())
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        loaded,
+        [
+            ("github", vec!["merge_pull_request"]),
+            ("notes", vec!["archive"])
+        ]
+    );
+    let mut items = next.echo.clone();
+    items.extend(next.results.clone());
+    validate("openai-responses", &tools, items.clone(), &response);
+
+    // Turn two: the found tool, called in its namespace, is now loaded.
+    let second = json!({
+        "id": "resp_ns_02", "object": "response", "created_at": 1764633601, "model": "gpt-5.4",
+        "status": "completed", "parallel_tool_calls": true, "tool_choice": "auto", "tools": [],
+        "output": [{ "type": "function_call", "id": "fc_04", "call_id": "call_04", "namespace": "notes", "name": "archive", "arguments": "{}", "status": "completed" }],
+    });
+    let next = runtime()
+        .block_on(Provider::OpenAiResponses.respond(&executor, &second))
+        .unwrap();
+    let output = next.results[0]["output"].as_str().unwrap();
+    assert!(!output.contains("no such tool"), "{output}");
+    assert!(!output.contains("deferred"), "{output}");
+    assert!(output.contains("mcp__notes__archive"), "{output}");
+    items.extend(next.echo);
+    items.extend(next.results);
+    validate("openai-responses", &tools, items, &second);
+}
+
+/// A namespace that cannot be ours is that call's error, naming it; one
+/// of the right form that no server has is the executor's unknown tool;
+/// a flat call of an imported tool still runs; the streamed form carries
+/// the namespace through.
+#[test]
+fn a_wrong_namespace_is_an_error_that_names_it() {
+    let w = namespaced_world(false);
+    let (executor, _, _) = setup(&w, ProviderFormat::OpenAiResponses);
+    let call = |id: &str, namespace: Value, name: &str, arguments: &str| json!({ "type": "function_call", "call_id": id, "namespace": namespace, "name": name, "arguments": arguments });
+    let response = json!({ "output": [
+        call("w1", json!("nope"), "search", "{}"),
+        call("w2", json!("a__b"), "c", "{}"),
+        call("w3", json!(""), "search", "{}"),
+        call("w4", json!(7), "search", "{}"),
+        call("w5", Value::Null, "mcp__notes__search", "{\"q\":\"flat\"}"),
+        call("w6", json!("notes"), "search", "[1]"),
+    ] });
+    let calls = Provider::OpenAiResponses.calls_from(&response).unwrap();
+    assert_eq!(calls.ids(), ["w1", "w2", "w3", "w4", "w5", "w6"]);
+    let runnable: Vec<&str> = calls.calls().map(|c| c.name.as_str()).collect();
+    assert_eq!(runnable, ["mcp__nope__search", "mcp__notes__search"]);
+    let next = runtime()
+        .block_on(Provider::OpenAiResponses.respond(&executor, &response))
+        .unwrap();
+    let outputs: Vec<&str> = next
+        .results
+        .iter()
+        .map(|r| r["output"].as_str().unwrap())
+        .collect();
+    assert_eq!(outputs[0], "Error: no such tool: `mcp__nope__search`");
+    assert!(
+        outputs[1].starts_with("Error: ") && outputs[1].contains("there is no namespace `a__b`"),
+        "{}",
+        outputs[1]
+    );
+    assert!(
+        outputs[2].contains("there is no namespace ``"),
+        "{}",
+        outputs[2]
+    );
+    assert!(
+        outputs[3].contains("its namespace is not a string"),
+        "{}",
+        outputs[3]
+    );
+    assert_eq!(outputs[4], "notes about \"flat\"");
+    // Arguments that cannot be read name the tool the namespace resolved to.
+    assert!(
+        outputs[5].contains("`mcp__notes__search`") && outputs[5].contains("an array"),
+        "{}",
+        outputs[5]
+    );
+
+    let mut stream = Provider::OpenAiResponses.stream();
+    let item = json!({ "type": "function_call", "id": "fc", "call_id": "s1", "namespace": "notes", "name": "search", "arguments": "" });
+    for event in [
+        json!({ "type": "response.output_item.added", "output_index": 0, "item": item }),
+        json!({ "type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{\"q\":" }),
+        json!({ "type": "response.function_call_arguments.delta", "output_index": 0, "delta": "\"s\"}" }),
+    ] {
+        stream.push(&event).unwrap();
+    }
+    let calls = Provider::OpenAiResponses
+        .calls_from(&stream.finish())
+        .unwrap();
+    let call = calls.calls().next().unwrap();
+    assert_eq!(
+        (call.name.as_str(), &call.input),
+        ("mcp__notes__search", &json!({ "q": "s" }))
+    );
 }
