@@ -46,30 +46,40 @@ fn python_or_skip() -> Option<PathBuf> {
     Some(python)
 }
 
-#[test]
-fn the_official_python_sdk_lists_and_calls_our_server() {
-    let Some(python) = python_or_skip() else {
-        return;
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/mcp_python_client.py");
-    let workspace = tempfile::tempdir().unwrap();
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_mcp_server"))
-        .arg(workspace.path())
+/// Runs `scripts/<script> <server> <workspace>` with `python`: its last
+/// line, a JSON summary whose `ok` is true, or a panic with its output.
+fn run_script(python: &Path, script: &str, server: &str, workspace: &Path) -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../scripts")
+        .join(script);
+    let output = Command::new(python)
+        .arg(&path)
+        .arg(server)
+        .arg(workspace)
         .output()
         .unwrap_or_else(|err| panic!("could not run {}: {err}", python.display()));
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "the Python client failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
+        "{script} failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
         output.status
     );
     let summary: serde_json::Value =
         serde_json::from_str(stdout.trim().lines().last().unwrap_or(""))
-            .unwrap_or_else(|err| panic!("no summary line ({err}):\n{stdout}"));
+            .unwrap_or_else(|err| panic!("no summary line from {script} ({err}):\n{stdout}"));
     assert_eq!(summary["ok"], true, "{summary}");
+    summary
+}
+
+#[test]
+fn the_official_python_sdk_lists_and_calls_our_server() {
+    let Some(python) = python_or_skip() else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let server = env!("CARGO_BIN_EXE_mcp_server");
+    let summary = run_script(&python, "mcp_python_client.py", server, workspace.path());
     assert!(summary["pages"].as_u64() >= Some(2), "{summary}");
 }
 
@@ -119,24 +129,12 @@ fn the_official_python_sdk_runs_our_long_running_tool_as_a_task() {
     };
     let workspace = tempfile::tempdir().unwrap();
     let server = serve_http(workspace.path(), &["--ask-client"]);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/mcp_tasks_python.py");
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(&server.url)
-        .arg(workspace.path())
-        .output()
-        .unwrap_or_else(|err| panic!("could not run {}: {err}", python.display()));
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "the Python tasks client failed ({}):\nstdout:\n{stdout}\nstderr:\n{stderr}",
-        output.status
+    let summary = run_script(
+        &python,
+        "mcp_tasks_python.py",
+        &server.url,
+        workspace.path(),
     );
-    let summary: serde_json::Value =
-        serde_json::from_str(stdout.trim().lines().last().unwrap_or(""))
-            .unwrap_or_else(|err| panic!("no summary line ({err}):\n{stdout}"));
-    assert_eq!(summary["ok"], true, "{summary}");
     assert_eq!(summary["tasks"], 2, "{summary}");
     let statuses = summary["statuses"].to_string();
     assert!(statuses.contains("input_required"), "{summary}");

@@ -860,53 +860,13 @@ async fn rich_results_survive_our_server_and_our_import() {
 }
 
 /// Serves `tool` with our own server over an in-memory stream and imports
-/// it back as `mcp__back__<name>` (trusted, discovered), returning the
-/// import (keep it: dropping it ends the connection) and an executor over
-/// the importing registry in bypass mode.
+/// it back as `mcp__back__<name>`, in bypass mode (see
+/// [`served`](crate::mcp_support::served)).
 async fn through_our_server(
     tool: registry_core::ToolHandle,
 ) -> (McpImport, registry_core::Executor) {
-    use registry_core::mcp::McpServer;
-    use registry_core::{
-        PermissionContext, PermissionMode, ToolRegistry, catalog::BaseTools, session::Session,
-    };
-    use std::sync::Arc;
-
-    let name = tool.name().to_owned();
-    let served = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(Vec::new()).unwrap(),
-    ));
-    served.plugins().register("local", tool).unwrap().detach();
-    // Tools of these tests say nothing of the Rule of Two: in bypass mode
-    // they run only when named unattended.
-    let server = McpServer::new(
-        served
-            .executor()
-            .mode(PermissionMode::Bypass)
-            .rule_of_two(RuleOfTwo::new().allow_unattended(name.as_str())),
-    );
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move { server.serve_io(ours).await });
-
-    let importing = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(Vec::new()).unwrap(),
-    ));
-    let import = McpImport::connect(
-        importing.plugins(),
-        McpServerConfig::io("back", theirs).trusted(true),
-    )
-    .await
-    .unwrap();
-    let session = Arc::new(Session::new());
-    session.discover(format!("mcp__back__{name}"));
-    let executor = importing
-        .executor()
-        .permissions(PermissionContext::new())
-        .mode(PermissionMode::Bypass)
-        .rule_of_two(RuleOfTwo::new().allow_unattended(format!("mcp__back__{name}")))
-        .session(session)
-        .build();
-    (import, executor)
+    let bypass = registry_core::PermissionMode::Bypass;
+    crate::mcp_support::served(tool, bypass, |s| s, |c| c).await
 }
 
 /// A hook sees an imported tool's result as any other: the secret the

@@ -11,58 +11,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use registry_core::execute::ExecEvent;
-use registry_core::mcp::{McpImport, McpServer, McpServerConfig};
-use registry_core::permission::RuleOfTwo;
-use registry_core::session::{MemorySessionStore, Session, StoreLimits};
-use registry_core::{
-    Executor, PermissionContext, PermissionMode, ToolBuilder, ToolCall, ToolHandle, ToolOutput,
-    ToolRegistry, catalog::BaseTools,
-};
+use registry_core::session::{MemorySessionStore, StoreLimits};
+use registry_core::{Executor, PermissionMode, ToolBuilder, ToolCall, ToolHandle, ToolOutput};
 use serde_json::json;
 
-/// Serves `tool` with our server (`configure`d) over an in-memory stream
-/// and imports it back as `mcp__back__<name>` with `config`.
-async fn served(
-    tool: ToolHandle,
-    mode: PermissionMode,
-    configure: impl FnOnce(McpServer) -> McpServer,
-    config: impl FnOnce(McpServerConfig) -> McpServerConfig,
-) -> (McpImport, Executor) {
-    let name = tool.name().to_owned();
-    let registry = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(Vec::new()).unwrap(),
-    ));
-    registry.plugins().register("local", tool).unwrap().detach();
-    let server = configure(McpServer::new(
-        registry
-            .executor()
-            .mode(mode)
-            .rule_of_two(RuleOfTwo::new().allow_unattended(name.as_str())),
-    ));
-    let (ours, theirs) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move { server.serve_io(ours).await });
-
-    let importing = Arc::new(ToolRegistry::new(
-        BaseTools::__from_handles(Vec::new()).unwrap(),
-    ));
-    let import = McpImport::connect(
-        importing.plugins(),
-        config(McpServerConfig::io("back", theirs).trusted(true)),
-    )
-    .await
-    .unwrap();
-    let imported = format!("mcp__back__{name}");
-    let session = Arc::new(Session::new());
-    session.discover(&imported);
-    let executor = importing
-        .executor()
-        .permissions(PermissionContext::new())
-        .mode(PermissionMode::Bypass)
-        .rule_of_two(RuleOfTwo::new().allow_unattended(imported))
-        .session(session)
-        .build();
-    (import, executor)
-}
+use crate::mcp_support::served;
 
 /// A long-running tool that works in three steps of 150 ms, saying so.
 fn slow() -> ToolHandle {

@@ -1,9 +1,13 @@
 //! A scriptable MCP server written with rmcp directly (not our server),
 //! reached in-process through a duplex stream: it lists whatever tools a
 //! test gives it (hostile ones included), pages them, renames them and
-//! says so, and can be killed mid-call.
+//! says so, and can be killed mid-call. And (`ours`) our own server's
+//! round trip through our own import.
 
 #![allow(dead_code)]
+
+mod ours;
+pub use ours::served;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
