@@ -4,9 +4,14 @@
 //! the one way its first argument names. It is written by hand, not with
 //! rmcp, so that it can send what no SDK would.
 //!
+//! With `--http` first it serves streamable HTTP instead (`http.rs`,
+//! for `tests/tests/hostile_mcp_http.rs`).
+//!
 //! Every case also serves one well-behaved tool, `echo`, where its
 //! misbehaviour leaves room for one, so a test can tell "the import
 //! refused the bad part" from "the import gave up on the server".
+
+mod http;
 
 use std::io::{BufRead, Write};
 use std::sync::{Arc, Mutex};
@@ -222,6 +227,10 @@ fn call(case: Case, id: &Value, params: &Value, out: &Out) {
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--http") {
+        return http::main(&args[1..]);
+    }
     let case = std::env::args()
         .nth(1)
         .as_deref()

@@ -108,17 +108,27 @@
 //!
 //! # What a hostile server costs
 //!
-//! Over a child process or an in-process stream, every frame a server
-//! sends is read by a guard before rmcp parses it: held whole only up to
-//! 16 MiB (rmcp's own line limit; a longer one is read through and not
-//! kept), and an answer that is too big, lists more than 10,000 tools, is not UTF-8, not JSON, nested past 128
-//! levels or not shaped as an MCP message fails its request at once with
-//! an error saying which, instead of leaving it to time out. Answers to
-//! ids this client never sent are dropped. A listing stops at 1,000 pages,
-//! at a cursor that comes back, and at 10,000 tools; a
-//! flood of `list_changed` runs one refresh at a time with at most one
-//! waiting. `tests/tests/hostile_mcp.rs` holds each case to 5 s and
-//! 64 MiB of peak memory, with other servers unaffected.
+//! Every message a server sends is read by a guard before rmcp parses
+//! it: a line of a child's stdout or an in-process stream, and over
+//! streamable HTTP each JSON body and each SSE event (the import reads
+//! the answers to its POSTs itself, through the same checks). A message
+//! is held whole only up to 16 MiB (rmcp's own limit; a longer one is
+//! read through and not kept, or over HTTP not read further), and an
+//! answer that is too big, lists more than 10,000 tools, is not UTF-8,
+//! not JSON, nested past 128 levels or not shaped as an MCP message
+//! fails its request at once with an error saying which, instead of
+//! leaving it to time out; the connection stays up. Over HTTP, anything
+//! unreadable on the SSE stream that answers a POST is taken as that
+//! request's answer (the stream is closed there), and a JSON body that
+//! answers another id fails the request it was posted for. Answers to
+//! ids this client never sent are dropped. A listing stops at 1,000
+//! pages, at a cursor that comes back, and at 10,000 tools; a flood of
+//! `list_changed` runs one refresh at a time with at most one waiting.
+//! A server that sends nothing, or stops halfway through an answer,
+//! costs that call its timeout ([`McpServerConfig::call_timeout`]).
+//! `tests/tests/hostile_mcp.rs` (stdio) and `hostile_mcp_http.rs` (HTTP,
+//! JSON and SSE answers) hold each case to 5 s and 64 MiB of peak
+//! memory, with other servers unaffected.
 //!
 //! # Lifecycle
 //!

@@ -22,10 +22,14 @@
 //!
 //! It also notes the tools a listing marks as requiring the Tasks
 //! extension, which rmcp's `Tool` has no field for ([`TaskTools`]).
-//! Over HTTP rmcp's own client reads the stream, with the same 16 MiB
-//! event limit; this guard is not on that path.
+//! Over HTTP, where a message is a JSON body or an SSE event rather than
+//! a line, [`Message`] runs the same checks on each one, read by the
+//! HTTP client the import sends through ([`GuardedHttp`], `sse`).
 
+mod http;
+mod message;
 mod scan;
+mod sse;
 
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::pin::Pin;
@@ -35,6 +39,8 @@ use std::task::{Context, Poll, ready};
 use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+pub(crate) use http::GuardedHttp;
+use message::{Message, Verdict};
 use scan::Scan;
 
 /// The longest frame read: rmcp's own line limit, so that nothing this
@@ -121,7 +127,8 @@ impl InFlight {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn sent(&self, id: &[u8]) {
+    /// Notes a request this client sent (`id` its raw JSON text).
+    pub(crate) fn sent(&self, id: &[u8]) {
         let mut ids = self.lock();
         if !ids.live.insert(id.into()) {
             return;
@@ -140,9 +147,27 @@ impl InFlight {
     }
 
     /// Whether `id` was in flight (it no longer is).
-    fn answered(&self, id: &[u8]) -> bool {
+    pub(crate) fn answered(&self, id: &[u8]) -> bool {
         self.lock().live.remove(id)
     }
+}
+
+/// Why a message over [`MAX_FRAME_BYTES`] is refused.
+fn too_big() -> String {
+    format!(
+        "it is over {} MiB, the limit of one message",
+        MAX_FRAME_BYTES >> 20
+    )
+}
+
+/// Why a listing of more than [`MAX_TOOLS_PER_PAGE`] tools is refused.
+fn too_many_tools() -> String {
+    format!("it lists more than {MAX_TOOLS_PER_PAGE} tools, the most one server may offer")
+}
+
+/// Why a message that is not UTF-8 is refused (`valid` bytes are).
+fn not_utf8(valid: usize) -> String {
+    format!("it is not UTF-8 (an invalid byte at offset {valid})")
 }
 
 /// Why a frame is not passed on.
@@ -153,10 +178,7 @@ fn unreadable(frame: &[u8], response: bool) -> Option<String> {
         return None;
     }
     if let Err(err) = std::str::from_utf8(body) {
-        return Some(format!(
-            "it is not UTF-8 (an invalid byte at offset {})",
-            err.valid_up_to()
-        ));
+        return Some(not_utf8(err.valid_up_to()));
     }
     let deep = |err: &serde_json::Error| {
         (err.to_string().contains("recursion limit"))
@@ -254,16 +276,11 @@ impl<R> GuardedRead<R> {
     fn fail_early(&mut self) {
         if self.refusal.is_none() {
             if self.bytes > MAX_FRAME_BYTES {
-                self.refusal = Some(format!(
-                    "it is over {} MiB, the limit of one message",
-                    MAX_FRAME_BYTES >> 20
-                ));
+                self.refusal = Some(too_big());
             } else if self.scan.tools() > MAX_TOOLS_PER_PAGE {
                 self.frame = Vec::new();
                 self.bytes = MAX_FRAME_BYTES + 1;
-                self.refusal = Some(format!(
-                    "it lists more than {MAX_TOOLS_PER_PAGE} tools, the most one server may offer"
-                ));
+                self.refusal = Some(too_many_tools());
             }
         }
         if !self.answered && self.refusal.is_some() && !self.scan.has_method() {

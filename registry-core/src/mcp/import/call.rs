@@ -50,9 +50,10 @@ impl Shared {
             .send(&link, remote, &arguments, as_task, cx, &mut clock)
             .await?
         {
-            // A 2025-11-25 tool whose listing this client could not read
-            // (over HTTP) says it needs a task only when called plainly:
-            // called again as a task, and as a task from now on.
+            // A 2025-11-25 tool whose listing did not say it needs a task
+            // (a server that changed it since, a listing the guard did not
+            // read) says so when called plainly: called again as a task,
+            // and as a task until the next listing.
             Sent::NeedsTask if !as_task => {
                 self.task_tools.insert(remote);
                 match self

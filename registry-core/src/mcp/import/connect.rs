@@ -1,5 +1,6 @@
 //! Reaching a server: spawning the child or opening the HTTP or
-//! in-process transport, putting the frame guard in front of it, and
+//! in-process transport, putting the frame guard in front of it (on
+//! HTTP, as the client rmcp's transport sends through), and
 //! completing the `initialize` handshake within the connect timeout.
 //!
 //! A failure becomes a [`ConnectError`], told apart by rmcp's error types
@@ -94,7 +95,9 @@ pub(super) async fn open(
                 http = http.auth_header(token.clone());
             }
             super::tls::ensure_crypto_provider();
-            let transport = StreamableHttpClientTransport::from_config(http);
+            // Every answer read through the guard, as over a stream.
+            let guarded = crate::mcp::guard::GuardedHttp::new(shared.task_tools.clone());
+            let transport = StreamableHttpClientTransport::with_client(guarded, http);
             let info = client.get_info();
             match tokio::time::timeout(limit, client.serve(transport)).await {
                 Ok(Ok(running)) => Ok(Connection {
