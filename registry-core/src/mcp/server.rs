@@ -602,6 +602,7 @@ impl Connection {
         peer: rmcp::Peer<RoleServer>,
         token: Option<rmcp::model::ProgressToken>,
         tag: Option<CallTag>,
+        task: Option<rmcp::task_manager::TaskContext>,
     ) -> CallToolResult {
         if let Some(why) =
             (self.server.settings.code_tool.as_ref()).and_then(|code| code.refuses(&request.name))
@@ -612,6 +613,8 @@ impl Connection {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(id, request.name.clone(), args);
         let result = match token {
+            // An attempt of a task: its progress is the task's status.
+            _ if task.is_some() => tasks::run_reporting(&executor, call, task).await,
             None => executor.run_turn(vec![call]).await.pop(),
             Some(token) => {
                 let (events, mut heard) = tokio::sync::mpsc::unbounded_channel();
@@ -866,7 +869,8 @@ impl ServerHandler for Connection {
         };
         self.prepare_approver(&request, &context);
         let discovered = self.session.discovered().len();
-        let call = Box::pin(self.call(request, id, context.peer.clone(), token, tag));
+        let task = tasks::task_of(&context);
+        let call = Box::pin(self.call(request, id, context.peer.clone(), token, tag, task));
         let result = tokio::select! {
             result = call => result,
             () = context.ct.cancelled() => return Ok(CallToolResult::error(vec![ContentBlock::text(

@@ -14,7 +14,9 @@
 //! asks through the task instead: the task reports `input_required` with
 //! the same questions, the client answers with `tasks/update`, and the call
 //! is tried again with the answers, exactly as a plain retry would carry
-//! them. `tasks/cancel` drops the call, which cancels the tool.
+//! them. `tasks/cancel` drops the call, which cancels the tool. What the
+//! tool reports as progress is the task's status message, which the
+//! client reads with `tasks/get`.
 //!
 //! Tasks live in the memory of the process that started them, so a server
 //! whose conversations are shared between replicas
@@ -106,7 +108,7 @@ impl ServedTasks {
         attempt: F,
     ) -> CreateTaskResult
     where
-        F: Fn(CallToolRequestParams) -> Fut + Send + 'static,
+        F: Fn(CallToolRequestParams, TaskContext) -> Fut + Send + 'static,
         Fut: Future<Output = Result<CallToolResponse, ErrorData>> + Send + 'static,
     {
         let options = TaskOptions::new()
@@ -231,14 +233,15 @@ impl Connection {
         self.server
             .shared
             .tasks
-            .start(owner, request, move |params| {
+            .start(owner, request, move |params, task| {
                 let (twin, handle) = (Arc::clone(&twin), Arc::clone(&handle));
                 let mut context = context.clone();
                 // The request that started the task has been answered; the
                 // task's own cancellation is delivered by `run`.
                 context.ct = CancellationToken::new();
-                // An attempt is the plain call, never a task of its own.
-                context.extensions.insert(InTask);
+                // An attempt is the plain call, never a task of its own,
+                // and what its tool reports is the task's status.
+                context.extensions.insert(InTask(task));
                 // Nor does it report progress to a request already
                 // answered: the client follows the task's status instead.
                 context.meta.remove("progressToken");
@@ -270,9 +273,39 @@ impl Connection {
     }
 }
 
-/// Marks a request that is an attempt of a task's call.
-#[derive(Clone, Copy)]
-struct InTask;
+/// Marks a request that is an attempt of a task's call, with the task.
+#[derive(Clone)]
+struct InTask(TaskContext);
+
+/// The task a request is an attempt of, if it is one.
+pub(super) fn task_of(context: &RequestContext<RoleServer>) -> Option<TaskContext> {
+    context
+        .extensions
+        .get::<InTask>()
+        .map(|InTask(task)| task.clone())
+}
+
+/// Runs `call` as a turn of `executor`, each progress its tool reports
+/// becoming `task`'s status message (what the client's `tasks/get` shows).
+pub(super) async fn run_reporting(
+    executor: &crate::execute::Executor,
+    call: crate::execute::ToolCall,
+    task: Option<TaskContext>,
+) -> Option<crate::execute::ToolCallResult> {
+    let (events, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let forward = async move {
+        while let Some(event) = heard.recv().await {
+            if let (crate::execute::ExecEvent::Progress { message, .. }, Some(task)) =
+                (event, &task)
+            {
+                task.set_status_message(message);
+            }
+        }
+    };
+    let turn = executor.run_turn_streaming(vec![call], events);
+    let (mut results, ()) = tokio::join!(turn, forward);
+    results.pop()
+}
 
 /// One task: the call tried, and tried again with the answers to what it
 /// asked, until it ends or is cancelled.
@@ -282,12 +315,12 @@ async fn run<F, Fut>(
     attempt: F,
 ) -> Result<CallToolResult, TaskExit>
 where
-    F: Fn(CallToolRequestParams) -> Fut,
+    F: Fn(CallToolRequestParams, TaskContext) -> Fut,
     Fut: Future<Output = Result<CallToolResponse, ErrorData>>,
 {
     for _ in 0..MAX_ROUNDS {
         let response = tokio::select! {
-            response = attempt(params.clone()) => response,
+            response = attempt(params.clone(), cx.clone()) => response,
             () = cx.cancelled() => return Err(TaskExit::Cancelled),
         };
         let asking = match response.map_err(TaskExit::Error)? {
@@ -340,7 +373,7 @@ mod tests {
     #[tokio::test]
     async fn another_session_or_caller_is_told_the_task_does_not_exist() {
         let tasks = ServedTasks::default();
-        let forever = |_| std::future::pending::<Result<CallToolResponse, ErrorData>>();
+        let forever = |_, _| std::future::pending::<Result<CallToolResponse, ErrorData>>();
         let id = tasks
             .start(owner(), CallToolRequestParams::new("mine"), forever)
             .task
@@ -386,7 +419,7 @@ mod tests {
     #[tokio::test]
     async fn a_task_ends_with_its_calls_result() {
         let tasks = ServedTasks::default();
-        let created = tasks.start(owner(), CallToolRequestParams::new("slow"), |_| async {
+        let created = tasks.start(owner(), CallToolRequestParams::new("slow"), |_, _| async {
             Ok(CallToolResponse::Complete(CallToolResult::success(vec![
                 ContentBlock::text("done"),
             ])))
@@ -409,13 +442,17 @@ mod tests {
             }
         }
         let counter = Arc::clone(&dropped);
-        let created = tasks.start(owner(), CallToolRequestParams::new("forever"), move |_| {
-            let count = Count(Arc::clone(&counter));
-            async move {
-                let _count = count;
-                std::future::pending::<Result<CallToolResponse, ErrorData>>().await
-            }
-        });
+        let created = tasks.start(
+            owner(),
+            CallToolRequestParams::new("forever"),
+            move |_, _| {
+                let count = Count(Arc::clone(&counter));
+                async move {
+                    let _count = count;
+                    std::future::pending::<Result<CallToolResponse, ErrorData>>().await
+                }
+            },
+        );
         let id = created.task.task_id;
         tokio::time::sleep(Duration::from_millis(20)).await;
         tasks.cancel(&id, &owner()).unwrap();
@@ -427,7 +464,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_task_nobody_asks_about_is_cancelled_and_one_polled_lives_on() {
         let tasks = ServedTasks::default();
-        let forever = |_| std::future::pending::<Result<CallToolResponse, ErrorData>>();
+        let forever = |_, _| std::future::pending::<Result<CallToolResponse, ErrorData>>();
         let orphan = tasks
             .start(owner(), CallToolRequestParams::new("lost"), forever)
             .task
@@ -446,7 +483,7 @@ mod tests {
     #[tokio::test]
     async fn a_question_is_asked_through_the_task_and_its_answer_retries_the_call() {
         let tasks = ServedTasks::default();
-        let created = tasks.start(owner(), CallToolRequestParams::new("asks"), |params| async move {
+        let created = tasks.start(owner(), CallToolRequestParams::new("asks"), |params, _| async move {
             Ok(match params.input_responses {
                 None => {
                     let question: rmcp::model::InputRequest = serde_json::from_value(
