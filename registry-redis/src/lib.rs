@@ -20,6 +20,11 @@
 //! command touches one slot, and one conversation's keys live on one
 //! node. The key prefix must not hold a `{`, or it would be the tag of
 //! every key (refused by [`RedisSessionStore::new`]).
+//! The store speaks to one Redis endpoint (redis-rs's plain client, not
+//! its cluster client): against a cluster, put a cluster-aware proxy in
+//! front (Envoy's or Redis's own proxy), which routes each command by its
+//! one slot; a node reached directly answers `MOVED` for the others'
+//! slots, which the store reports as unavailable.
 //!
 //! Every request is bounded by [`RedisOptions::response_timeout`] and
 //! every connection attempt by [`RedisOptions::connect_timeout`]: a Redis

@@ -22,7 +22,8 @@ use tokio::sync::watch::{Receiver, Sender};
 const RETRY_FIRST: Duration = Duration::from_millis(50);
 const RETRY_MAX: Duration = Duration::from_secs(1);
 
-/// How often channels nobody watches any more are unsubscribed.
+/// How often channels nobody watches any more are unsubscribed, and the
+/// connection is pinged.
 const SWEEP: Duration = Duration::from_secs(2);
 
 /// The watches of one store.
@@ -63,18 +64,22 @@ impl Watches {
             .subscribe
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let task = subscribe.get_or_insert_with(|| {
-            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-            tokio::spawn(subscriber(
-                self.client.clone(),
-                self.timeout,
-                Arc::clone(&self.channels),
-                rx,
-            ));
-            tx
-        });
-        // The task ends only when this sender is dropped.
-        let _ = task.send(channel);
+        // The task ends only when its sender is dropped, unless it died
+        // with the runtime that spawned it: then a new one (which takes
+        // every watched channel) serves from now on.
+        if let Some(task) = subscribe.as_ref()
+            && task.send(channel).is_ok()
+        {
+            return receiver;
+        }
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(subscriber(
+            self.client.clone(),
+            self.timeout,
+            Arc::clone(&self.channels),
+            rx,
+        ));
+        *subscribe = Some(tx);
         receiver
     }
 }
@@ -94,7 +99,11 @@ async fn subscriber(
         let connected = async {
             let pubsub = client.get_async_pubsub().await?;
             let (mut sink, stream) = pubsub.split();
-            let watched: Vec<String> = lock().keys().cloned().collect();
+            let watched: Vec<String> = lock()
+                .iter()
+                .filter(|(_, sender)| sender.receiver_count() > 0)
+                .map(|(channel, _)| channel.clone())
+                .collect();
             for channel in &watched {
                 sink.subscribe(channel).await?;
             }
@@ -135,7 +144,8 @@ async fn subscriber(
                 },
                 channel = subscribe.recv() => match channel {
                     Some(channel) => {
-                        if sink.subscribe(&channel).await.is_err() {
+                        let subscribed = tokio::time::timeout(timeout, sink.subscribe(&channel));
+                        if !matches!(subscribed.await, Ok(Ok(()))) {
                             break;
                         }
                         // Subscribed now: an append that came before is
@@ -159,10 +169,16 @@ async fn subscriber(
                         }
                         idle
                     };
-                    for channel in idle {
-                        if sink.unsubscribe(&channel).await.is_err() {
-                            break;
+                    // A connection gone half-open fails no read: a ping
+                    // not answered in time is what tells.
+                    let alive = async {
+                        for channel in idle {
+                            sink.unsubscribe(&channel).await?;
                         }
+                        sink.ping::<redis::Value>().await.map(drop)
+                    };
+                    if !matches!(tokio::time::timeout(timeout, alive).await, Ok(Ok(()))) {
+                        break;
                     }
                 }
             }

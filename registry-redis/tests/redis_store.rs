@@ -379,3 +379,39 @@ async fn a_watch_outlives_a_redis_restart() {
     );
     again.stop().await;
 }
+
+/// A watch lives through the subscriber's sweeps (each pings the
+/// connection): after several, one connection still serves it, with no
+/// reconnection in between (a reconnection would show as a new client id).
+#[tokio::test]
+async fn a_watch_lives_through_the_sweeps_on_one_connection() {
+    let Some(redis) = Redis::start().await else {
+        return;
+    };
+    let store = store(&redis, "sweeps");
+    let mut watch = guarded(store.watch_log("{s}answers")).await.unwrap();
+    guarded(watch.changed()).await.unwrap();
+    let subscriber_ids = || async {
+        let client = redis::Client::open(redis.url()).unwrap();
+        let mut connection = client.get_multiplexed_async_connection().await.unwrap();
+        let clients: String = redis::cmd("CLIENT")
+            .arg("LIST")
+            .query_async(&mut connection)
+            .await
+            .unwrap();
+        clients
+            .lines()
+            .filter(|line| line.contains("flags=P"))
+            .filter_map(|line| line.split(' ').next().map(str::to_owned))
+            .collect::<Vec<_>>()
+    };
+    let before = subscriber_ids().await;
+    assert_eq!(before.len(), 1, "{before:?}");
+    tokio::time::sleep(Duration::from_millis(5_500)).await;
+    assert_eq!(subscriber_ids().await, before, "the subscriber reconnected");
+    guarded(store.append("{s}answers", b"late", 8, Duration::from_secs(60)))
+        .await
+        .unwrap();
+    guarded(watch.changed()).await.unwrap();
+    redis.stop().await;
+}

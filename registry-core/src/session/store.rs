@@ -304,6 +304,21 @@ mod tests {
         futures_util::FutureExt::now_or_never(future).expect("the memory store never waits")
     }
 
+    /// A ttl too long for a clock (`Duration::MAX`, "never") keeps the
+    /// record, its log and a lease, instead of expiring them at once.
+    #[test]
+    fn an_endless_ttl_keeps_what_it_is_given() {
+        let store = MemorySessionStore::new();
+        let never = Duration::MAX;
+        assert_eq!(block(store.save("s", b"kept", None, never)), Ok(1));
+        assert_eq!(block(store.load("s")).unwrap().unwrap().bytes, b"kept");
+        assert_eq!(block(store.append("s", b"entry", 4, never)), Ok(0));
+        assert_eq!(block(store.read_log("s", 0)).unwrap().len(), 1);
+        block(store.hold("call", "replica-a", never, never)).unwrap();
+        let lease = block(store.lease("call")).unwrap().unwrap();
+        assert!(lease.live, "{lease:?}");
+    }
+
     #[test]
     fn a_record_round_trips_through_bytes_and_restores_a_session() {
         let session = Session::new();

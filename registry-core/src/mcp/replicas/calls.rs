@@ -203,8 +203,11 @@ impl SharedStore {
     /// before the call runs: a call whose lease cannot be taken is not run,
     /// since a replica that resumed its stream could not tell whether it
     /// had. The lease is renewed every [`RENEW`] until the returned guard
-    /// is dropped; a renewal that fails is logged (after two, the lease
-    /// lapses and a resumed stream reports the call lost, though it runs).
+    /// is dropped, each renewal given at most [`RENEW`] (a store slower
+    /// than that must not hold the next renewal back); a renewal that
+    /// fails or times out is logged, and when none lands for a whole
+    /// [`LEASE`] the lease lapses and a resumed stream reports the call
+    /// lost, though it runs.
     pub(crate) async fn run_call(
         &self,
         tag: &CallTag,
@@ -220,8 +223,14 @@ impl SharedStore {
             every.tick().await;
             loop {
                 every.tick().await;
-                if let Err(err) = store.hold(&name, &holder, LEASE, REMEMBERED).await {
-                    tracing::warn!(%err, "a running call's lease was not renewed");
+                let renewed =
+                    tokio::time::timeout(RENEW, store.hold(&name, &holder, LEASE, REMEMBERED));
+                match renewed.await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(err)) => tracing::warn!(%err, "a running call's lease was not renewed"),
+                    Err(_) => tracing::warn!(
+                        "a running call's lease was not renewed: the store took over {RENEW:?}"
+                    ),
                 }
             }
         });

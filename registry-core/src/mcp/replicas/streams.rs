@@ -212,6 +212,12 @@ async fn follow(
         }
     };
     let mut checked_fate = None;
+    // When no lease was first seen. A replica tags a call's stream (its
+    // priming event) before it takes the call's lease, so a client that
+    // resumes in between finds none though the call is about to run: "did
+    // not run" is answered only once no lease has come for a whole
+    // [`calls::LEASE`].
+    let mut unleased_since: Option<tokio::time::Instant> = None;
     loop {
         let entries = match store.store.read_log(&log, from).await {
             Ok(entries) => entries,
@@ -240,7 +246,18 @@ async fn follow(
             send_answer(&events, &stream, &suffix, calls::lost_answer(&tag, &fate)).await;
             return;
         }
-        match calls::fate(&store, &tag).await {
+        let fate = match calls::fate(&store, &tag).await {
+            Ok(Fate::NeverStarted)
+                if unleased_since
+                    .get_or_insert_with(tokio::time::Instant::now)
+                    .elapsed()
+                    < calls::LEASE =>
+            {
+                Ok(Fate::Running)
+            }
+            other => other,
+        };
+        match fate {
             Ok(Fate::Running) => {
                 let waited = tokio::time::sleep(calls::RENEW);
                 tokio::select! {
@@ -382,6 +399,59 @@ mod tests {
         let id = streams.store_event("s9", &event).await.unwrap();
         assert_eq!(id, format!("s9#0{}", tag.suffix()));
         assert_eq!(calls::split_event_id(&id).1, Some(tag));
+    }
+
+    /// A stream resumed between the call's priming event (tagged) and its
+    /// lease (taken after a store round trip) is not told "did not run":
+    /// it waits a whole lease for one, and the call that then runs is
+    /// followed to its answer. Only a call no replica leases for that long
+    /// is answered as never started.
+    #[tokio::test(start_paused = true)]
+    async fn a_call_leased_just_after_its_stream_was_resumed_is_followed() {
+        let store = SharedStore {
+            store: Arc::new(crate::session::MemorySessionStore::new()),
+            limits: crate::session::StoreLimits::default(),
+        };
+        let streams = Streams {
+            store: store.clone(),
+            replica: Replica::new(),
+            unkept: std::sync::atomic::AtomicU64::new(0),
+        };
+        let tag = CallTag::new("session-2", &NumberOrString::Number(6), true, false);
+        let mut resumed = streams
+            .replay_events_after(&format!("s3#primed{}", tag.suffix()))
+            .await
+            .unwrap();
+        let late = async {
+            tokio::time::sleep(calls::RENEW).await;
+            let running = store.run_call(&tag, "replica-a").await.unwrap();
+            let done: ServerJsonRpcMessage = serde_json::from_value(serde_json::json!({
+                "jsonrpc": "2.0", "id": 6, "result": { "content": [], "isError": false },
+            }))
+            .unwrap();
+            let mut answered = ServerSseMessage::default();
+            answered.message = Some(Arc::new(done));
+            streams.store_event("s3", &answered).await.unwrap();
+            running
+        };
+        let (first, _running) = tokio::join!(resumed.next(), late);
+        let answer = serde_json::to_value(first.unwrap().message.as_deref().unwrap()).unwrap();
+        assert_eq!(answer["result"]["isError"], false, "{answer}");
+
+        // Never leased: "did not run", after a whole lease.
+        let tag = CallTag::new("session-2", &NumberOrString::Number(7), true, false);
+        let started = tokio::time::Instant::now();
+        let mut resumed = streams
+            .replay_events_after(&format!("s4#primed{}", tag.suffix()))
+            .await
+            .unwrap();
+        let answer = resumed.next().await.unwrap();
+        assert!(started.elapsed() >= calls::LEASE);
+        let answer = serde_json::to_value(answer.message.as_deref().unwrap()).unwrap();
+        let text = answer["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(text.contains("did not run"), "{answer}");
     }
 
     /// A resumed stream of a call whose replica holds its lease waits for

@@ -110,7 +110,7 @@ impl SessionStore for MemorySessionStore {
         let found = records.get(session).map(|entry| entry.revision);
         let outcome = if found == expected {
             let revision = found.map_or(1, |r| r + 1);
-            let expires = now.checked_add(ttl).unwrap_or(now);
+            let expires = later(now, ttl);
             records.insert(
                 session.to_owned(),
                 Entry {
@@ -159,7 +159,7 @@ impl SessionStore for MemorySessionStore {
         while log.entries.len() > keep {
             log.entries.pop_front();
         }
-        log.expires = now.checked_add(ttl).unwrap_or(now);
+        log.expires = later(now, ttl);
         drop(logs);
         let mut watchers = self.watchers();
         if let Some(watcher) = watchers.get(log_name) {
@@ -218,8 +218,8 @@ impl SessionStore for MemorySessionStore {
             name.to_owned(),
             Held {
                 holder: holder.to_owned(),
-                live_until: now.checked_add(length).unwrap_or(now),
-                expires: now.checked_add(ttl.max(length)).unwrap_or(now),
+                live_until: later(now, length),
+                expires: later(now, ttl.max(length)),
             },
         );
         Box::pin(std::future::ready(Ok(())))
@@ -237,4 +237,13 @@ impl SessionStore for MemorySessionStore {
             });
         Box::pin(std::future::ready(Ok(found)))
     }
+}
+
+/// `now + wait`, or a century from now when that does not fit an
+/// `Instant`: a very long ttl (`Duration::MAX` for "never") means late,
+/// not at once.
+fn later(now: Instant, wait: Duration) -> Instant {
+    now.checked_add(wait)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 24 * 3600)))
+        .unwrap_or(now)
 }
