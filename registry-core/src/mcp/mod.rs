@@ -120,7 +120,8 @@
 //! leaving it to time out; the connection stays up. Over HTTP, anything
 //! unreadable on the SSE stream that answers a POST is taken as that
 //! request's answer (the stream is closed there), and a JSON body that
-//! answers another id fails the request it was posted for. Answers to
+//! answers no request in flight (or none) fails the request it was posted
+//! for. Answers to
 //! ids this client never sent are dropped. A listing stops at 1,000
 //! pages, at a cursor that comes back, and at 10,000 tools; a flood of
 //! `list_changed` runs one refresh at a time with at most one waiting.

@@ -1108,3 +1108,41 @@ async fn hooks_see_an_mcp_clients_calls() {
     );
     client.cancel().await.unwrap();
 }
+
+/// A session the server let expire is made again by the import's HTTP
+/// client (the guard's own, which answers a `404` for a known session as
+/// rmcp's client does: initialize anew, then send the request again), so
+/// the next call works with no reconnection of the import.
+#[tokio::test]
+async fn an_http_import_remakes_a_session_the_server_expired() {
+    let registry = registry();
+    let server = server(&registry);
+    let http = server
+        .serve_http(
+            HttpOptions::new("127.0.0.1:0".parse().unwrap())
+                .session_idle_timeout(Duration::from_millis(300)),
+        )
+        .await
+        .unwrap();
+    let plugins = PluginRegistry::new();
+    let import = McpImport::connect(
+        &plugins,
+        McpServerConfig::http("expiring", http.url())
+            .trusted(true)
+            .heartbeat(None),
+    )
+    .await
+    .unwrap();
+    let lookup = plugins.get("mcp__expiring__lookup").unwrap();
+    let cx = registry_core::ToolContext::new();
+    let first = lookup.call_json(json!({ "key": "k" }), &cx).await.unwrap();
+    assert!(first.as_str().contains("\"hits\""), "{}", first.as_str());
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let again = lookup
+        .call_json(json!({ "key": "k" }), &cx)
+        .await
+        .unwrap_or_else(|err| panic!("after the session expired: {err}"));
+    assert!(again.as_str().contains("\"hits\""), "{}", again.as_str());
+    assert!(import.is_connected());
+    http.shutdown().await;
+}

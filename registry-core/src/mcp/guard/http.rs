@@ -46,12 +46,13 @@ pub(crate) struct GuardedHttp {
 }
 
 impl GuardedHttp {
-    /// A client for one connection, noting task tools in `tasks`. Built
+    /// A client for one connection, noting task tools in `tasks`; an
+    /// error only when the HTTP client cannot be built (TLS). Built
     /// as rmcp builds its default client: no idle connections kept (a
     /// reused one stalls on delayed ACKs), and only same-origin 307 and
     /// 308 redirects followed (the others lose the body or leak the
     /// session to another host).
-    pub(crate) fn new(tasks: TaskTools) -> Self {
+    pub(crate) fn new(tasks: TaskTools) -> Result<Self, reqwest::Error> {
         let redirects = reqwest::redirect::Policy::custom(|attempt| {
             let keeps_body = matches!(
                 attempt.status(),
@@ -69,18 +70,17 @@ impl GuardedHttp {
                 attempt.follow()
             }
         });
+        // Fails only where TLS cannot start: then the connection fails,
+        // saying so (rmcp's own client panics there).
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(0)
             .redirect(redirects)
-            .build()
-            // Fails only where TLS cannot start, which `new` cannot
-            // either; rmcp's own client would have failed alike.
-            .unwrap_or_else(|_| reqwest::Client::new());
-        GuardedHttp {
+            .build()?;
+        Ok(GuardedHttp {
             http,
             in_flight: InFlight::default(),
             tasks,
-        }
+        })
     }
 
     /// Reads a successful answer to a POST through the guard.

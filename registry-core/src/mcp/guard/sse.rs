@@ -147,6 +147,16 @@ impl Guard {
                 ),
                 Verdict::Drop => {}
             }
+            // Its message is dropped, not its place in the stream: rmcp
+            // skips an event without data but keeps its id (what a resume
+            // sends as `Last-Event-ID`) and its retry delay.
+            if sse.id.is_some() || sse.retry.is_some() {
+                return Some(Ok(Sse {
+                    data: None,
+                    event: None,
+                    ..sse
+                }));
+            }
         }
         None
     }

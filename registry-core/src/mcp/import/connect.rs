@@ -96,7 +96,13 @@ pub(super) async fn open(
             }
             super::tls::ensure_crypto_provider();
             // Every answer read through the guard, as over a stream.
-            let guarded = crate::mcp::guard::GuardedHttp::new(shared.task_tools.clone());
+            let guarded =
+                crate::mcp::guard::GuardedHttp::new(shared.task_tools.clone()).map_err(|err| {
+                    failed(ConnectError::Protocol {
+                        source: Box::new(err),
+                        child: None,
+                    })
+                })?;
             let transport = StreamableHttpClientTransport::with_client(guarded, http);
             let info = client.get_info();
             match tokio::time::timeout(limit, client.serve(transport)).await {
