@@ -278,9 +278,10 @@ async fn a_watched_log_tells_of_each_append() {
     redis.stop().await;
 }
 
-/// The subscriber connections of the Redis at `url`, and its channels
-/// with a subscriber.
-async fn pubsub_use(url: &str) -> (usize, Vec<String>) {
+/// The ids of the subscriber connections of the Redis at `url` (a
+/// connection in subscriber mode has the `P` flag), and its channels with
+/// a subscriber.
+async fn pubsub_use(url: &str) -> (Vec<String>, Vec<String>) {
     let client = redis::Client::open(url).unwrap();
     let mut connection = client.get_multiplexed_async_connection().await.unwrap();
     let clients: String = redis::cmd("CLIENT")
@@ -288,7 +289,6 @@ async fn pubsub_use(url: &str) -> (usize, Vec<String>) {
         .query_async(&mut connection)
         .await
         .unwrap();
-    // A connection in subscriber mode has the `P` flag.
     let subscribers = clients
         .lines()
         .filter(|line| {
@@ -298,7 +298,8 @@ async fn pubsub_use(url: &str) -> (usize, Vec<String>) {
                     .is_some_and(|f| f.contains('P'))
             })
         })
-        .count();
+        .filter_map(|line| line.split(' ').next().map(str::to_owned))
+        .collect();
     let channels: Vec<String> = redis::cmd("PUBSUB")
         .arg("CHANNELS")
         .query_async(&mut connection)
@@ -333,7 +334,11 @@ async fn every_watch_of_a_store_shares_one_connection() {
     guarded(again.changed()).await.unwrap();
 
     let (subscribers, channels) = pubsub_use(&redis.url()).await;
-    assert_eq!(subscribers, 1, "one subscriber connection for 40 logs");
+    assert_eq!(
+        subscribers.len(),
+        1,
+        "one subscriber connection for 40 logs"
+    );
     assert_eq!(channels.len(), 40, "{channels:?}");
 
     // Nobody watches any more: unsubscribed within the sweep (2 s).
@@ -391,24 +396,14 @@ async fn a_watch_lives_through_the_sweeps_on_one_connection() {
     let store = store(&redis, "sweeps");
     let mut watch = guarded(store.watch_log("{s}answers")).await.unwrap();
     guarded(watch.changed()).await.unwrap();
-    let subscriber_ids = || async {
-        let client = redis::Client::open(redis.url()).unwrap();
-        let mut connection = client.get_multiplexed_async_connection().await.unwrap();
-        let clients: String = redis::cmd("CLIENT")
-            .arg("LIST")
-            .query_async(&mut connection)
-            .await
-            .unwrap();
-        clients
-            .lines()
-            .filter(|line| line.contains("flags=P"))
-            .filter_map(|line| line.split(' ').next().map(str::to_owned))
-            .collect::<Vec<_>>()
-    };
-    let before = subscriber_ids().await;
+    let before = pubsub_use(&redis.url()).await.0;
     assert_eq!(before.len(), 1, "{before:?}");
     tokio::time::sleep(Duration::from_millis(5_500)).await;
-    assert_eq!(subscriber_ids().await, before, "the subscriber reconnected");
+    assert_eq!(
+        pubsub_use(&redis.url()).await.0,
+        before,
+        "the subscriber reconnected"
+    );
     guarded(store.append("{s}answers", b"late", 8, Duration::from_secs(60)))
         .await
         .unwrap();

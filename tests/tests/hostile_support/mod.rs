@@ -188,3 +188,21 @@ pub(crate) async fn refused_by(
     );
     err
 }
+
+/// The server `huge`'s tool `huge` is imported with its 10 MB description
+/// cut, saying so, and its `echo` still answers.
+pub(crate) async fn huge_description_is_cut(registry: &PluginRegistry) {
+    let huge = registry
+        .get("mcp__huge__huge")
+        .expect("the tool is imported, its description cut");
+    let description = huge.spec().description();
+    assert!(description.chars().count() <= MAX_DESCRIPTION_CHARS);
+    assert!(
+        description.contains("cut"),
+        "the cut is said: {description}"
+    );
+    assert_eq!(
+        call(registry, "mcp__huge__echo", "hi").await,
+        Ok("echo: hi".to_owned())
+    );
+}
