@@ -236,7 +236,13 @@ impl Shared {
     /// Compares what the server listed with the manifest, and says so
     /// when they differ.
     fn check_drift(&self, lazy: &Lazy) {
-        let listed = McpManifest::of_kept(self.server.as_str(), self.state().listing.clone());
+        let listing = self
+            .state()
+            .listing
+            .iter()
+            .map(|d| Value::clone(d))
+            .collect();
+        let listed = McpManifest::of_kept(self.server.as_str(), listing);
         let drift = lazy.manifest.drift(&listed);
         if let Some(drift) = &drift {
             tracing::warn!(

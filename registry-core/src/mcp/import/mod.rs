@@ -107,10 +107,10 @@ struct ImportState {
     /// Imported name → the server's definition as listed, and the handle
     /// built from it: a refresh that lists the same definition keeps the
     /// handle, so nothing that holds it notices.
-    definitions: BTreeMap<String, (Value, crate::input::ToolHandle)>,
+    definitions: BTreeMap<String, (Arc<Value>, crate::input::ToolHandle)>,
     /// Every tool of the last listing as kept (refused ones too), sorted
     /// by the server's name: what [`McpImport::manifest`] holds.
-    listing: Vec<Value>,
+    listing: Vec<Arc<Value>>,
 }
 
 /// The live connection calls go through.
@@ -292,7 +292,12 @@ impl McpImport {
     pub fn manifest(&self) -> McpManifest {
         McpManifest::of_kept(
             self.shared.server.as_str(),
-            self.shared.state().listing.clone(),
+            self.shared
+                .state()
+                .listing
+                .iter()
+                .map(|d| Value::clone(d))
+                .collect(),
         )
     }
 
@@ -337,7 +342,7 @@ impl McpImport {
             .state()
             .definitions
             .get(name)
-            .map(|(definition, _)| definition.clone())
+            .map(|(definition, _)| Value::clone(definition))
     }
 
     /// The tools the server offered that were not imported, with why:

@@ -109,7 +109,9 @@ impl Shared {
         let mut listing = Vec::with_capacity(listed.len());
         for tool in listed {
             let (tool, definition) = kept(tool);
-            listing.push(definition.clone());
+            // One copy, shared by the registration and the listing.
+            let definition = Arc::new(definition);
+            listing.push(Arc::clone(&definition));
             let remote = tool.name.to_string();
             let name = imported_tool_name(&self.server, &remote);
             // The same definition as before: the same handle.
